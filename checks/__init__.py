@@ -1,0 +1,1 @@
+"""The engines over the model: exhaustive search, reports, mutants, and the command line."""

@@ -1,0 +1,197 @@
+"""Bounded breadth-first search over canonical states.
+
+The explorer knows nothing about workflows. It takes a `Model` (initial states, successors, a final
+test, properties with kinds) and `Limits`, and returns an immutable `Result`: statistics, the
+shortest counterexample of every violated property, the shortest witness of every `sometimes`
+property, the shortest deadlock, and whether the search was complete.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable, Iterable, Iterator, Protocol, Sequence
+
+__all__ = ["Model", "Limits", "Discovery", "Result", "explore"]
+
+ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
+
+
+class Model(Protocol):
+    """What the explorer needs of a model."""
+
+    properties: Sequence[Any]  # each with .name, .kind, .check, .on (action types; empty = all)
+
+    def init_states(self) -> Iterable[Hashable]: ...
+    def successors(self, state: Any) -> Iterator[tuple[Any, Any]]: ...
+    def is_final(self, state: Any) -> bool: ...
+    def context(self) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """When to stop early; an early stop makes the result incomplete."""
+
+    max_states: int | None = None
+    max_depth: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """A path from an initial state: the states and the actions between them, and what it shows."""
+
+    states: tuple[Any, ...]  # states[0] is initial; states[i] follows actions[i - 1]
+    actions: tuple[Any, ...]
+    message: str | None  # for a violation, what broke; None for a witness
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome of one search."""
+
+    complete: bool
+    states: int
+    transitions: int
+    depth: int
+    seconds: float
+    violations: dict[str, Discovery]  # property name -> shortest counterexample
+    witnesses: dict[str, Discovery]  # sometimes property name -> shortest witness
+    deadlocks: int
+    deadlock: Discovery | None  # the shortest one
+
+    @property
+    def states_per_second(self) -> float:
+        return self.states / self.seconds if self.seconds > 0 else float("inf")
+
+
+class _Search:
+    """The mutable bookkeeping of one search, discarded when it returns."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.ctx = model.context()
+        self.index: dict[Any, int] = {}
+        self.states: list[Any] = []
+        self.parent = array("q")
+        self.via: list[Any] = []
+        self.interned: dict[Any, Any] = {}
+        self.violations: dict[str, Discovery] = {}
+        self.witnesses: dict[str, Discovery] = {}
+        self.always = [p for p in model.properties if p.kind == ALWAYS]
+        self.edge = [p for p in model.properties if p.kind in (TRANSITION, SOMETIMES)]
+        self.by_type: dict[type, list[Any]] = {}
+
+    def add(self, state: Any, parent: int, action: Any) -> int:
+        i = len(self.states)
+        self.index[state] = i
+        self.states.append(state)
+        self.parent.append(parent)
+        self.via.append(None if action is None else self.interned.setdefault(action, action))
+        return i
+
+    def path(self, i: int, extra: tuple[Any, Any] | None = None, message: str | None = None) -> Discovery:
+        states, actions = [], []
+        while i >= 0:
+            states.append(self.states[i])
+            if self.via[i] is not None:
+                actions.append(self.via[i])
+            i = self.parent[i]
+        states.reverse()
+        actions.reverse()
+        if extra is not None:
+            actions.append(extra[0])
+            states.append(extra[1])
+        return Discovery(tuple(states), tuple(actions), message)
+
+    def check_state(self, i: int) -> None:
+        state, found = self.states[i], False
+        for p in self.always:
+            message = p.check(state, self.ctx)
+            if message is not None:
+                self.violations[p.name] = self.path(i, message=message)
+                found = True
+        if found:
+            self.always = [p for p in self.always if p.name not in self.violations]
+
+    def edge_checks(self, action_type: type) -> list[Any]:
+        checks = self.by_type.get(action_type)
+        if checks is None:
+            checks = [p for p in self.edge if not p.on or action_type in p.on]
+            self.by_type[action_type] = checks
+        return checks
+
+    def check_edge(self, i: int, action: Any, post: Any) -> None:
+        pre, found = self.states[i], False
+        for p in self.edge_checks(type(action)):
+            outcome = p.check(pre, action, post)
+            if p.kind == TRANSITION and outcome is not None:
+                self.violations[p.name] = self.path(i, (action, post), outcome)
+                found = True
+            elif p.kind == SOMETIMES and outcome:
+                self.witnesses[p.name] = self.path(i, (action, post))
+                found = True
+        if found:
+            done = self.violations.keys() | self.witnesses.keys()
+            self.edge = [p for p in self.edge if p.name not in done]
+            self.by_type.clear()
+
+
+def explore(
+    model: Model,
+    limits: Limits = Limits(),
+    progress: Callable[[int, int, int], None] | None = None,
+) -> Result:
+    """Breadth-first search of every state reachable within the model's bounds and the limits.
+
+    `progress(states, transitions, depth)` is called about twice a second, if given.
+    """
+    started = time.perf_counter()
+    search = _Search(model)
+    for state in model.init_states():
+        if state not in search.index:
+            search.check_state(search.add(state, -1, None))
+    transitions, depth, level_end, complete = 0, 0, len(search.states), True
+    deadlocks, deadlock = 0, None
+    next_report = started + 0.5
+    i = 0
+    while i < len(search.states):
+        if i == level_end:
+            depth, level_end = depth + 1, len(search.states)
+        if limits.max_depth is not None and depth >= limits.max_depth:
+            complete = False
+            break
+        state = search.states[i]
+        moved = False
+        for action, post in model.successors(state):
+            transitions += 1
+            search.check_edge(i, action, post)
+            if post == state:
+                continue
+            moved = True
+            if post not in search.index:
+                if limits.max_states is not None and len(search.states) >= limits.max_states:
+                    complete = False
+                    continue
+                search.check_state(search.add(post, i, action))
+        if not moved and not model.is_final(state):
+            deadlocks += 1
+            if deadlock is None:
+                deadlock = search.path(i, message="no action leads anywhere and the run is not finished")
+        i += 1
+        if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
+            progress(len(search.states), transitions, depth)
+            next_report = time.perf_counter() + 0.5
+    if search.states and i == len(search.states):
+        depth = max(depth, 0)
+    return Result(
+        complete=complete,
+        states=len(search.states),
+        transitions=transitions,
+        depth=depth,
+        seconds=time.perf_counter() - started,
+        violations=search.violations,
+        witnesses=search.witnesses,
+        deadlocks=deadlocks,
+        deadlock=deadlock,
+    )

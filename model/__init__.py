@@ -1,0 +1,26 @@
+"""The pure-functional reference model of RT-TOOL-7 and RT-GATE-6 (standard library only)."""
+
+from .actions import (
+    ACTION_TYPES, Action, ActionError, Answer, CallTool, FinishSegment, ObserveAgain, Poll,
+    StartTurn, ToolFails, ToolInterrupts, ToolReturns, action_from_json, action_to_json,
+)
+from .clauses import CLAUSES, Clause, clause
+from .config import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds
+from .machine import Machine, Patch
+from .observe import observe, shown, white_box
+from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, property_named
+from .reading import CONFORMANT, READINGS, Choice, Reading
+from .rules import RULE_OF, RULES, Rule, enabled, step
+from .state import INITIAL, State
+
+MODEL_VERSION = "pausecheck-model/1"
+
+__all__ = [
+    "ACTION_TYPES", "Action", "ActionError", "Answer", "CallTool", "FinishSegment", "ObserveAgain",
+    "Poll", "StartTurn", "ToolFails", "ToolInterrupts", "ToolReturns", "action_from_json",
+    "action_to_json", "CLAUSES", "Clause", "clause", "BOUND_HELP", "DEFAULT_BOUNDS", "BoundError",
+    "Bounds", "Machine", "Patch", "observe", "shown", "white_box", "ALWAYS", "PROPERTIES",
+    "SOMETIMES", "TRANSITION", "Context", "Property", "property_named", "CONFORMANT", "READINGS",
+    "Choice", "Reading", "RULE_OF", "RULES", "Rule", "enabled", "step", "INITIAL", "State",
+    "MODEL_VERSION",
+]

@@ -1,0 +1,178 @@
+"""The environment's choices, one small frozen record per event, joined in the union `Action`.
+
+Every action has a kebab-case `KIND` (its name in traces, logs and the CLI), a JSON form
+(`action_to_json` / `action_from_json`) and a one-line human form (`str(action)`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+__all__ = [
+    "StartTurn", "CallTool", "ToolReturns", "ToolFails", "ToolInterrupts", "ObserveAgain",
+    "Poll", "Answer", "FinishSegment", "Action", "ACTION_TYPES", "action_to_json",
+    "action_from_json", "ActionError", "sort_key",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class StartTurn:
+    """A caller starts a turn in a session; the turn launches one execution."""
+
+    KIND: ClassVar[str] = "start-turn"
+    session: int
+
+    def __str__(self) -> str:
+        return f"start a turn in session s{self.session}"
+
+
+@dataclass(frozen=True, slots=True)
+class CallTool:
+    """The consumer in the running segment invokes a fresh tool call (a new attempt, running)."""
+
+    KIND: ClassVar[str] = "call-tool"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: the consumer calls a tool"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolReturns:
+    """The running attempt of a call returns a result carrying `artifacts` new artifacts."""
+
+    KIND: ClassVar[str] = "tool-returns"
+    execution: str
+    call: str
+    artifacts: int
+
+    def __str__(self) -> str:
+        return f"{self.execution}: tool call {self.call} returns with {self.artifacts} artifact(s)"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFails:
+    """The running attempt of a call fails; the consumer receives a recoverable error result."""
+
+    KIND: ClassVar[str] = "tool-fails"
+    execution: str
+    call: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: tool call {self.call} fails"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInterrupts:
+    """An interrupt escapes the running attempt of a call (a gate asks for consent): the run pauses."""
+
+    KIND: ClassVar[str] = "tool-interrupts"
+    execution: str
+    call: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: tool call {self.call} interrupts (gate) and the run pauses"
+
+
+@dataclass(frozen=True, slots=True)
+class ObserveAgain:
+    """The tool plane observes the same pending interrupt once more."""
+
+    KIND: ClassVar[str] = "observe-again"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: the tool plane observes the same interrupt again"
+
+
+@dataclass(frozen=True, slots=True)
+class Poll:
+    """A caller reads the turn on the wire; it changes nothing."""
+
+    KIND: ClassVar[str] = "poll"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: a caller polls the turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The pending question is answered; the execution resumes in a new segment."""
+
+    KIND: ClassVar[str] = "answer"
+    execution: str
+    approve: bool
+
+    def __str__(self) -> str:
+        verb = "approves" if self.approve else "declines"
+        return f"{self.execution}: the operator {verb} and the run resumes"
+
+
+@dataclass(frozen=True, slots=True)
+class FinishSegment:
+    """The running segment finishes: its write-back writes the turn's assistant message, or fails."""
+
+    KIND: ClassVar[str] = "finish-segment"
+    execution: str
+    write_ok: bool
+
+    def __str__(self) -> str:
+        outcome = "succeeds" if self.write_ok else "FAILS"
+        return f"{self.execution}: the segment finishes and its write-back {outcome}"
+
+
+Action = Union[
+    StartTurn, CallTool, ToolReturns, ToolFails, ToolInterrupts, ObserveAgain, Poll, Answer,
+    FinishSegment,
+]
+ACTION_TYPES: tuple[type, ...] = (
+    StartTurn, CallTool, ToolReturns, ToolFails, ToolInterrupts, ObserveAgain, Poll, Answer,
+    FinishSegment,
+)
+_BY_KIND = {cls.KIND: cls for cls in ACTION_TYPES}
+_ORDER = {cls: i for i, cls in enumerate(ACTION_TYPES)}
+
+
+def sort_key(action: Action) -> tuple[Any, ...]:
+    """The canonical order of actions: by kind (table order), then by fields (ids in natural order)."""
+    fields = dataclasses.astuple(action)
+    return (_ORDER[type(action)],) + tuple((len(f), f) if isinstance(f, str) else f for f in fields)
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    """The JSON form: {"kind": ..., field: value, ...}."""
+    return {"kind": action.KIND, **dataclasses.asdict(action)}
+
+
+class ActionError(ValueError):
+    """An action's JSON form is malformed; `field` names the offending key."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def action_from_json(data: object) -> Action:
+    """Parse the JSON form of an action, checking every field's presence and type."""
+    if not isinstance(data, dict):
+        raise ActionError("an action must be a JSON object", "")
+    kind = data.get("kind")
+    cls = _BY_KIND.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ActionError(f"unknown action kind {kind!r} (known: {', '.join(_BY_KIND)})", "kind")
+    values = {}
+    for field in dataclasses.fields(cls):
+        if field.name not in data:
+            raise ActionError(f"{cls.KIND} lacks field {field.name!r}", field.name)
+        value = data[field.name]
+        expected = {"int": int, "str": str, "bool": bool}[field.type]
+        if type(value) is not expected:
+            raise ActionError(f"{cls.KIND}.{field.name} must be {field.type}, got {value!r}", field.name)
+        values[field.name] = value
+    extra = sorted(set(data) - {"kind"} - set(values))
+    if extra:
+        raise ActionError(f"{cls.KIND} has unknown field {extra[0]!r}", extra[0])
+    return cls(**values)

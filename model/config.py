@@ -1,0 +1,69 @@
+"""The bounds of a search: one frozen record, every field a CLI flag.
+
+A bound limits what the environment may do (how many turns start, how many tool calls a segment
+makes, how many write-backs fail, ...). The held-list bound is different: it is a parameter of the
+system under check (T7.13), chosen small so that a pause can hold more than it keeps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+__all__ = ["Bounds", "BoundError", "DEFAULT_BOUNDS", "BOUND_HELP"]
+
+
+class BoundError(ValueError):
+    """A bound outside its range; carries the field name and the value."""
+
+    def __init__(self, field: str, value: object, minimum: int) -> None:
+        super().__init__(f"bound {field.replace('_', '-')}={value!r}: must be a whole number >= {minimum}")
+        self.field = field
+        self.value = value
+        self.minimum = minimum
+
+
+# field -> (minimum, one-line meaning); the CLI builds its flags and --help from this table.
+BOUND_HELP: dict[str, tuple[int, str]] = {
+    "sessions": (1, "sessions, each running one turn at a time"),
+    "turns": (1, "turns started per session (each turn runs one execution)"),
+    "calls": (1, "fresh tool calls per run segment"),
+    "per_call": (0, "artifacts one tool result may carry"),
+    "artifacts": (0, "artifacts produced in total"),
+    "pauses": (0, "pauses (interrupts that raise a question) per execution"),
+    "write_failures": (0, "write-backs that fail, in total"),
+    "observations": (0, "repeated observations of one pending interrupt"),
+    "held_bound": (0, "capacity of a held list (T7.13); overflow drops the newest with a warning"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """Limits on the environment's choices, and the held-list capacity of the system."""
+
+    sessions: int = 1
+    turns: int = 1
+    calls: int = 2
+    per_call: int = 2
+    artifacts: int = 3
+    pauses: int = 2
+    write_failures: int = 1
+    observations: int = 1
+    held_bound: int = 1
+
+    def __post_init__(self) -> None:
+        for name, (minimum, _) in BOUND_HELP.items():
+            value = getattr(self, name)
+            if type(value) is not int or value < minimum:
+                raise BoundError(name, value, minimum)
+
+    def as_dict(self) -> dict[str, int]:
+        """The bounds as a plain mapping, in field order."""
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: int) -> "Bounds":
+        """A copy with some bounds changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+
+DEFAULT_BOUNDS = Bounds()

@@ -1,0 +1,66 @@
+"""The FlowDrop machine: the model as the explorer sees it (initial states, successors, checks).
+
+It binds bounds and a reading to the pure rules, and carries the observation function, so that a
+mutant (in `checks/`) can be the same machine with one deviation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from .actions import Action
+from .config import DEFAULT_BOUNDS, Bounds
+from .observe import shown
+from .properties import PROPERTIES, Context, Property
+from .reading import CONFORMANT, Reading
+from .rules import RULES, step
+from .state import FINISHED, INITIAL, State
+
+__all__ = ["Machine", "Patch"]
+
+# A deviation applied to a default successor: (bounds, pre, action, post) -> the deviant post.
+Patch = Callable[[Bounds, State, Action, State], State]
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The model under given bounds and reading; `patch` and `show` are for mutants only."""
+
+    bounds: Bounds = DEFAULT_BOUNDS
+    reading: Reading = CONFORMANT
+    patch: Patch | None = None
+    show: Callable[[State], tuple] = shown
+    properties: tuple[Property, ...] = field(default=PROPERTIES)
+
+    def init_states(self) -> tuple[State, ...]:
+        """The single initial state: no session has started a turn."""
+        return (INITIAL,)
+
+    def successors(self, state: State) -> Iterator[tuple[Action, State]]:
+        """Each enabled action with its successor, in canonical order."""
+        bounds, reading, patch = self.bounds, self.reading, self.patch
+        for rule in RULES:
+            for action in rule.guard(bounds, state):
+                post = rule.effect(bounds, reading, state, action)
+                if patch is not None:
+                    post = patch(bounds, state, action, post)
+                yield action, post
+
+    def step(self, state: State, action: Action) -> State | None:
+        """The successor under one action, or None if it is not enabled."""
+        post = step(self.bounds, self.reading, state, action)
+        if post is not None and self.patch is not None:
+            post = self.patch(self.bounds, state, action, post)
+        return post
+
+    def is_final(self, state: State) -> bool:
+        """Every session has run all its turns and every execution has finished."""
+        return (
+            len(state.executions) == self.bounds.sessions * self.bounds.turns
+            and all(e.status in FINISHED for e in state.executions)
+        )
+
+    def context(self) -> Context:
+        """What `always` checks consult beside the state."""
+        return Context(self.bounds, self.show)

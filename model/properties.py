@@ -1,0 +1,363 @@
+"""The properties: named predicates with a kind, the clauses they formalise, and a witness.
+
+- `always`: a predicate over every reachable state, given a `Context` (bounds, what the wire shows);
+- `transition`: a predicate over every step (pre, action, post) of the action kinds it names;
+- `sometimes`: a witness; finding none is a failure (the model or the bounds are vacuous).
+
+An `always` or `transition` check returns None when it holds, else a sentence naming the concrete
+values that break it. Every such property names the `sometimes` witness of its situation: if the
+situation never occurs within the bounds, the property is reported vacuous and the check fails.
+A property may also name the bounds it needs (`applies`); below them it is reported "not exercised".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
+
+from .actions import Answer, CallTool, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from .config import Bounds
+from .state import (
+    CANCELLED, COMPLETED, DECLINED, FAILED, FINISHED, INTERRUPTED, PAUSED, PENDING, RUNNING, State,
+    find_execution, find_segment, ref_name,
+)
+
+__all__ = ["Context", "Property", "PROPERTIES", "ALWAYS", "TRANSITION", "SOMETIMES", "property_named"]
+
+ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
+
+
+class Context(NamedTuple):
+    """What an `always` check may consult beside the state: the bounds and the wire's artifacts."""
+
+    bounds: Bounds
+    shown: Callable[[State], tuple[tuple[str, tuple[int, ...]], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A named check: its kind, clause ids, predicate, witness of its situation, and meaning."""
+
+    name: str
+    kind: str
+    clauses: tuple[str, ...]
+    check: Callable[..., Any]
+    doc: str
+    situation: str | None = None  # the `sometimes` property witnessing that this one is exercised
+    on: tuple[type, ...] = ()  # transition and sometimes: the action kinds looked at (empty: all)
+    applies: Callable[[Bounds], bool] | None = None  # bounds under which it can be exercised
+
+
+def _names(refs: Any) -> str:
+    return ", ".join(ref_name(r) for r in refs)
+
+
+def _places(state: State) -> dict[int, list[str]]:
+    """Where each artifact ref is now: collected by a segment, held, on a message, dropped."""
+    places: dict[int, list[str]] = {r: [] for r in range(1, len(state.artifacts) + 1)}
+    for segment in state.segments:
+        for r in segment.collected:
+            places[r].append(f"collected by the segment of {segment.execution}")
+    for e in state.executions:
+        for r in e.held:
+            places[r].append(f"held by {e.id}")
+        for i, message in enumerate(e.messages, 1):
+            for r in message:
+                places[r].append(f"on message {i} of {e.id}")
+    for w in state.warnings:
+        places[w.ref].append(f"dropped with a warning by {w.execution}")
+    return places
+
+
+# ---------------------------------------------------------------------------------------------
+# always
+
+
+def _no_double_delivery(state: State, ctx: Context) -> str | None:
+    seen: dict[int, str] = {}
+    for e in state.executions:
+        for i, message in enumerate(e.messages, 1):
+            for r in message:
+                where = f"message {i} of {e.id}"
+                if r in seen:
+                    return f"{ref_name(r)} is delivered on {seen[r]} and again on {where}"
+                seen[r] = where
+    return None
+
+
+def _no_loss(state: State, ctx: Context) -> str | None:
+    for r, where in _places(state).items():
+        if len(where) != 1:
+            return f"{ref_name(r)} is " + (" and ".join(where) if where else "nowhere: lost without a warning")
+    return None
+
+
+def _held_hidden(state: State, ctx: Context) -> str | None:
+    wire = {(eid, r) for eid, refs in ctx.shown(state) for r in refs}
+    for e in state.executions:
+        for r in e.held:
+            if (e.id, r) in wire:
+                return f"{ref_name(r)} is held by {e.id} and shown on its turn"
+    return None
+
+
+def _merge_order(state: State, ctx: Context) -> str | None:
+    for e in state.executions:
+        for i, message in enumerate(e.messages, 1):
+            if any(a >= b for a, b in zip(message, message[1:])):
+                return f"message {i} of {e.id} lists [{_names(message)}], not in arrival order"
+    return None
+
+
+def _held_bounded(state: State, ctx: Context) -> str | None:
+    bound = ctx.bounds.held_bound
+    for e in state.executions:
+        if len(e.held) > bound:
+            return f"{e.id} holds {len(e.held)} artifacts [{_names(e.held)}], over the bound {bound}"
+    return None
+
+
+def _isolation(state: State, ctx: Context) -> str | None:
+    origin = state.artifacts
+    for e in state.executions:
+        lists = [("held by", e.held)] + [(f"on message {i} of", m) for i, m in enumerate(e.messages, 1)]
+        for label, refs in lists:
+            for r in refs:
+                if origin[r - 1].execution != e.id:
+                    return f"{ref_name(r)}, produced by {origin[r - 1].execution}, is {label} {e.id}"
+    for w in state.warnings:
+        if origin[w.ref - 1].execution != w.execution:
+            return f"{ref_name(w.ref)}, produced by {origin[w.ref - 1].execution}, is dropped by {w.execution}"
+    return None
+
+
+def _no_phantom_pause(state: State, ctx: Context) -> str | None:
+    for e in state.executions:
+        if e.status in FINISHED and any(a.status == INTERRUPTED for a in e.attempts):
+            return f"{e.id} is {e.status} but still has an interrupted attempt"
+        pending = [q for q in e.questions if q.status == PENDING]
+        if e.status == PAUSED and len(pending) != 1:
+            return f"{e.id} is paused with {len(pending)} pending questions"
+        if e.status != PAUSED and pending:
+            return f"{e.id} is {e.status} with a pending question"
+    return None
+
+
+def _tool_failures_handled(state: State, ctx: Context) -> str | None:
+    # Every failed unit of work in this model is a tool invocation, so nothing may count (E9.5).
+    for e in state.executions:
+        if e.unhandled:
+            failed = sum(1 for a in e.attempts if a.status == FAILED)
+            return f"{e.id} counts {e.unhandled} unhandled failure(s); its {failed} failure(s) are all tool failures"
+    return None
+
+
+def _handled_run_completes(state: State, ctx: Context) -> str | None:
+    for e in state.executions:
+        if e.status in FINISHED and e.status != COMPLETED:
+            return f"{e.id} finished {e.status} although every failure in it was a handled tool failure"
+    return None
+
+
+def _one_question_per_pause(state: State, ctx: Context) -> str | None:
+    for e in state.executions:
+        pauses = sum(1 for a in e.attempts if a.status in (INTERRUPTED, CANCELLED))
+        if len(e.questions) != pauses:
+            return f"{e.id} paused {pauses} time(s) but raised {len(e.questions)} question(s)"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# transition
+
+
+def _write_back_delivers(pre: State, action: FinishSegment, post: State) -> str | None:
+    if not action.write_ok:
+        return None
+    before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
+    expected = before.held + find_segment(pre, action.execution).collected
+    written = after.messages[len(before.messages):]
+    if len(written) != 1 or written[0] != expected:
+        got = "; ".join(f"[{_names(m)}]" for m in written) or "no message"
+        return f"the write-back of {action.execution} wrote {got}, expected [{_names(expected)}] (held first)"
+    if after.held:
+        return f"after its write-back {action.execution} still holds [{_names(after.held)}]"
+    return None
+
+
+def _failed_write_back_restores(pre: State, action: FinishSegment, post: State) -> str | None:
+    if action.write_ok:
+        return None
+    before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
+    if after.write_failures != before.write_failures + 1:
+        return f"the failed write-back of {action.execution} was not reported"
+    dropped = {w.ref for w in post.warnings[len(pre.warnings):]}
+    missing = [r for r in before.held if r not in after.held and r not in dropped]
+    if missing:
+        return f"the failed write-back of {action.execution} reported failure without putting back {_names(missing)}"
+    if after.messages != before.messages:
+        return f"the failed write-back of {action.execution} still wrote a message"
+    return None
+
+
+def _repause_holds_everything(pre: State, action: ToolInterrupts, post: State) -> str | None:
+    before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
+    dropped = {w.ref for w in post.warnings[len(pre.warnings):]}
+    incoming = before.held + find_segment(pre, action.execution).collected
+    missing = [r for r in incoming if r not in after.held and r not in dropped]
+    if missing:
+        return f"the pause of {action.execution} neither holds nor warns about {_names(missing)}"
+    return None
+
+
+def _drops_newest_with_warning(pre: State, action: Any, post: State) -> str | None:
+    new = post.warnings[len(pre.warnings):]
+    refs = [w.ref for w in new]
+    if len(set(refs)) != len(refs):
+        return f"one drop raised several warnings: [{_names(refs)}]"
+    for w in new:
+        kept = find_execution(post, w.execution).held
+        newer = [r for r in kept if r > w.ref]
+        if newer:
+            return f"{w.execution} dropped {ref_name(w.ref)} but kept the newer {_names(newer)}"
+    return None
+
+
+def _interrupted_not_failed(pre: State, action: ToolInterrupts, post: State) -> str | None:
+    attempts = [a for a in find_execution(post, action.execution).attempts if a.call == action.call]
+    if attempts[-1].status != INTERRUPTED:
+        return f"the interrupt of {action.call} in {action.execution} recorded the attempt {attempts[-1].status}"
+    return None
+
+
+def _resume_supersedes(pre: State, action: Answer, post: State) -> str | None:
+    call = find_execution(pre, action.execution).questions[-1].call
+    before = [a.status for a in find_execution(pre, action.execution).attempts if a.call == call]
+    after = [a.status for a in find_execution(post, action.execution).attempts if a.call == call]
+    expected = before[:-1] + [CANCELLED] + ([RUNNING] if action.approve else [])
+    if after != expected:
+        return f"answering resumed {call} of {action.execution} with attempts {after}, expected {expected}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# sometimes (witnesses over steps)
+
+
+def _held(state: State, execution_id: str) -> tuple[int, ...]:
+    return find_execution(state, execution_id).held
+
+
+def _finished_with(post: State, action: FinishSegment, test: Callable[[Any], bool]) -> bool:
+    e = find_execution(post, action.execution)
+    return action.write_ok and e.status == COMPLETED and test(e)
+
+
+def _two_executions_with_artifacts(pre: State, action: Any, post: State) -> bool:
+    return len({a.execution for a in post.artifacts}) >= 2 and len(pre.artifacts) < len(post.artifacts)
+
+
+PROPERTIES: tuple[Property, ...] = (
+    Property("no_double_delivery", ALWAYS, ("T7.7", "T7.8"), _no_double_delivery,
+             "no artifact is delivered twice: at most one message carries it, once",
+             situation="delivered_after_pause"),
+    Property("no_loss", ALWAYS, ("T7.1", "T7.12"), _no_loss,
+             "every artifact is in exactly one place: collected, held, delivered, or dropped with a warning",
+             situation="held_across_pause"),
+    Property("held_hidden", ALWAYS, ("T7.3",), _held_hidden,
+             "a held artifact is never shown on the wire", situation="poll_while_holding"),
+    Property("merge_order", ALWAYS, ("T7.5", "T7.6"), _merge_order,
+             "a message lists held artifacts first, then the resumed segment's, each in arrival order",
+             situation="merged_held_and_new"),
+    Property("held_bounded", ALWAYS, ("T7.13",), _held_bounded,
+             "no held list exceeds the bound", situation="warned_drop"),
+    Property("isolation", ALWAYS, ("T7.2", "T7.4"), _isolation,
+             "nothing of one execution is held for, shown on or dropped by another",
+             situation="two_executions_with_artifacts",
+             applies=lambda b: b.sessions * b.turns >= 2 and b.artifacts >= 2),
+    Property("no_phantom_pause", ALWAYS, ("G6.5", "O11.2"), _no_phantom_pause,
+             "a finished execution holds no interrupted attempt; a paused one has exactly one pending question",
+             situation="completes_after_pause"),
+    Property("tool_failures_handled", ALWAYS, ("G6.6", "G6.8", "E9.5"), _tool_failures_handled,
+             "tool failures never count as unhandled", situation="tool_failure"),
+    Property("handled_run_completes", ALWAYS, ("G6.7", "E9.1", "O11.4", "G5.2"), _handled_run_completes,
+             "a run whose only failures are tool failures or declines completes",
+             situation="completes_after_failure"),
+    Property("one_question_per_pause", ALWAYS, ("G6.9",), _one_question_per_pause,
+             "one pause raises exactly one question, however often the interrupt is observed",
+             situation="interrupt_observed_twice"),
+    Property("write_back_delivers", TRANSITION, ("T7.4", "T7.5", "T7.6", "T7.7"), _write_back_delivers,
+             "a write-back takes the held list and writes held ++ collected on one message",
+             situation="delivered_after_pause", on=(FinishSegment,)),
+    Property("repause_holds_everything", TRANSITION, ("T7.9", "T7.1"), _repause_holds_everything,
+             "a pause holds the old held list and everything the segment collected (or warns)",
+             situation="repause_with_held", on=(ToolInterrupts,)),
+    Property("failed_write_back_restores", TRANSITION, ("T7.10", "T7.11", "T7.12"), _failed_write_back_restores,
+             "a failed write-back puts back what it took before it reports the failure",
+             situation="write_back_fails_with_held", on=(FinishSegment,)),
+    Property("drops_newest_with_warning", TRANSITION, ("T7.14", "T7.15"), _drops_newest_with_warning,
+             "an overflow drops the newest entries, one warning each", situation="warned_drop"),
+    Property("interrupted_not_failed", TRANSITION, ("G6.1", "G6.2"), _interrupted_not_failed,
+             "an interrupt escaping a tool records the attempt interrupted, not failed",
+             situation="held_across_pause", on=(ToolInterrupts,)),
+    Property("resume_supersedes", TRANSITION, ("G6.3", "G6.4"), _resume_supersedes,
+             "a resumed call records a new attempt and cancels the superseded interrupted one",
+             situation="approve", on=(Answer,)),
+    # witnesses
+    Property("delivered_after_pause", SOMETIMES, ("T7.6",),
+             lambda pre, a, post: a.write_ok and bool(_held(pre, a.execution)),
+             "a write-back delivers artifacts held across a pause", on=(FinishSegment,)),
+    Property("merged_held_and_new", SOMETIMES, ("T7.5",),
+             lambda pre, a, post: a.write_ok and bool(_held(pre, a.execution))
+             and bool(find_segment(pre, a.execution).collected),
+             "a write-back merges held artifacts with the resumed segment's own", on=(FinishSegment,)),
+    Property("held_across_pause", SOMETIMES, ("T7.1",),
+             lambda pre, a, post: bool(_held(post, a.execution)),
+             "a pause holds artifacts", on=(ToolInterrupts,)),
+    Property("repause_with_held", SOMETIMES, ("T7.9",),
+             lambda pre, a, post: bool(_held(pre, a.execution)),
+             "a resume that pauses again while artifacts are held", on=(ToolInterrupts,)),
+    Property("two_pauses", SOMETIMES, ("T7.9",),
+             lambda pre, a, post: len(find_execution(post, a.execution).questions) >= 2,
+             "one execution pauses twice", on=(ToolInterrupts,)),
+    Property("write_back_fails_with_held", SOMETIMES, ("T7.10",),
+             lambda pre, a, post: not a.write_ok and bool(_held(pre, a.execution)),
+             "a write-back fails while artifacts are held", on=(FinishSegment,)),
+    Property("warned_drop", SOMETIMES, ("T7.14", "T7.15"),
+             lambda pre, a, post: len(post.warnings) > len(pre.warnings),
+             "a held list overflows and drops with a warning"),
+    Property("poll_while_holding", SOMETIMES, ("T7.3",),
+             lambda pre, a, post: bool(_held(pre, a.execution)),
+             "a caller polls a turn that holds artifacts", on=(Poll,)),
+    Property("interrupt_observed_twice", SOMETIMES, ("G6.9",), lambda pre, a, post: True,
+             "the tool plane observes the same interrupt again", on=(ObserveAgain,)),
+    Property("approve", SOMETIMES, ("G6.3", "G5.3"), lambda pre, a, post: a.approve,
+             "a question is approved", on=(Answer,)),
+    Property("decline", SOMETIMES, ("G5.1",), lambda pre, a, post: not a.approve,
+             "a question is declined", on=(Answer,)),
+    Property("two_calls_in_segment", SOMETIMES, (),
+             lambda pre, a, post: find_segment(post, a.execution).calls >= 2,
+             "a segment makes two tool calls", on=(CallTool,)),
+    Property("tool_failure", SOMETIMES, ("G6.6",), lambda pre, a, post: True,
+             "a tool call fails", on=(ToolFails,)),
+    Property("completes_after_pause", SOMETIMES, ("G6.5",),
+             lambda pre, a, post: _finished_with(post, a, lambda e: bool(e.questions)),
+             "an execution that paused completes", on=(FinishSegment,)),
+    Property("completes_after_failure", SOMETIMES, ("E9.5",),
+             lambda pre, a, post: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)),
+             "an execution with a tool failure completes", on=(FinishSegment,)),
+    Property("completes_after_decline", SOMETIMES, ("G5.2",),
+             lambda pre, a, post: _finished_with(post, a, lambda e: any(q.status == DECLINED for q in e.questions)),
+             "an execution with a declined call completes", on=(FinishSegment,)),
+    Property("two_executions_with_artifacts", SOMETIMES, ("T7.2",), _two_executions_with_artifacts,
+             "two executions each produce artifacts",
+             applies=lambda b: b.sessions * b.turns >= 2 and b.artifacts >= 2),
+)
+
+
+def property_named(name: str) -> Property:
+    """The property with this name (KeyError if none)."""
+    for p in PROPERTIES:
+        if p.name == name:
+            return p
+    raise KeyError(name)

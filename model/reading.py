@@ -1,0 +1,73 @@
+"""Readings: one named choice per ambiguity of spec-notes section 5, passed to `step` as data.
+
+Only the conformant reading exists so far: for each ambiguity the model meets, the choice under
+which nothing is lost and nothing is delivered twice. The readings issue adds the others; each
+field then gains values, and `rules` branches on them (never a fork of the model code).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Choice", "Reading", "CONFORMANT", "READINGS"]
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The reading of one ambiguity: its id, the choice made, and why."""
+
+    ambiguity: str
+    choice: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A named set of choices, one per ambiguity the model meets."""
+
+    name: str
+    choices: tuple[Choice, ...]
+
+    def choice(self, ambiguity: str) -> str:
+        """The choice made for an ambiguity id (KeyError if the reading does not meet it)."""
+        for c in self.choices:
+            if c.ambiguity == ambiguity:
+                return c.choice
+        raise KeyError(ambiguity)
+
+    def as_dict(self) -> dict[str, object]:
+        """A JSON-ready form: name and {ambiguity: choice}."""
+        return {"name": self.name, "choices": {c.ambiguity: c.choice for c in self.choices}}
+
+
+CONFORMANT = Reading(
+    name="conformant",
+    choices=(
+        Choice("A-T1", "held per execution; a pause and its resume stay in one turn",
+               "the turn that produced them and the execution that takes them coincide"),
+        Choice("A-T4", "a failed write-back leaves the segment's own artifacts collected; it retries",
+               "only what was taken is put back; nothing the resumed segment collected is lost"),
+        Choice("A-T5", "put-back restores the taken list in front, in order",
+               "prepend is the only put-back that keeps no-loss and arrival order"),
+        Choice("A-T6", "take, write and put-back are one atomic step (no crash inside)",
+               "crash and restart arrive with the readings issue"),
+        Choice("A-T9", "the bound counts artifacts and is checked at every hold; newest = last to arrive",
+               "one warning per dropped artifact, kept in a ghost set so no-loss holds modulo drops"),
+        Choice("A-T11", "a segment writes exactly one assistant message, at its end",
+               "no interim message, so the write-back and the end of a segment coincide"),
+        Choice("A-T12", "calls already executed are not re-emitted with their artifacts on resume",
+               "re-emission carries the tool-role message only, never artifacts"),
+        Choice("A-T15", "a re-pause holds the old held list first, then the new segment's",
+               "arrival order, as RT-TOOL-6's narrative keeps it"),
+        Choice("A-G1", "a decline closes the interrupted attempt as cancelled and records no new attempt",
+               "the tool never ran; the denial reaches the consumer as a tool error result (G5.1)"),
+        Choice("A-G4", "a tool failure is an attempt recorded failed that never counts as unhandled",
+               "E9.5 and G6.8 exempt tool invocations; ERR-7/8 apply to graph nodes"),
+        Choice("A-G7", "one gated call per pause: the pause stops at the first interrupt",
+               "a later call is asked in a later pause, so G6.9 holds literally"),
+        Choice("A-G8", "the same interrupt = the same pending question of the execution",
+               "re-observation never creates a question or changes the one pending"),
+    ),
+)
+
+READINGS = {CONFORMANT.name: CONFORMANT}

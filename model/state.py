@@ -1,0 +1,141 @@
+"""The state of the world: frozen, hashable, canonical values built from tuples.
+
+Records are NamedTuples rather than dataclasses because the explorer hashes and compares millions of
+them: a tuple's hash and equality run in C, a dataclass's in generated Python. They are still
+immutable and edited with `_replace`. Nothing in a state is a list, dict or set.
+
+Durable and volatile parts are kept apart: `State.executions` (the persisted run records, their held
+lists and their turns' messages) and `State.warnings` survive a crash; `State.segments` (the engine
+passes in flight and what they collected) would not. `State.artifacts` is ghost data: where each
+artifact came from, so properties can speak of identity (A-T16).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = [
+    "RUNNING", "PAUSED", "COMPLETED", "FAILED", "INTERRUPTED", "CANCELLED",
+    "PENDING", "APPROVED", "DECLINED", "FINISHED",
+    "Artifact", "Attempt", "Question", "Execution", "Segment", "Warning", "State",
+    "INITIAL", "ref_name", "id_key", "find_execution", "find_segment", "with_execution", "with_segment",
+]
+
+# Statuses, shared by executions and attempts where the words coincide.
+RUNNING = "running"
+PAUSED = "paused"
+COMPLETED = "completed"
+FAILED = "failed"
+INTERRUPTED = "interrupted"
+CANCELLED = "cancelled"
+FINISHED = frozenset({COMPLETED, FAILED})  # an execution's terminal statuses
+# Question statuses.
+PENDING = "pending"
+APPROVED = "approved"
+DECLINED = "declined"
+
+
+class Artifact(NamedTuple):
+    """Ghost provenance of one artifact `{type, payload, tool_call_id}`: its ref is its 1-based index."""
+
+    execution: str
+    call: str
+
+
+class Attempt(NamedTuple):
+    """One job record of a tool call (G6.1-G6.4): running, completed, failed, interrupted, cancelled."""
+
+    call: str
+    status: str
+
+
+class Question(NamedTuple):
+    """The question one pause raises (G6.9): pending, then approved or declined."""
+
+    call: str
+    status: str
+    observations: int = 0  # times the tool plane observed the same interrupt again
+
+
+class Execution(NamedTuple):
+    """The persisted run record of one turn, and the turn's assistant messages (durable)."""
+
+    id: str
+    session: int
+    status: str
+    calls: int  # tool calls issued so far; call ids are c1..cN within the execution
+    attempts: tuple[Attempt, ...]  # in creation order
+    questions: tuple[Question, ...]  # one per pause, in order
+    held: tuple[int, ...]  # artifact refs held across a pause, oldest first
+    messages: tuple[tuple[int, ...], ...]  # each assistant message's toolArtifacts, as refs
+    unhandled: int  # the ERR-9 unhandled-failure count
+    write_failures: int  # failed write-backs reported for this execution
+
+
+class Segment(NamedTuple):
+    """One engine pass (what RT-TOOL-7 calls "a run"): volatile, lost on a crash."""
+
+    execution: str
+    calls: int  # fresh calls issued in this pass
+    collected: tuple[int, ...]  # artifact refs collected in this pass, in arrival order
+
+
+class Warning(NamedTuple):
+    """One warning per artifact dropped from a held list (T7.15)."""
+
+    execution: str
+    ref: int
+
+
+class State(NamedTuple):
+    """The whole world: every session's executions, the segments in flight, warnings, provenance."""
+
+    executions: tuple[Execution, ...] = ()
+    segments: tuple[Segment, ...] = ()
+    warnings: tuple[Warning, ...] = ()
+    artifacts: tuple[Artifact, ...] = ()
+    write_failures: int = 0  # failed write-backs so far, against the write_failures bound
+
+
+INITIAL = State()
+
+
+def ref_name(ref: int) -> str:
+    """The wire name of an artifact ref: 1 -> 'a1'."""
+    return f"a{ref}"
+
+
+def find_execution(state: State, execution_id: str) -> Execution:
+    """The execution with this id (KeyError if none)."""
+    for execution in state.executions:
+        if execution.id == execution_id:
+            return execution
+    raise KeyError(execution_id)
+
+
+def find_segment(state: State, execution_id: str) -> Segment | None:
+    """The segment in flight for this execution, if any."""
+    for segment in state.segments:
+        if segment.execution == execution_id:
+            return segment
+    return None
+
+
+def with_execution(state: State, execution: Execution) -> State:
+    """The state with one execution record replaced (matched by id)."""
+    return state._replace(
+        executions=tuple(execution if e.id == execution.id else e for e in state.executions)
+    )
+
+
+def with_segment(state: State, execution_id: str, segment: Segment | None) -> State:
+    """The state with this execution's segment replaced, added, or (None) removed."""
+    others = tuple(s for s in state.segments if s.execution != execution_id)
+    if segment is None:
+        return state._replace(segments=others)
+    return state._replace(segments=tuple(sorted(others + (segment,), key=lambda s: id_key(s.execution))))
+
+
+def id_key(identifier: str) -> tuple[int, str]:
+    """Natural order of ids that share a prefix: e2 before e10."""
+    return (len(identifier), identifier)
