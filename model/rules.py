@@ -75,13 +75,17 @@ def running_attempt(execution: Execution) -> Attempt | None:
 
 
 def _with_attempt(execution: Execution, call: str, old: str, new: str) -> Execution:
-    """The execution with the latest attempt of `call` moved from status `old` to `new`."""
+    """The execution with the latest attempt of `call` moved from status `old` to `new`.
+
+    Total on purpose: where no such attempt exists (only a mutant's deviant state has none), the
+    execution is returned unchanged, so that a deviation shows up as a broken property, not a crash.
+    """
     attempts = list(execution.attempts)
     for i in range(len(attempts) - 1, -1, -1):
         if attempts[i].call == call and attempts[i].status == old:
             attempts[i] = Attempt(call, new)
             return execution._replace(attempts=tuple(attempts))
-    raise AssertionError(f"no {old} attempt of {call} in {execution.id}")
+    return execution
 
 
 def _live(state: State) -> Iterator[tuple[Execution, Segment]]:

@@ -1,0 +1,192 @@
+"""The command line: each command is one library call plus rendering.
+
+Exit codes: 0 every check passed; 1 a violation, a vacuous property, a missing witness, a deadlock,
+or an incomplete search; 2 a usage or input error (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
+from traces.itf import TraceError, load_trace
+from traces.render import render
+from traces.replay import replay
+
+from .evidence import command_line, document_for, machine_for, write_discovery
+from .explore import Limits, explore
+from .report import Report, build_report
+from .text import check_json, check_text
+
+__all__ = ["main"]
+
+EPILOG_CHECK = """\
+examples:
+  pausecheck check                      every property over every interleaving at the default bounds
+  pausecheck check --sessions 2 --calls 2 --per-call 1 --artifacts 2 --pauses 1 \\
+                   --write-failures 0 --observations 0     isolation across two sessions
+  pausecheck check --out traces/        also write each counterexample and witness as ITF JSON
+  pausecheck check --json               one JSON object (complete, states, properties, clauses, ...)
+
+exit: 0 all hold and every witness was found; 1 violation, vacuity, missing witness, deadlock or an
+incomplete search; 2 usage or input error."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line and exits 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"pausecheck: {message} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="pausecheck",
+        description="Reference model and model checker for FlowDrop RT-TOOL-7 (held artifacts across a "
+        "pause) and RT-GATE-6 (no phantom failure in the tool trail).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = commands.add_parser(
+        "check", help="explore every interleaving within the bounds and check every property",
+        description="Breadth-first search of every state reachable within the bounds; prints the clause "
+        "table, the statistics and the shortest counterexample of every violated property.",
+        epilog=EPILOG_CHECK, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    bounds = check.add_argument_group("bounds (every field of the search configuration)")
+    for name, (minimum, meaning) in BOUND_HELP.items():
+        bounds.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N",
+                            default=getattr(DEFAULT_BOUNDS, name),
+                            help=f"{meaning} (default {getattr(DEFAULT_BOUNDS, name)}, minimum {minimum})")
+    check.add_argument("--reading", choices=sorted(READINGS), default="conformant",
+                       help="how each ambiguity of the spec is read (default conformant)")
+    check.add_argument("--out", type=Path, metavar="DIR", help="write counterexamples and witnesses as ITF JSON here")
+    check.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    check.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
+    rp = commands.add_parser(
+        "replay", help="re-execute an ITF trace on the model and say what it shows",
+        description="Re-execute every step of a trace written by pausecheck; name the first step and field "
+        "where it diverges from the model, or confirm the property it breaks or witnesses.",
+    )
+    rp.add_argument("file", type=Path, help="an ITF trace (.itf.json) written by pausecheck")
+    rp.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    return parser
+
+
+def _progress(states: int, transitions: int, depth: int) -> None:
+    sys.stderr.write(f"\rexplored {states:,} states, {transitions:,} transitions, depth {depth} ")
+    sys.stderr.flush()
+
+
+def _check(args: argparse.Namespace) -> int:
+    try:
+        bounds = Bounds(**{name: getattr(args, name) for name in BOUND_HELP})
+    except BoundError as error:
+        return _fail(str(error))
+    if args.max_states is not None and args.max_states < 1:
+        return _fail("--max-states must be at least 1")
+    machine = Machine(bounds, READINGS[args.reading])
+    live = sys.stderr.isatty() and not args.json
+    result = explore(machine, Limits(max_states=args.max_states), _progress if live else None)
+    if live:
+        sys.stderr.write("\r" + " " * 72 + "\r")
+    report = build_report(machine, result)
+    command = command_line(bounds, args.reading)
+    paths = _write(args.out, machine, report, command) if args.out else {}
+    if args.json:
+        print(json.dumps(check_json(report, paths), sort_keys=True, indent=2))
+    else:
+        sys.stdout.write(check_text(report, paths, command, _renders(machine, report, command, paths)))
+    return report.exit_code
+
+
+def _renders(machine: Machine, report: Report, command: str, paths: dict[str, str]) -> list[str]:
+    """The human rendering of every counterexample (violations and the first deadlock)."""
+    out = []
+    for verdict in report.properties:
+        if verdict.status == "VIOLATED":
+            document = _document(machine, verdict.discovery, verdict.name, verdict.kind, verdict.clauses,
+                                 "violation", verdict.doc, command)
+            out.append(render(document, _reproduce(paths.get(verdict.name), command)))
+    if report.result.deadlock is not None:
+        document = _document(machine, report.result.deadlock, "deadlock", "deadlock", (), "deadlock",
+                             "a state that is not finished and has no enabled action", command)
+        out.append(render(document, _reproduce(paths.get("deadlock"), command)))
+    return out
+
+
+def _reproduce(path: str | None, command: str) -> str:
+    return f"pausecheck replay {path}" if path else command
+
+
+def _document(machine: Machine, discovery: Any, name: str, kind: str, clauses: tuple[str, ...],
+              verdict: str, description: str, command: str) -> dict[str, Any]:
+    return document_for(machine, discovery, name=name, kind=kind, clauses=clauses, verdict=verdict,
+                        description=description, command=command)
+
+
+def _write(folder: Path, machine: Machine, report: Report, command: str) -> dict[str, str]:
+    """Write every counterexample and witness; returns property name -> path."""
+    paths = {}
+    for verdict in report.properties:
+        if verdict.discovery is None:
+            continue
+        kind = "violation" if verdict.status == "VIOLATED" else "witness"
+        document = _document(machine, verdict.discovery, verdict.name, verdict.kind, verdict.clauses, kind,
+                             verdict.doc, command)
+        paths[verdict.name] = str(write_discovery(folder, document))
+    if report.result.deadlock is not None:
+        document = _document(machine, report.result.deadlock, "deadlock", "deadlock", (), "deadlock",
+                             "a state that is not finished and has no enabled action", command)
+        paths["deadlock"] = str(write_discovery(folder, document))
+    return paths
+
+
+def _replay(args: argparse.Namespace) -> int:
+    file = str(args.file)
+    try:
+        document = load_trace(args.file)
+        machine = machine_for(document["#meta"], file)
+        outcome = replay(document, machine, file)
+    except TraceError as error:
+        return _fail(str(error))
+    meta = document["#meta"]
+    if outcome.diverged_at is not None:
+        print(f"[diverged] {file}: {outcome.divergence}")
+        return 1
+    if not args.quiet:
+        sys.stdout.write(render(document))
+    what = {"violation": "breaks", "witness": "witnesses", "deadlock": "reaches"}.get(meta.get("verdict"), "shows")
+    claim = f"{what} {meta.get('property')}"
+    if outcome.reproduced:
+        detail = f": {outcome.message}" if outcome.message else ""
+        print(f"[replayed] {file}: all {outcome.steps} steps match the model and the trace {claim}{detail}")
+        return 1 if meta.get("verdict") in ("violation", "deadlock") else 0
+    note = f" ({outcome.message})" if outcome.message else ""
+    print(f"[replayed] {file}: all {outcome.steps} steps match the model, but the trace no longer {claim}{note}")
+    return 1
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"pausecheck: {message}\n")
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `pausecheck` console script."""
+    args = _parser().parse_args(argv)
+    handlers = {"check": _check, "replay": _replay}
+    try:
+        return handlers[args.command](args)
+    except KeyboardInterrupt:
+        sys.stderr.write("pausecheck: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

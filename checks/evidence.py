@@ -1,0 +1,86 @@
+"""Evidence files: discoveries written as ITF traces, and the machine a trace file was made on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
+from traces.itf import TraceError, trace_document, write_trace
+
+from .explore import Discovery
+from .mutants import mutant_named, mutate
+
+__all__ = ["command_line", "document_for", "write_discovery", "machine_for", "trace_name"]
+
+
+def command_line(bounds: Bounds, reading: str, extra: str = "") -> str:
+    """The shortest `pausecheck check` command that reproduces a search: non-default flags only."""
+    parts = ["pausecheck check"]
+    for name, value in bounds.as_dict().items():
+        if value != getattr(DEFAULT_BOUNDS, name):
+            parts.append(f"--{name.replace('_', '-')} {value}")
+    if reading != "conformant":
+        parts.append(f"--reading {reading}")
+    if extra:
+        parts.append(extra)
+    return " ".join(parts)
+
+
+def trace_name(verdict: str, name: str) -> str:
+    """The file name of a discovery: violation-no_loss.itf.json, witness-approve.itf.json, ..."""
+    return f"{verdict}-{name}.itf.json"
+
+
+def document_for(
+    machine: Machine, discovery: Discovery, *, name: str, kind: str, clauses: tuple[str, ...],
+    verdict: str, description: str, command: str, mutant: str | None = None,
+) -> dict[str, Any]:
+    """The ITF document of one discovery, with everything needed to replay and explain it."""
+    meta = {
+        "property": name,
+        "kind": kind,
+        "clauses": list(clauses),
+        "verdict": verdict,
+        "message": discovery.message,
+        "description": description,
+        "bounds": machine.bounds.as_dict(),
+        "reading": machine.reading.name,
+        "mutant": mutant,
+        "command": command,
+        "steps": len(discovery.actions),
+    }
+    return trace_document(discovery.states, discovery.actions, meta)
+
+
+def write_discovery(folder: Path, document: dict[str, Any]) -> Path:
+    """Write a discovery's document under `folder`; returns the path."""
+    meta = document["#meta"]
+    path = folder / trace_name(meta["verdict"], meta["property"])
+    write_trace(path, document)
+    return path
+
+
+def machine_for(meta: dict[str, Any], file: str) -> Machine:
+    """The machine a trace was made on: its bounds, reading and mutant, each checked."""
+    bounds = meta.get("bounds")
+    if not isinstance(bounds, dict):
+        raise TraceError(file, '$["#meta"].bounds', "missing or not an object")
+    unknown = sorted(set(bounds) - set(BOUND_HELP))
+    if unknown:
+        raise TraceError(file, f'$["#meta"].bounds.{unknown[0]}', "is not a bound of this model")
+    try:
+        checked = Bounds(**bounds)
+    except BoundError as error:
+        raise TraceError(file, f'$["#meta"].bounds.{error.field}', str(error)) from None
+    reading = READINGS.get(meta.get("reading"))
+    if reading is None:
+        raise TraceError(file, '$["#meta"].reading', f"unknown reading {meta.get('reading')!r}")
+    machine = Machine(checked, reading)
+    name = meta.get("mutant")
+    if name is not None:
+        try:
+            machine = mutate(machine, mutant_named(name))
+        except KeyError:
+            raise TraceError(file, '$["#meta"].mutant', f"unknown mutant {name!r}") from None
+    return machine

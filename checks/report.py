@@ -1,0 +1,118 @@
+"""From a search result to verdicts: per property, per clause, and overall (with the exit code)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from model import CLAUSES, Machine
+from model.properties import ALWAYS, SOMETIMES, TRANSITION
+
+from .explore import Discovery, Result
+
+__all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report"]
+
+HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING = (
+    "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyVerdict:
+    """One property's verdict; `discovery` is its counterexample or witness, if any."""
+
+    name: str
+    kind: str
+    clauses: tuple[str, ...]
+    status: str  # holds, VIOLATED, VACUOUS, not exercised (always/transition); witnessed, MISSING
+    holds: bool
+    witnessed: bool
+    message: str | None
+    discovery: Discovery | None
+    situation: str | None
+    doc: str
+
+    @property
+    def failed(self) -> bool:
+        return self.status in (VIOLATED, VACUOUS, MISSING)
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseVerdict:
+    """One clause: the properties formalising it and their joint verdict, or why it is excused."""
+
+    id: str
+    rule: str
+    properties: tuple[str, ...]
+    witnesses: tuple[str, ...]
+    status: str
+    excused: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything `pausecheck check` prints."""
+
+    result: Result
+    properties: tuple[PropertyVerdict, ...]
+    clauses: tuple[ClauseVerdict, ...]
+    bounds: dict[str, int]
+    reading: str
+
+    @property
+    def exit_code(self) -> int:
+        """0: complete and every check passed; 1: a violation, a vacuous property, a missing witness or
+        clause coverage, a deadlock, or an incomplete search."""
+        ok = (
+            self.result.complete
+            and self.result.deadlocks == 0
+            and not any(p.failed for p in self.properties)
+            and not any(c.status in (VIOLATED, VACUOUS, MISSING) for c in self.clauses)
+        )
+        return 0 if ok else 1
+
+
+def _verdict(machine: Machine, result: Result, prop: Any) -> PropertyVerdict:
+    exercised = prop.applies is None or prop.applies(machine.bounds)
+    if prop.kind == SOMETIMES:
+        found = result.witnesses.get(prop.name)
+        status = WITNESSED if found else (MISSING if exercised else UNEXERCISED)
+        return PropertyVerdict(prop.name, prop.kind, prop.clauses, status, found is not None, found is not None,
+                               None, found, None, prop.doc)
+    violation = result.violations.get(prop.name)
+    witnessed = prop.situation is None or prop.situation in result.witnesses
+    if violation is not None:
+        status = VIOLATED
+    elif not exercised and not witnessed:
+        status = UNEXERCISED
+    else:
+        status = HOLDS if witnessed else VACUOUS
+    return PropertyVerdict(prop.name, prop.kind, prop.clauses, status, violation is None, witnessed,
+                           violation.message if violation else None, violation, prop.situation, prop.doc)
+
+
+def _clause_status(props: list[PropertyVerdict]) -> str:
+    """Violated or vacuous if any property is; not exercised only if none of them is."""
+    if not props:
+        return MISSING
+    for status in (VIOLATED, VACUOUS):
+        if any(p.status == status for p in props):
+            return status
+    return UNEXERCISED if all(p.status == UNEXERCISED for p in props) else HOLDS
+
+
+def build_report(machine: Machine, result: Result) -> Report:
+    """Verdicts for every property and every clause of the catalogue."""
+    verdicts = tuple(_verdict(machine, result, p) for p in machine.properties)
+    checks = [v for v in verdicts if v.kind in (ALWAYS, TRANSITION)]
+    clauses = []
+    for clause in CLAUSES:
+        props = [v for v in checks if clause.id in v.clauses]
+        witnesses = tuple(dict.fromkeys(v.situation for v in props if v.situation))
+        if clause.excused and not props:
+            status = "excused"
+        else:
+            status = _clause_status(props)
+        clauses.append(ClauseVerdict(clause.id, clause.rule, tuple(p.name for p in props), witnesses,
+                                     status, clause.excused))
+    return Report(result, verdicts, tuple(clauses), machine.bounds.as_dict(), machine.reading.name)

@@ -1,0 +1,89 @@
+"""Rendering a check report: the clause table and statistics as text, or one JSON object."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .report import Report
+
+__all__ = ["check_text", "check_json"]
+
+
+def _stats(report: Report) -> str:
+    r = report.result
+    state = "complete" if r.complete else "INCOMPLETE (cut short by --max-states: nothing is established)"
+    return (f"searched {r.states:,} states, {r.transitions:,} transitions, depth {r.depth}, "
+            f"in {r.seconds:.1f} s ({r.states_per_second:,.0f} states/s); {state}")
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows]
+
+
+def check_text(report: Report, paths: dict[str, str], command: str, renders: list[str]) -> str:
+    """The human report: header, clause table, property list, counterexamples, statistics, verdict."""
+    r = report.result
+    lines = [f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}",
+             "bounds: " + " ".join(f"{k.replace('_', '-')}={v}" for k, v in report.bounds.items()), ""]
+    rows = [("clause", "verdict", "properties", "witnesses")]
+    for c in report.clauses:
+        if c.status == "excused":
+            rows.append((c.id, "excused", "-", f"not modelled: {c.excused}"))
+        else:
+            rows.append((c.id, c.status, ", ".join(c.properties) or "-", ", ".join(c.witnesses) or "-"))
+    lines += _table(rows) + [""]
+    rows = [("property", "kind", "verdict", "clauses / situation")]
+    for p in report.properties:
+        about = " ".join(p.clauses) + (f" / {p.situation}" if p.situation else "")
+        rows.append((p.name, p.kind, p.status, about))
+    lines += _table(rows) + [""]
+    for text in renders:
+        lines += [text.rstrip("\n"), ""]
+    if r.deadlocks:
+        lines.append(f"deadlocks: {r.deadlocks:,} states are not finished and have no enabled action")
+    lines.append(_stats(report))
+    failed = [p for p in report.properties if p.failed]
+    if report.exit_code == 0:
+        lines.append("[ok] every property holds and every witness was found")
+    else:
+        parts = [f"{p.name} {p.status}" for p in failed]
+        if r.deadlocks:
+            parts.append("deadlock")
+        if not r.complete:
+            parts.append("incomplete search")
+        lines.append("[fail] " + "; ".join(parts))
+        if paths:
+            lines.append(f"traces written beside: {next(iter(paths.values())).rsplit('/', 1)[0]}")
+        else:
+            lines.append(f"reproduce with: {command} --out traces-out")
+    return "\n".join(lines) + "\n"
+
+
+def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
+    """The JSON report of `pausecheck check --json`."""
+    r = report.result
+    return {
+        "complete": r.complete,
+        "states": r.states,
+        "transitions": r.transitions,
+        "depth": r.depth,
+        "seconds": round(r.seconds, 3),
+        "states_per_second": round(r.states_per_second),
+        "bounds": report.bounds,
+        "reading": report.reading,
+        "deadlocks": r.deadlocks,
+        "deadlock_trace": paths.get("deadlock"),
+        "exit": report.exit_code,
+        "properties": [
+            {"name": p.name, "kind": p.kind, "clauses": list(p.clauses), "holds": p.holds,
+             "witnessed": p.witnessed, "status": p.status, "message": p.message,
+             "situation": p.situation, "trace": paths.get(p.name)}
+            for p in report.properties
+        ],
+        "clauses": [
+            {"id": c.id, "rule": c.rule, "properties": list(c.properties), "witnesses": list(c.witnesses),
+             "status": c.status, "excused": c.excused}
+            for c in report.clauses
+        ],
+    }

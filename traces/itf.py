@@ -1,0 +1,129 @@
+"""Traces as ITF JSON (the Informal Trace Format of Apalache ADR-015 and Quint).
+
+A trace is `{"#meta": {...}, "vars": [...], "states": [...]}`. Each state is a record of the model's
+variables plus its own `#meta`: its index, the action that produced it and the clauses whose rule
+did so. Our values need only records (JSON objects), sequences (arrays), strings and small integers;
+artifact refs are written as their wire names ("a1"). Files are written with sorted keys and a
+trailing newline, so the same discovery gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from model import MODEL_VERSION, RULE_OF, Action, State, action_to_json
+from model.state import ref_name
+
+__all__ = ["VARS", "encode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]
+
+VARS = ["artifacts", "executions", "segments", "warnings", "write_failures"]
+FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
+
+
+class TraceError(ValueError):
+    """A trace file that cannot be used: names the file and the JSON path of the problem."""
+
+    def __init__(self, file: str, path: str, problem: str) -> None:
+        super().__init__(f"{file}: {path}: {problem}" if path else f"{file}: {problem}")
+        self.file, self.path, self.problem = file, path, problem
+
+
+def _refs(refs: tuple[int, ...]) -> list[str]:
+    return [ref_name(r) for r in refs]
+
+
+def encode_state(state: State) -> dict[str, Any]:
+    """The ITF record of one state: every variable in VARS."""
+    return {
+        "artifacts": [
+            {"ref": ref_name(i), "execution": a.execution, "call": a.call}
+            for i, a in enumerate(state.artifacts, 1)
+        ],
+        "executions": [
+            {
+                "id": e.id,
+                "session": f"s{e.session}",
+                "status": e.status,
+                "calls": e.calls,
+                "attempts": [{"call": a.call, "status": a.status} for a in e.attempts],
+                "questions": [
+                    {"call": q.call, "status": q.status, "observations": q.observations} for q in e.questions
+                ],
+                "held": _refs(e.held),
+                "messages": [_refs(m) for m in e.messages],
+                "unhandled": e.unhandled,
+                "write_failures": e.write_failures,
+            }
+            for e in state.executions
+        ],
+        "segments": [
+            {"execution": s.execution, "calls": s.calls, "collected": _refs(s.collected)} for s in state.segments
+        ],
+        "warnings": [{"execution": w.execution, "artifact": ref_name(w.ref)} for w in state.warnings],
+        "write_failures": state.write_failures,
+    }
+
+
+def trace_document(
+    states: tuple[State, ...], actions: tuple[Action, ...], meta: dict[str, Any]
+) -> dict[str, Any]:
+    """An ITF document for a path; `meta` is merged over the format fields of `#meta`."""
+    encoded = []
+    for i, state in enumerate(states):
+        step_meta: dict[str, Any] = {"index": i}
+        if i > 0:
+            action = actions[i - 1]
+            rule = RULE_OF[type(action)]
+            step_meta.update(action=action_to_json(action), text=str(action), clauses=list(rule.clauses))
+        encoded.append({"#meta": step_meta, **encode_state(state)})
+    header = {"format": "ITF", "format-description": FORMAT_URL, "source": "pausecheck", "model": MODEL_VERSION}
+    return {"#meta": {**header, **meta}, "vars": list(VARS), "states": encoded}
+
+
+def dumps(document: dict[str, Any]) -> str:
+    """The canonical text of a document: sorted keys, two-space indent, trailing newline."""
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_trace(path: Path, document: dict[str, Any]) -> None:
+    """Write a document canonically (creating the folder)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dumps(document), encoding="utf-8")
+
+
+def load_trace(path: str | Path) -> dict[str, Any]:
+    """Read and shape-check an ITF trace; every problem is a TraceError naming file and JSON path."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TraceError(name, "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise TraceError(name, "", f"cannot read: {error}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TraceError(name, f"line {error.lineno} column {error.colno}", f"not JSON: {error.msg}") from None
+    if not isinstance(document, dict):
+        raise TraceError(name, "$", "a trace must be a JSON object")
+    meta = document.get("#meta")
+    if not isinstance(meta, dict):
+        raise TraceError(name, '$["#meta"]', "missing or not an object")
+    if meta.get("model") != MODEL_VERSION:
+        raise TraceError(name, '$["#meta"].model', f"is {meta.get('model')!r}; this pausecheck reads {MODEL_VERSION!r}")
+    if document.get("vars") != VARS:
+        raise TraceError(name, "$.vars", f"must be {VARS}")
+    states = document.get("states")
+    if not isinstance(states, list) or not states:
+        raise TraceError(name, "$.states", "missing or empty")
+    for i, state in enumerate(states):
+        if not isinstance(state, dict):
+            raise TraceError(name, f"$.states[{i}]", "not an object")
+        for var in VARS:
+            if var not in state:
+                raise TraceError(name, f"$.states[{i}].{var}", "missing")
+        if i > 0 and not isinstance(state.get("#meta"), dict):
+            raise TraceError(name, f'$.states[{i}]["#meta"]', "missing: each step records its action")
+    return document
