@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
-from traces.itf import TraceError, load_trace
+from traces.itf import TraceError, load_trace, write_trace
 from traces.render import render
-from traces.replay import replay
+from traces.replay import decode_actions, replay
 
 from .evidence import command_line, document_for, machine_for, write_discovery
 from .explore import Limits, explore
 from .report import Report, build_report
+from .shrink import shrink
 from .text import check_json, check_text
 
 __all__ = ["main"]
@@ -73,6 +74,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     rp.add_argument("file", type=Path, help="an ITF trace (.itf.json) written by pausecheck")
     rp.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    sh = commands.add_parser(
+        "shrink", help="cut a trace that breaks a property down to its shortest sub-behaviour",
+        description="Given a trace that breaks a property but is not shortest (written by hand, found at "
+        "random, or logged by a runtime), write the shortest subsequence of its steps that still breaks "
+        "the same property. Only each step's #meta.action and the trace's #meta (property, bounds, "
+        "reading, mutant) are read; recorded state variables may be omitted.",
+    )
+    sh.add_argument("file", type=Path, help="an ITF trace whose #meta names the property it breaks")
+    sh.add_argument("--out", type=Path, metavar="FILE", help="where to write the result (default: FILE.shrunk.itf.json)")
     return parser
 
 
@@ -170,6 +180,35 @@ def _replay(args: argparse.Namespace) -> int:
     return 1
 
 
+def _shrink(args: argparse.Namespace) -> int:
+    file = str(args.file)
+    try:
+        document = load_trace(args.file, complete=False)
+        meta = document["#meta"]
+        machine = machine_for(meta, file)
+        actions = decode_actions(document, file)
+    except TraceError as error:
+        return _fail(str(error))
+    name = meta.get("property")
+    prop = "deadlock" if name == "deadlock" else next((p for p in machine.properties if p.name == name), None)
+    if prop is None or (prop != "deadlock" and prop.kind == "sometimes"):
+        return _fail(f'{file}: $["#meta"].property: {name!r} is not a property that can be broken')
+    found = shrink(machine, actions, prop)
+    if found is None:
+        print(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
+        return 1
+    kind, clauses = ("deadlock", ()) if prop == "deadlock" else (prop.kind, prop.clauses)
+    description = "a state that is not finished and has no enabled action" if prop == "deadlock" else prop.doc
+    out = args.out or args.file.with_name(args.file.name.removesuffix(".itf.json").removesuffix(".json") + ".shrunk.itf.json")
+    shrunk = document_for(machine, found, name=name, kind=kind, clauses=clauses,
+                          verdict="deadlock" if prop == "deadlock" else "violation", description=description,
+                          command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))
+    write_trace(out, shrunk)
+    sys.stdout.write(render(shrunk, f"pausecheck replay {out}"))
+    print(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
+    return 1
+
+
 def _fail(message: str) -> int:
     sys.stderr.write(f"pausecheck: {message}\n")
     return 2
@@ -178,7 +217,7 @@ def _fail(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `pausecheck` console script."""
     args = _parser().parse_args(argv)
-    handlers = {"check": _check, "replay": _replay}
+    handlers = {"check": _check, "replay": _replay, "shrink": _shrink}
     try:
         return handlers[args.command](args)
     except KeyboardInterrupt:

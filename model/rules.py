@@ -22,7 +22,7 @@ from .state import (
     find_segment, with_execution, with_segment,
 )
 
-__all__ = ["Rule", "RULES", "RULE_OF", "enabled", "step", "hold", "verdict", "running_attempt"]
+__all__ = ["Rule", "RULES", "RULE_OF", "enabled", "step", "hold", "verdict", "running_attempt", "clauses_of"]
 
 Guard = Callable[[Bounds, State], Iterator[Action]]
 Effect = Callable[[Bounds, Reading, State, Action], State]
@@ -309,6 +309,33 @@ RULES: tuple[Rule, ...] = (
          "the write-back takes the held list, prepends it and writes the message, or puts back and reports"),
 )
 RULE_OF: dict[type, Rule] = {rule.action: rule for rule in RULES}
+
+
+def clauses_of(pre: State, action: Action, post: State) -> tuple[str, ...]:
+    """The clauses this particular step enacts: the branch of its rule that was taken.
+
+    Used to explain traces step by step; the rule's `clauses` are the union over its branches.
+    """
+    match action:
+        case ToolInterrupts(execution=eid):
+            before = find_execution(pre, eid)
+            cites = ["G6.1", "G6.2", "G6.9", "O11.2"]
+            segment = find_segment(pre, eid)
+            if before.held or (segment is not None and segment.collected):
+                cites += ["T7.1", "T7.2"] + (["T7.9"] if before.held else [])
+            if len(post.warnings) > len(pre.warnings):
+                cites += ["T7.13", "T7.14", "T7.15"]
+            return tuple(cites)
+        case Answer(approve=True):
+            return ("G6.3", "G6.4", "G5.3")
+        case Answer(approve=False):
+            return ("G6.4", "G5.1", "G5.2")
+        case FinishSegment(write_ok=False):
+            return ("T7.10", "T7.11", "T7.12")
+        case FinishSegment(execution=eid):
+            ladder = {COMPLETED: "O11.4", FAILED: "O11.1", PAUSED: "O11.2"}[find_execution(post, eid).status]
+            return ("T7.4", "T7.5", "T7.6", "T7.7", ladder)
+    return RULE_OF[type(action)].clauses
 
 
 def enabled(bounds: Bounds, reading: Reading, state: State) -> list[Action]:

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from model import MODEL_VERSION, RULE_OF, Action, State, action_to_json
+from model import MODEL_VERSION, Action, State, action_to_json
+from model.rules import clauses_of
 from model.state import ref_name
 
 __all__ = ["VARS", "encode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]
@@ -75,8 +76,8 @@ def trace_document(
         step_meta: dict[str, Any] = {"index": i}
         if i > 0:
             action = actions[i - 1]
-            rule = RULE_OF[type(action)]
-            step_meta.update(action=action_to_json(action), text=str(action), clauses=list(rule.clauses))
+            cites = list(clauses_of(states[i - 1], action, state))
+            step_meta.update(action=action_to_json(action), text=str(action), clauses=cites)
         encoded.append({"#meta": step_meta, **encode_state(state)})
     header = {"format": "ITF", "format-description": FORMAT_URL, "source": "pausecheck", "model": MODEL_VERSION}
     return {"#meta": {**header, **meta}, "vars": list(VARS), "states": encoded}
@@ -93,8 +94,12 @@ def write_trace(path: Path, document: dict[str, Any]) -> None:
     path.write_text(dumps(document), encoding="utf-8")
 
 
-def load_trace(path: str | Path) -> dict[str, Any]:
-    """Read and shape-check an ITF trace; every problem is a TraceError naming file and JSON path."""
+def load_trace(path: str | Path, complete: bool = True) -> dict[str, Any]:
+    """Read and shape-check an ITF trace; every problem is a TraceError naming file and JSON path.
+
+    With `complete=False` (a behaviour written by hand or logged elsewhere) the states need carry
+    only their `#meta.action`; the variables are not required.
+    """
     name = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -113,7 +118,7 @@ def load_trace(path: str | Path) -> dict[str, Any]:
         raise TraceError(name, '$["#meta"]', "missing or not an object")
     if meta.get("model") != MODEL_VERSION:
         raise TraceError(name, '$["#meta"].model', f"is {meta.get('model')!r}; this pausecheck reads {MODEL_VERSION!r}")
-    if document.get("vars") != VARS:
+    if complete and document.get("vars") != VARS:
         raise TraceError(name, "$.vars", f"must be {VARS}")
     states = document.get("states")
     if not isinstance(states, list) or not states:
@@ -121,7 +126,7 @@ def load_trace(path: str | Path) -> dict[str, Any]:
     for i, state in enumerate(states):
         if not isinstance(state, dict):
             raise TraceError(name, f"$.states[{i}]", "not an object")
-        for var in VARS:
+        for var in VARS if complete else ():
             if var not in state:
                 raise TraceError(name, f"$.states[{i}].{var}", "missing")
         if i > 0 and not isinstance(state.get("#meta"), dict):
