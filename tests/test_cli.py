@@ -1,0 +1,146 @@
+"""The command line: exit codes, the report, --json, --out, replay and shrink, and input errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from checks.cli import main
+
+SMALL = ["--calls", "1", "--per-call", "1", "--artifacts", "1", "--pauses", "1", "--write-failures", "0",
+         "--observations", "0"]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def default_json() -> dict:
+    """`pausecheck check --json` at the embedded defaults, run once through the console entry."""
+    done = subprocess.run([sys.executable, "-m", "checks.cli", "check", "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_default_check_holds_and_is_complete(default_json):
+    assert default_json["complete"] is True and default_json["exit"] == 0
+    assert default_json["states"] == 122591 and default_json["transitions"] == 218995
+    assert {"states", "transitions", "depth", "seconds", "bounds", "reading", "properties", "clauses"} <= set(default_json)
+    for p in default_json["properties"]:
+        assert {"name", "kind", "clauses", "holds", "witnessed", "trace"} <= set(p)
+        assert p["holds"] or p["status"] == "not exercised", p
+    for c in default_json["clauses"]:
+        assert {"id", "properties", "excused"} <= set(c)
+        assert c["properties"] or c["excused"], c
+
+
+def test_every_target_clause_is_in_the_table(default_json):
+    ids = {c["id"] for c in default_json["clauses"]}
+    assert {f"T7.{i}" for i in range(1, 16)} | {f"G6.{i}" for i in range(1, 10)} <= ids
+
+
+def test_text_report_small_bounds(capsys):
+    code, out, _ = run(capsys, "check", *SMALL)
+    assert "clause" in out and "T7.10" in out and "searched" in out
+    # these bounds cannot reach a failing write-back: the witness is missing, so the check fails
+    assert code == 1
+    assert "write_back_fails_with_held MISSING" in out
+    assert "failed_write_back_restores VACUOUS" in out
+
+
+def test_out_writes_traces_that_replay(tmp_path, capsys):
+    code, out, _ = run(capsys, "check", *SMALL, "--write-failures", "1", "--out", str(tmp_path))
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert "witness-approve.itf.json" in files
+    code, out, _ = run(capsys, "replay", str(tmp_path / "witness-approve.itf.json"))
+    assert code == 0 and "[replayed]" in out and "witnesses approve" in out
+
+
+def test_incomplete_search_is_not_success(capsys):
+    code, out, _ = run(capsys, "check", "--max-states", "50")
+    assert code == 1 and "INCOMPLETE" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["check", "--calls", "0"], "bound calls=0: must be a whole number >= 1"),
+    (["check", "--held-bound", "-1"], "bound held-bound=-1"),
+    (["check", "--calls", "two"], "invalid int value"),
+    (["check", "--bogus"], "unrecognized arguments: --bogus"),
+    (["check", "--reading", "lenient"], "invalid choice"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_usage_errors_exit_2_with_one_line(capsys, argv, words):
+    try:
+        code = main(argv)  # input checked by pausecheck itself
+    except SystemExit as caught:  # usage checked by argparse
+        code = caught.code
+    _, err = capsys.readouterr()
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_bound_error_exits_2(capsys):
+    code, _, err = run(capsys, "check", "--calls", "0")
+    assert code == 2 and err.startswith("pausecheck: bound calls=0")
+
+
+@pytest.mark.parametrize("content, words", [
+    (None, "no such file"),
+    ("{not json", "not JSON"),
+    ('{"#meta": {"model": "pausecheck-model/0"}}', "$[\"#meta\"].model"),
+    ('{"#meta": {"model": "pausecheck-model/1"}, "vars": []}', "$.vars"),
+])
+def test_replay_input_errors(tmp_path, capsys, content, words):
+    f = tmp_path / "t.itf.json"
+    if content is not None:
+        f.write_text(content)
+    code, out, err = run(capsys, "replay", str(f))
+    assert code == 2 and words in err and str(f) in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_replay_bad_bound_and_action_are_named(tmp_path, capsys):
+    code, _, _ = run(capsys, "check", *SMALL, "--write-failures", "1", "--out", str(tmp_path))
+    path = tmp_path / "witness-approve.itf.json"
+    doc = json.loads(path.read_text())
+    doc["#meta"]["bounds"]["calls"] = 0
+    path.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "replay", str(path))
+    assert code == 2 and '$["#meta"].bounds.calls' in err
+    doc["#meta"]["bounds"]["calls"] = 1
+    doc["states"][2]["#meta"]["action"]["kind"] = "teleport"
+    path.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "replay", str(path))
+    assert code == 2 and '$.states[2]["#meta"].action.kind' in err and "unknown action kind" in err
+
+
+def test_shrink_hand_written_trace(tmp_path, capsys):
+    bounds = {"sessions": 1, "turns": 1, "calls": 2, "per_call": 2, "artifacts": 3, "pauses": 2,
+              "write_failures": 1, "observations": 1, "held_bound": 1}
+    steps = [{"kind": "start-turn", "session": 1}, {"kind": "call-tool", "execution": "e1"},
+             {"kind": "poll", "execution": "e1"}, {"kind": "tool-returns", "execution": "e1", "call": "c1", "artifacts": 0},
+             {"kind": "call-tool", "execution": "e1"}, {"kind": "tool-fails", "execution": "e1", "call": "c2"},
+             {"kind": "poll", "execution": "e1"}, {"kind": "finish-segment", "execution": "e1", "write_ok": True}]
+    doc = {"#meta": {"model": "pausecheck-model/1", "property": "tool_failures_handled", "bounds": bounds,
+                     "reading": "conformant", "mutant": "tool_failure_unhandled"},
+           "states": [{}] + [{"#meta": {"action": s}} for s in steps]}
+    f = tmp_path / "hand.json"
+    f.write_text(json.dumps(doc))
+    code, out, _ = run(capsys, "shrink", str(f))
+    assert code == 1 and "[shrunk] 8 steps -> 5 steps" in out
+    code, out, _ = run(capsys, "replay", str(tmp_path / "hand.shrunk.itf.json"), "--quiet")
+    assert code == 1 and "breaks tool_failures_handled" in out
+
+
+def test_shrink_refuses_a_witness_property(tmp_path, capsys):
+    doc = {"#meta": {"model": "pausecheck-model/1", "property": "approve", "reading": "conformant",
+                     "bounds": {}}, "states": [{}]}
+    f = tmp_path / "w.json"
+    f.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "shrink", str(f))
+    assert code == 2 and "not a property that can be broken" in err
