@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
 from traces.itf import TraceError, load_trace, write_trace
@@ -64,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
                             help=f"{meaning} (default {getattr(DEFAULT_BOUNDS, name)}, minimum {minimum})")
     check.add_argument("--reading", choices=sorted(READINGS), default="conformant",
                        help="how each ambiguity of the spec is read (default conformant)")
-    check.add_argument("--out", type=Path, metavar="DIR", help="write counterexamples and witnesses as ITF JSON here")
+    check.add_argument("--out", type=Path, metavar="DIR",
+                       help="write counterexamples and witnesses as ITF JSON here")
     check.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     check.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
     rp = commands.add_parser(
@@ -199,7 +201,8 @@ def _shrink(args: argparse.Namespace) -> int:
         return 1
     kind, clauses = ("deadlock", ()) if prop == "deadlock" else (prop.kind, prop.clauses)
     description = "a state that is not finished and has no enabled action" if prop == "deadlock" else prop.doc
-    out = args.out or args.file.with_name(args.file.name.removesuffix(".itf.json").removesuffix(".json") + ".shrunk.itf.json")
+    stem = args.file.name.removesuffix(".itf.json").removesuffix(".json")
+    out = args.out or args.file.with_name(stem + ".shrunk.itf.json")
     shrunk = document_for(machine, found, name=name, kind=kind, clauses=clauses,
                           verdict="deadlock" if prop == "deadlock" else "violation", description=description,
                           command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))

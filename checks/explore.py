@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Protocol
 
 __all__ = ["Model", "Limits", "Discovery", "Result", "explore"]
 

@@ -31,6 +31,7 @@ class PropertyVerdict:
     discovery: Discovery | None
     situation: str | None
     doc: str
+    needs: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -78,7 +79,7 @@ def _verdict(machine: Machine, result: Result, prop: Any) -> PropertyVerdict:
         found = result.witnesses.get(prop.name)
         status = WITNESSED if found else (MISSING if exercised else UNEXERCISED)
         return PropertyVerdict(prop.name, prop.kind, prop.clauses, status, found is not None, found is not None,
-                               None, found, None, prop.doc)
+                               None, found, None, prop.doc, prop.needs)
     violation = result.violations.get(prop.name)
     witnessed = prop.situation is None or prop.situation in result.witnesses
     if violation is not None:
@@ -88,7 +89,8 @@ def _verdict(machine: Machine, result: Result, prop: Any) -> PropertyVerdict:
     else:
         status = HOLDS if witnessed else VACUOUS
     return PropertyVerdict(prop.name, prop.kind, prop.clauses, status, violation is None, witnessed,
-                           violation.message if violation else None, violation, prop.situation, prop.doc)
+                           violation.message if violation else None, violation, prop.situation, prop.doc,
+                           prop.needs)
 
 
 def _clause_status(props: list[PropertyVerdict]) -> str:

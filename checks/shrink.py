@@ -9,7 +9,8 @@ the same clauses. It is exact, and cheap for traces of the lengths people write 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from model import Machine
 

@@ -18,7 +18,7 @@ def _stats(report: Report) -> str:
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1] for row in rows]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1] for row in rows]
 
 
 def check_text(report: Report, paths: dict[str, str], command: str, renders: list[str]) -> str:
@@ -38,6 +38,11 @@ def check_text(report: Report, paths: dict[str, str], command: str, renders: lis
         about = " ".join(p.clauses) + (f" / {p.situation}" if p.situation else "")
         rows.append((p.name, p.kind, p.status, about))
     lines += _table(rows) + [""]
+    for p in report.properties:
+        if p.status == "not exercised" and p.needs:
+            lines.append(f"not exercised at these bounds: {p.name} needs {p.needs}")
+    if any(p.status == "not exercised" for p in report.properties):
+        lines.append("")
     for text in renders:
         lines += [text.rstrip("\n"), ""]
     if r.deadlocks:

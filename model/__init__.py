@@ -1,8 +1,20 @@
 """The pure-functional reference model of RT-TOOL-7 and RT-GATE-6 (standard library only)."""
 
 from .actions import (
-    ACTION_TYPES, Action, ActionError, Answer, CallTool, FinishSegment, ObserveAgain, Poll,
-    StartTurn, ToolFails, ToolInterrupts, ToolReturns, action_from_json, action_to_json,
+    ACTION_TYPES,
+    Action,
+    ActionError,
+    Answer,
+    CallTool,
+    FinishSegment,
+    ObserveAgain,
+    Poll,
+    StartTurn,
+    ToolFails,
+    ToolInterrupts,
+    ToolReturns,
+    action_from_json,
+    action_to_json,
 )
 from .clauses import CLAUSES, Clause, clause
 from .config import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds

@@ -61,7 +61,7 @@ class Bounds:
         """The bounds as a plain mapping, in field order."""
         return dataclasses.asdict(self)
 
-    def replace(self, **changes: int) -> "Bounds":
+    def replace(self, **changes: int) -> Bounds:
         """A copy with some bounds changed (validated again)."""
         return dataclasses.replace(self, **changes)
 

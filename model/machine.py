@@ -6,8 +6,8 @@ mutant (in `checks/`) can be the same machine with one deviation.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds

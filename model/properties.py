@@ -12,14 +12,26 @@ A property may also name the bounds it needs (`applies`); below them it is repor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from .actions import Answer, CallTool, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
 from .config import Bounds
 from .state import (
-    CANCELLED, COMPLETED, DECLINED, FAILED, FINISHED, INTERRUPTED, PAUSED, PENDING, RUNNING, State,
-    find_execution, find_segment, ref_name,
+    CANCELLED,
+    COMPLETED,
+    DECLINED,
+    FAILED,
+    FINISHED,
+    INTERRUPTED,
+    PAUSED,
+    PENDING,
+    RUNNING,
+    State,
+    find_execution,
+    find_segment,
+    ref_name,
 )
 
 __all__ = ["Context", "Property", "PROPERTIES", "ALWAYS", "TRANSITION", "SOMETIMES", "property_named"]
@@ -46,6 +58,7 @@ class Property:
     situation: str | None = None  # the `sometimes` property witnessing that this one is exercised
     on: tuple[type, ...] = ()  # transition and sometimes: the action kinds looked at (empty: all)
     applies: Callable[[Bounds], bool] | None = None  # bounds under which it can be exercised
+    needs: str | None = None  # what `applies` asks for, in words a user can act on
 
 
 def _names(refs: Any) -> str:
@@ -104,7 +117,7 @@ def _held_hidden(state: State, ctx: Context) -> str | None:
 def _merge_order(state: State, ctx: Context) -> str | None:
     for e in state.executions:
         for i, message in enumerate(e.messages, 1):
-            if any(a >= b for a, b in zip(message, message[1:])):
+            if any(a >= b for a, b in zip(message, message[1:], strict=False)):
                 return f"message {i} of {e.id} lists [{_names(message)}], not in arrival order"
     return None
 
@@ -274,7 +287,9 @@ PROPERTIES: tuple[Property, ...] = (
     Property("isolation", ALWAYS, ("T7.2", "T7.4"), _isolation,
              "nothing of one execution is held for, shown on or dropped by another",
              situation="two_executions_with_artifacts",
-             applies=lambda b: b.sessions * b.turns >= 2 and b.artifacts >= 2),
+             applies=lambda b: b.sessions * b.turns >= 2 and b.artifacts >= 2,
+             needs="two executions and two artifacts, e.g. --sessions 2 --calls 2 --per-call 1 --artifacts 2 "
+                   "--pauses 1 --write-failures 0 --observations 0"),
     Property("no_phantom_pause", ALWAYS, ("G6.5", "O11.2"), _no_phantom_pause,
              "a finished execution holds no interrupted attempt; a paused one has exactly one pending question",
              situation="completes_after_pause"),
@@ -351,7 +366,9 @@ PROPERTIES: tuple[Property, ...] = (
              "an execution with a declined call completes", on=(FinishSegment,)),
     Property("two_executions_with_artifacts", SOMETIMES, ("T7.2",), _two_executions_with_artifacts,
              "two executions each produce artifacts",
-             applies=lambda b: b.sessions * b.turns >= 2 and b.artifacts >= 2),
+             applies=lambda b: b.sessions * b.turns >= 2 and b.artifacts >= 2,
+             needs="two executions and two artifacts, e.g. --sessions 2 --calls 2 --per-call 1 --artifacts 2 "
+                   "--pauses 1 --write-failures 0 --observations 0"),
 )
 
 

@@ -7,19 +7,45 @@ The rules are the default (conformant) ones; mutants in `checks/` deviate from t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from .actions import (
-    Action, Answer, CallTool, FinishSegment, ObserveAgain, Poll, StartTurn, ToolFails,
-    ToolInterrupts, ToolReturns,
+    Action,
+    Answer,
+    CallTool,
+    FinishSegment,
+    ObserveAgain,
+    Poll,
+    StartTurn,
+    ToolFails,
+    ToolInterrupts,
+    ToolReturns,
 )
 from .config import Bounds
 from .reading import Reading
 from .state import (
-    APPROVED, CANCELLED, COMPLETED, DECLINED, FAILED, FINISHED, INTERRUPTED, PAUSED, PENDING,
-    RUNNING, Artifact, Attempt, Execution, Question, Segment, State, Warning, find_execution,
-    find_segment, with_execution, with_segment,
+    APPROVED,
+    CANCELLED,
+    COMPLETED,
+    DECLINED,
+    FAILED,
+    FINISHED,
+    INTERRUPTED,
+    PAUSED,
+    PENDING,
+    RUNNING,
+    Artifact,
+    Attempt,
+    Execution,
+    Question,
+    Segment,
+    State,
+    Warning,
+    find_execution,
+    find_segment,
+    with_execution,
+    with_segment,
 )
 
 __all__ = ["Rule", "RULES", "RULE_OF", "enabled", "step", "hold", "verdict", "running_attempt", "clauses_of"]

@@ -40,7 +40,7 @@ def first_difference(recorded: Any, computed: Any, path: str = "") -> tuple[str,
                 return found
         return None
     if isinstance(recorded, list) and isinstance(computed, list):
-        for i, (r, c) in enumerate(zip(recorded, computed)):
+        for i, (r, c) in enumerate(zip(recorded, computed, strict=False)):
             found = first_difference(r, c, f"{path}[{i}]")
             if found:
                 return found
