@@ -20,9 +20,12 @@ from traces.replay import decode_actions, replay
 
 from .evidence import command_line, document_for, machine_for, write_discovery
 from .explore import Limits, explore
+from .golden import golden_documents
+from .killmatrix import kill_matrix
+from .mutants import MUTANTS, mutant_named
 from .report import Report, build_report
 from .shrink import shrink
-from .text import check_json, check_text
+from .text import check_json, check_text, matrix_text
 
 __all__ = ["main"]
 
@@ -84,6 +87,18 @@ def _parser() -> argparse.ArgumentParser:
         "reading, mutant) are read; recorded state variables may be omitted.",
     )
     sh.add_argument("file", type=Path, help="an ITF trace whose #meta names the property it breaks")
+    mu = commands.add_parser(
+        "mutants", help="prove every property can fail: run each mutant and print the kill matrix",
+        description="Each mutant is a named, minimal deviation from the rules that a real runtime could "
+        "make. Every mutant is explored exhaustively; the kill matrix shows which properties catch it "
+        "and the length of each shortest counterexample, and what each property catches alone.",
+        epilog="exit: 0 every mutant is killed or marked equivalent; 1 a mutant survived or a property "
+        "kills nothing; 2 usage error.",
+    )
+    mu.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
+    mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
+    mu.add_argument("--golden", type=Path, metavar="DIR",
+                    help="also write each mutant's target counterexample as DIR/<mutant>.itf.json")
     sh.add_argument("--out", type=Path, metavar="FILE", help="where to write the result (default: FILE.shrunk.itf.json)")
     return parser
 
@@ -212,6 +227,31 @@ def _shrink(args: argparse.Namespace) -> int:
     return 1
 
 
+def _mutants(args: argparse.Namespace) -> int:
+    try:
+        chosen = [mutant_named(n) for n in args.only] if args.only else list(MUTANTS)
+    except KeyError as error:
+        return _fail(f"unknown mutant {error.args[0]!r} (see pausecheck mutants --json for the names)")
+    live = sys.stderr.isatty() and not args.json
+
+    def progress(done: int, total: int, name: str) -> None:
+        sys.stderr.write(f"\rmutant {done}/{total}: {name}".ljust(72))
+        sys.stderr.flush()
+
+    matrix = kill_matrix(chosen, progress=progress if live else None)
+    if live:
+        sys.stderr.write("\r" + " " * 72 + "\r")
+    if args.golden:
+        for name, document in golden_documents(matrix).items():
+            write_trace(args.golden / name, document)
+    if args.json:
+        print(json.dumps(matrix.to_json(), sort_keys=True, indent=2))
+    else:
+        sys.stdout.write(matrix_text(matrix, {m.name: m.target for m in chosen}))
+    untested = [p.name for p in matrix.properties if not p.killers]
+    return 1 if matrix.survivors or (untested and not args.only) else 0
+
+
 def _fail(message: str) -> int:
     sys.stderr.write(f"pausecheck: {message}\n")
     return 2
@@ -220,7 +260,7 @@ def _fail(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `pausecheck` console script."""
     args = _parser().parse_args(argv)
-    handlers = {"check": _check, "replay": _replay, "shrink": _shrink}
+    handlers = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants}
     try:
         return handlers[args.command](args)
     except KeyboardInterrupt:

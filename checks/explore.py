@@ -125,7 +125,7 @@ class _Search:
     def check_edge(self, i: int, action: Any, post: Any) -> None:
         pre, found = self.states[i], False
         for p in self.edge_checks(type(action)):
-            outcome = p.check(pre, action, post)
+            outcome = p.check(pre, action, post, self.ctx)
             if p.kind == TRANSITION and outcome is not None:
                 self.violations[p.name] = self.path(i, (action, post), outcome)
                 found = True

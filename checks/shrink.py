@@ -27,7 +27,7 @@ def violation_on(machine: Machine, prop: Any, pre: Any, action: Any, post: Any) 
     if prop.kind == "always":
         return prop.check(post, machine.context())
     if prop.kind == "transition" and (not prop.on or type(action) in prop.on):
-        return prop.check(pre, action, post)
+        return prop.check(pre, action, post, machine.context())
     return None
 
 

@@ -92,3 +92,39 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
             for c in report.clauses
         ],
     }
+
+
+def matrix_text(matrix: Any, targets: dict[str, str | None]) -> str:
+    """The kill matrix: a grid of mutants x killing properties (shortest counterexample lengths),
+    each mutant's killers in words, each property's sole killers or redundancy, and a verdict."""
+    columns = [p.name for p in matrix.properties]
+    lines = ["properties (columns):"]
+    lines += [f"  P{i:<2} {name}" for i, name in enumerate(columns, 1)]
+    width = max(len(m.name) for m in matrix.mutants)
+    head = " " * width + "  " + " ".join(f"P{i:<2}" for i in range(1, len(columns) + 1))
+    lines += ["", "shortest counterexample (steps) per mutant and property; '.' = not killed, * = its target", head]
+    for m in matrix.mutants:
+        cells = []
+        for name in columns:
+            steps = m.steps(name)
+            mark = "*" if name == targets.get(m.name) else " "
+            cells.append("." + "  " if steps is None else f"{steps}{mark}".ljust(3))
+        note = "  equivalent: " + m.reason if m.equivalent else ("  SURVIVED" if m.survived else "")
+        lines.append(m.name.ljust(width) + "  " + " ".join(cells) + note)
+    lines += ["", "what each property adds:"]
+    for p in matrix.properties:
+        if p.sole_killers:
+            lines.append(f"  {p.name}: sole killer of {', '.join(p.sole_killers)}")
+        elif p.redundant_with:
+            together = " jointly" if p.jointly else ""
+            lines.append(f"  {p.name}: no sole killer; redundant{together} with {', '.join(p.redundant_with)}")
+        else:
+            lines.append(f"  {p.name}: KILLS NOTHING: no mutant shows it can fail")
+    killed = sum(1 for m in matrix.mutants if m.killed_by)
+    equivalent = sum(1 for m in matrix.mutants if m.equivalent and not m.killed_by)
+    lines += ["", f"{len(matrix.mutants)} mutants: {killed} killed, {equivalent} marked equivalent, "
+              f"{len(matrix.survivors)} survived; {sum(m.states for m in matrix.mutants):,} states "
+              f"in {matrix.seconds:.1f} s"]
+    lines.append("[ok] every mutant is killed or marked equivalent" if not matrix.survivors
+                 else f"[fail] survived: {', '.join(matrix.survivors)}")
+    return "\n".join(lines) + "\n"

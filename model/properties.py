@@ -1,7 +1,7 @@
 """The properties: named predicates with a kind, the clauses they formalise, and a witness.
 
 - `always`: a predicate over every reachable state, given a `Context` (bounds, what the wire shows);
-- `transition`: a predicate over every step (pre, action, post) of the action kinds it names;
+- `transition`: a predicate over every step (pre, action, post, context) of the action kinds it names;
 - `sometimes`: a witness; finding none is a failure (the model or the bounds are vacuous).
 
 An `always` or `transition` check returns None when it holds, else a sentence naming the concrete
@@ -172,19 +172,40 @@ def _handled_run_completes(state: State, ctx: Context) -> str | None:
     return None
 
 
-def _one_question_per_pause(state: State, ctx: Context) -> str | None:
-    for e in state.executions:
-        pauses = sum(1 for a in e.attempts if a.status in (INTERRUPTED, CANCELLED))
-        if len(e.questions) != pauses:
-            return f"{e.id} paused {pauses} time(s) but raised {len(e.questions)} question(s)"
-    return None
-
-
 # ---------------------------------------------------------------------------------------------
 # transition
 
 
-def _write_back_delivers(pre: State, action: FinishSegment, post: State) -> str | None:
+def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    pausing = action.execution if type(action) is ToolInterrupts else None
+    asked = {e.id: len(e.questions) for e in pre.executions}
+    for e in post.executions:
+        raised = len(e.questions) - asked.get(e.id, 0)
+        expected = 1 if e.id == pausing else 0
+        if raised != expected:
+            what = "pausing" if expected else f"{action}"
+            return f"{e.id} raised {raised} question(s) on one step ({what}); a pause raises exactly one"
+    return None
+
+
+def _messages_only_from_write_back(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    writer = action.execution if type(action) is FinishSegment and action.write_ok else None
+    before = {e.id: e.messages for e in pre.executions}
+    for e in post.executions:
+        if e.id != writer and e.messages != before.get(e.id, ()):
+            return f"{e.id}'s messages changed from {before.get(e.id, ())} to {e.messages} on a step " \
+                   f"that is no write-back ({action})"
+    return None
+
+
+def _failure_recorded_failed(pre: State, action: ToolFails, post: State, ctx: Context) -> str | None:
+    attempts = [a for a in find_execution(post, action.execution).attempts if a.call == action.call]
+    if attempts[-1].status != FAILED:
+        return f"the failure of {action.call} in {action.execution} recorded the attempt {attempts[-1].status}"
+    return None
+
+
+def _write_back_delivers(pre: State, action: FinishSegment, post: State, ctx: Context) -> str | None:
     if not action.write_ok:
         return None
     before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
@@ -198,7 +219,7 @@ def _write_back_delivers(pre: State, action: FinishSegment, post: State) -> str 
     return None
 
 
-def _failed_write_back_restores(pre: State, action: FinishSegment, post: State) -> str | None:
+def _failed_write_back_restores(pre: State, action: FinishSegment, post: State, ctx: Context) -> str | None:
     if action.write_ok:
         return None
     before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
@@ -213,7 +234,7 @@ def _failed_write_back_restores(pre: State, action: FinishSegment, post: State) 
     return None
 
 
-def _repause_holds_everything(pre: State, action: ToolInterrupts, post: State) -> str | None:
+def _repause_holds_everything(pre: State, action: ToolInterrupts, post: State, ctx: Context) -> str | None:
     before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
     dropped = {w.ref for w in post.warnings[len(pre.warnings):]}
     incoming = before.held + find_segment(pre, action.execution).collected
@@ -223,8 +244,11 @@ def _repause_holds_everything(pre: State, action: ToolInterrupts, post: State) -
     return None
 
 
-def _drops_newest_with_warning(pre: State, action: Any, post: State) -> str | None:
+def _drops_newest_with_warning(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     new = post.warnings[len(pre.warnings):]
+    if not new:
+        return None
+    bound = ctx.bounds.held_bound
     refs = [w.ref for w in new]
     if len(set(refs)) != len(refs):
         return f"one drop raised several warnings: [{_names(refs)}]"
@@ -233,17 +257,19 @@ def _drops_newest_with_warning(pre: State, action: Any, post: State) -> str | No
         newer = [r for r in kept if r > w.ref]
         if newer:
             return f"{w.execution} dropped {ref_name(w.ref)} but kept the newer {_names(newer)}"
+        if len(kept) < bound:
+            return f"{w.execution} dropped {ref_name(w.ref)} while holding {len(kept)}, under the bound {bound}"
     return None
 
 
-def _interrupted_not_failed(pre: State, action: ToolInterrupts, post: State) -> str | None:
+def _interrupted_not_failed(pre: State, action: ToolInterrupts, post: State, ctx: Context) -> str | None:
     attempts = [a for a in find_execution(post, action.execution).attempts if a.call == action.call]
     if attempts[-1].status != INTERRUPTED:
         return f"the interrupt of {action.call} in {action.execution} recorded the attempt {attempts[-1].status}"
     return None
 
 
-def _resume_supersedes(pre: State, action: Answer, post: State) -> str | None:
+def _resume_supersedes(pre: State, action: Answer, post: State, ctx: Context) -> str | None:
     call = find_execution(pre, action.execution).questions[-1].call
     before = [a.status for a in find_execution(pre, action.execution).attempts if a.call == call]
     after = [a.status for a in find_execution(post, action.execution).attempts if a.call == call]
@@ -266,9 +292,17 @@ def _finished_with(post: State, action: FinishSegment, test: Callable[[Any], boo
     return action.write_ok and e.status == COMPLETED and test(e)
 
 
-def _two_executions_with_artifacts(pre: State, action: Any, post: State) -> bool:
-    return len({a.execution for a in post.artifacts}) >= 2 and len(pre.artifacts) < len(post.artifacts)
+def _artifact_beside_another_execution(pre: State, action: Any, post: State, ctx: Context) -> bool:
+    """Two executions exist and one of them holds or has delivered an artifact."""
+    return len(post.executions) >= 2 and any(e.held or any(e.messages) for e in post.executions)
 
+
+def _two_executions(bounds: Bounds) -> bool:
+    return bounds.sessions * bounds.turns >= 2 and bounds.artifacts >= 1
+
+
+_TWO_EXECUTIONS = "two executions, e.g. --sessions 2 --calls 2 --per-call 1 --artifacts 1 --pauses 1 " \
+                  "--write-failures 0 --observations 0"
 
 PROPERTIES: tuple[Property, ...] = (
     Property("no_double_delivery", ALWAYS, ("T7.7", "T7.8"), _no_double_delivery,
@@ -286,10 +320,8 @@ PROPERTIES: tuple[Property, ...] = (
              "no held list exceeds the bound", situation="warned_drop"),
     Property("isolation", ALWAYS, ("T7.2", "T7.4"), _isolation,
              "nothing of one execution is held for, shown on or dropped by another",
-             situation="two_executions_with_artifacts",
-             applies=lambda b: b.sessions * b.turns >= 2 and b.artifacts >= 2,
-             needs="two executions and two artifacts, e.g. --sessions 2 --calls 2 --per-call 1 --artifacts 2 "
-                   "--pauses 1 --write-failures 0 --observations 0"),
+             situation="artifact_beside_another_execution",
+             applies=_two_executions, needs=_TWO_EXECUTIONS),
     Property("no_phantom_pause", ALWAYS, ("G6.5", "O11.2"), _no_phantom_pause,
              "a finished execution holds no interrupted attempt; a paused one has exactly one pending question",
              situation="completes_after_pause"),
@@ -298,9 +330,6 @@ PROPERTIES: tuple[Property, ...] = (
     Property("handled_run_completes", ALWAYS, ("G6.7", "E9.1", "O11.4", "G5.2"), _handled_run_completes,
              "a run whose only failures are tool failures or declines completes",
              situation="completes_after_failure"),
-    Property("one_question_per_pause", ALWAYS, ("G6.9",), _one_question_per_pause,
-             "one pause raises exactly one question, however often the interrupt is observed",
-             situation="interrupt_observed_twice"),
     Property("write_back_delivers", TRANSITION, ("T7.4", "T7.5", "T7.6", "T7.7"), _write_back_delivers,
              "a write-back takes the held list and writes held ++ collected on one message",
              situation="delivered_after_pause", on=(FinishSegment,)),
@@ -312,6 +341,15 @@ PROPERTIES: tuple[Property, ...] = (
              situation="write_back_fails_with_held", on=(FinishSegment,)),
     Property("drops_newest_with_warning", TRANSITION, ("T7.14", "T7.15"), _drops_newest_with_warning,
              "an overflow drops the newest entries, one warning each", situation="warned_drop"),
+    Property("one_question_per_pause", TRANSITION, ("G6.9",), _one_question_per_pause,
+             "a pause raises exactly one question and no other step raises any, however often the "
+             "interrupt is observed", situation="interrupt_observed_twice"),
+    Property("messages_only_from_write_back", TRANSITION, ("T7.3", "T7.4"), _messages_only_from_write_back,
+             "no step but a successful write-back writes or changes a turn's assistant messages",
+             situation="poll_while_holding"),
+    Property("failure_recorded_failed", TRANSITION, ("G6.6",), _failure_recorded_failed,
+             "a failed tool call is recorded as a failed attempt (handled, not relabelled)",
+             situation="tool_failure", on=(ToolFails,)),
     Property("interrupted_not_failed", TRANSITION, ("G6.1", "G6.2"), _interrupted_not_failed,
              "an interrupt escaping a tool records the attempt interrupted, not failed",
              situation="held_across_pause", on=(ToolInterrupts,)),
@@ -320,55 +358,53 @@ PROPERTIES: tuple[Property, ...] = (
              situation="approve", on=(Answer,)),
     # witnesses
     Property("delivered_after_pause", SOMETIMES, ("T7.6",),
-             lambda pre, a, post: a.write_ok and bool(_held(pre, a.execution)),
+             lambda pre, a, post, ctx: a.write_ok and bool(_held(pre, a.execution)),
              "a write-back delivers artifacts held across a pause", on=(FinishSegment,)),
     Property("merged_held_and_new", SOMETIMES, ("T7.5",),
-             lambda pre, a, post: a.write_ok and bool(_held(pre, a.execution))
+             lambda pre, a, post, ctx: a.write_ok and bool(_held(pre, a.execution))
              and bool(find_segment(pre, a.execution).collected),
              "a write-back merges held artifacts with the resumed segment's own", on=(FinishSegment,)),
     Property("held_across_pause", SOMETIMES, ("T7.1",),
-             lambda pre, a, post: bool(_held(post, a.execution)),
+             lambda pre, a, post, ctx: bool(_held(post, a.execution)),
              "a pause holds artifacts", on=(ToolInterrupts,)),
     Property("repause_with_held", SOMETIMES, ("T7.9",),
-             lambda pre, a, post: bool(_held(pre, a.execution)),
+             lambda pre, a, post, ctx: bool(_held(pre, a.execution)),
              "a resume that pauses again while artifacts are held", on=(ToolInterrupts,)),
     Property("two_pauses", SOMETIMES, ("T7.9",),
-             lambda pre, a, post: len(find_execution(post, a.execution).questions) >= 2,
+             lambda pre, a, post, ctx: len(find_execution(post, a.execution).questions) >= 2,
              "one execution pauses twice", on=(ToolInterrupts,)),
     Property("write_back_fails_with_held", SOMETIMES, ("T7.10",),
-             lambda pre, a, post: not a.write_ok and bool(_held(pre, a.execution)),
+             lambda pre, a, post, ctx: not a.write_ok and bool(_held(pre, a.execution)),
              "a write-back fails while artifacts are held", on=(FinishSegment,)),
     Property("warned_drop", SOMETIMES, ("T7.14", "T7.15"),
-             lambda pre, a, post: len(post.warnings) > len(pre.warnings),
+             lambda pre, a, post, ctx: len(post.warnings) > len(pre.warnings),
              "a held list overflows and drops with a warning"),
     Property("poll_while_holding", SOMETIMES, ("T7.3",),
-             lambda pre, a, post: bool(_held(pre, a.execution)),
+             lambda pre, a, post, ctx: bool(_held(pre, a.execution)),
              "a caller polls a turn that holds artifacts", on=(Poll,)),
-    Property("interrupt_observed_twice", SOMETIMES, ("G6.9",), lambda pre, a, post: True,
+    Property("interrupt_observed_twice", SOMETIMES, ("G6.9",), lambda pre, a, post, ctx: True,
              "the tool plane observes the same interrupt again", on=(ObserveAgain,)),
-    Property("approve", SOMETIMES, ("G6.3", "G5.3"), lambda pre, a, post: a.approve,
+    Property("approve", SOMETIMES, ("G6.3", "G5.3"), lambda pre, a, post, ctx: a.approve,
              "a question is approved", on=(Answer,)),
-    Property("decline", SOMETIMES, ("G5.1",), lambda pre, a, post: not a.approve,
+    Property("decline", SOMETIMES, ("G5.1",), lambda pre, a, post, ctx: not a.approve,
              "a question is declined", on=(Answer,)),
     Property("two_calls_in_segment", SOMETIMES, (),
-             lambda pre, a, post: find_segment(post, a.execution).calls >= 2,
+             lambda pre, a, post, ctx: find_segment(post, a.execution).calls >= 2,
              "a segment makes two tool calls", on=(CallTool,)),
-    Property("tool_failure", SOMETIMES, ("G6.6",), lambda pre, a, post: True,
+    Property("tool_failure", SOMETIMES, ("G6.6",), lambda pre, a, post, ctx: True,
              "a tool call fails", on=(ToolFails,)),
     Property("completes_after_pause", SOMETIMES, ("G6.5",),
-             lambda pre, a, post: _finished_with(post, a, lambda e: bool(e.questions)),
+             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: bool(e.questions)),
              "an execution that paused completes", on=(FinishSegment,)),
     Property("completes_after_failure", SOMETIMES, ("E9.5",),
-             lambda pre, a, post: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)),
+             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)),
              "an execution with a tool failure completes", on=(FinishSegment,)),
     Property("completes_after_decline", SOMETIMES, ("G5.2",),
-             lambda pre, a, post: _finished_with(post, a, lambda e: any(q.status == DECLINED for q in e.questions)),
+             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(q.status == DECLINED for q in e.questions)),
              "an execution with a declined call completes", on=(FinishSegment,)),
-    Property("two_executions_with_artifacts", SOMETIMES, ("T7.2",), _two_executions_with_artifacts,
-             "two executions each produce artifacts",
-             applies=lambda b: b.sessions * b.turns >= 2 and b.artifacts >= 2,
-             needs="two executions and two artifacts, e.g. --sessions 2 --calls 2 --per-call 1 --artifacts 2 "
-                   "--pauses 1 --write-failures 0 --observations 0"),
+    Property("artifact_beside_another_execution", SOMETIMES, ("T7.2",), _artifact_beside_another_execution,
+             "an execution holds or has delivered an artifact while another execution exists",
+             applies=_two_executions, needs=_TWO_EXECUTIONS),
 )
 
 

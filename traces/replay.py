@@ -115,7 +115,7 @@ def _claim(meta: dict[str, Any], machine: Machine, states: list[State], actions:
     pre, action = states[-2], actions[-1]
     if prop.on and type(action) not in prop.on:
         return False, None
-    outcome = prop.check(pre, action, last)
+    outcome = prop.check(pre, action, last, machine.context())
     if prop.kind == "transition":
         return outcome is not None, outcome
     return bool(outcome), None

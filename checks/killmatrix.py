@@ -1,0 +1,195 @@
+"""The kill matrix: which property catches which mutant, and what each property adds.
+
+Every mutant is explored exhaustively (`checks.explore.explore` on `mutate(Machine(bounds), m)`).
+A mutant is *killed by* each `always` or `transition` property its search violates, and by the
+pseudo-property "deadlock" if some unfinished run can never move. Witnesses (`sometimes`) never
+kill: a vanished witness says the model went vacuous, not that a rule was broken. A mutant nothing
+kills has *survived*, unless it is marked `equivalent` (with a reason).
+
+Per property P, with K(P) the set of mutants P kills:
+- its *sole killers* are the mutants whose killed-by set is exactly {P}: the evidence that P
+  catches something no other property does;
+- if it has none, it is *redundant with* every other property Q (deadlock included) such that
+  K(P) is non-empty and K(P) <= K(Q): on these mutants Q alone would have caught everything P did.
+  A property that kills nothing is redundant with nothing (it is untested). One whose mutants are
+  each caught elsewhere but by no single Q is *jointly redundant* with a smallest-first greedy cover:
+  properties whose kill sets together contain K(P), named in registry order (`jointly` is set).
+A mutant marked equivalent yet killed is a false claim; the matrix records it as killed.
+Redundancy is relative to the mutant set: it says the mutants do not yet separate P from Q, not
+that P is implied by Q.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from model import DEFAULT_BOUNDS, Bounds, Machine
+from model.properties import ALWAYS, TRANSITION
+
+from .explore import Discovery, explore
+from .mutants import DEADLOCK, Mutant, bounds_of, mutate
+
+__all__ = ["MutantKill", "PropertyKills", "KillMatrix", "kill_matrix", "killer_names"]
+
+
+@dataclass(frozen=True, slots=True)
+class MutantKill:
+    """One mutant's row: the properties that catch it and their shortest counterexamples."""
+
+    name: str
+    clauses: tuple[str, ...]
+    bounds: Bounds
+    killed_by: tuple[str, ...]  # in property-registry order, deadlock last
+    shortest: tuple[tuple[str, int], ...]  # (property, steps), same order as killed_by
+    equivalent: bool
+    reason: str
+    states: int
+    complete: bool
+    seconds: float
+    evidence: Discovery | None = None  # the target's shortest counterexample, for golden traces
+
+    @property
+    def survived(self) -> bool:
+        """Nothing catches it and it is not known to be equivalent."""
+        return not self.killed_by and not self.equivalent
+
+    def steps(self, prop: str) -> int | None:
+        """The length of `prop`'s shortest counterexample on this mutant, if it kills it."""
+        return dict(self.shortest).get(prop)
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyKills:
+    """One property's column: the mutants it kills, its sole killers, or what it is redundant with."""
+
+    name: str
+    killers: tuple[str, ...]
+    sole_killers: tuple[str, ...]
+    redundant_with: tuple[str, ...]  # empty when it has sole killers
+    jointly: bool = False  # redundant_with covers its kills only together, not one by one
+
+
+@dataclass(frozen=True, slots=True)
+class KillMatrix:
+    """The whole matrix, immutable: rows per mutant, columns per killing property."""
+
+    mutants: tuple[MutantKill, ...]
+    properties: tuple[PropertyKills, ...]
+    seconds: float
+
+    @property
+    def survivors(self) -> tuple[str, ...]:
+        """Mutants no property kills that are not marked equivalent."""
+        return tuple(m.name for m in self.mutants if m.survived)
+
+    def row(self, name: str) -> MutantKill:
+        """The row of the mutant with this name (KeyError if none)."""
+        for m in self.mutants:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+    def column(self, name: str) -> PropertyKills:
+        """The column of the property with this name (KeyError if none)."""
+        for p in self.properties:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data (lists, dicts, str, int, bool), deterministic; no timings."""
+        return {
+            "mutants": [
+                {
+                    "name": m.name,
+                    "clauses": list(m.clauses),
+                    "killed_by": list(m.killed_by),
+                    "shortest": dict(m.shortest),
+                    "equivalent": m.equivalent,
+                    "reason": m.reason,
+                }
+                for m in self.mutants
+            ],
+            "properties": [
+                {"name": p.name, "sole_killers": list(p.sole_killers), "redundant_with": list(p.redundant_with),
+                 "jointly": p.jointly}
+                for p in self.properties
+            ],
+        }
+
+
+def killer_names(machine: Machine) -> tuple[str, ...]:
+    """The properties that can kill a mutant of this machine: always and transition, then deadlock."""
+    return tuple(p.name for p in machine.properties if p.kind in (ALWAYS, TRANSITION)) + (DEADLOCK,)
+
+
+def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...]) -> MutantKill:
+    result = explore(mutate(Machine(bounds), mutant))
+    evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
+    lengths = {name: len(d.actions) for name, d in result.violations.items()}
+    if result.deadlock is not None:
+        lengths[DEADLOCK] = len(result.deadlock.actions)
+    killed = tuple(name for name in order if name in lengths)
+    return MutantKill(
+        name=mutant.name, clauses=mutant.clauses, bounds=bounds, killed_by=killed,
+        shortest=tuple((name, lengths[name]) for name in killed), equivalent=mutant.equivalent,
+        reason=mutant.reason, states=result.states, complete=result.complete, seconds=result.seconds,
+        evidence=evidence,
+    )
+
+
+def _columns(rows: tuple[MutantKill, ...], order: tuple[str, ...]) -> tuple[PropertyKills, ...]:
+    kills = {p: frozenset(r.name for r in rows if p in r.killed_by) for p in order}
+    columns = []
+    for p in order:
+        sole = tuple(r.name for r in rows if r.killed_by == (p,))
+        redundant: tuple[str, ...] = ()
+        jointly = False
+        if not sole and kills[p]:
+            redundant = tuple(q for q in order if q != p and kills[p] <= kills[q])
+            if not redundant:
+                redundant, jointly = _cover(kills[p], {q: kills[q] for q in order if q != p}, order), True
+        killers = tuple(r.name for r in rows if r.name in kills[p])
+        columns.append(PropertyKills(p, killers, sole, redundant, jointly))
+    return tuple(columns)
+
+
+def _cover(target: frozenset[str], kills: dict[str, frozenset[str]], order: tuple[str, ...]) -> tuple[str, ...]:
+    """A small set of properties whose kills together contain `target` (greedy: most new kills first)."""
+    chosen: list[str] = []
+    left = set(target)
+    while left:
+        best = max(kills, key=lambda q: len(left & kills[q]))
+        chosen.append(best)
+        left -= kills[best]
+    return tuple(q for q in order if q in chosen)
+
+
+def kill_matrix(
+    mutants: Iterable[Mutant],
+    bounds: Bounds | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> KillMatrix:
+    """Explore every mutant and tabulate what kills it.
+
+    Each mutant runs at its own `bounds` if it has them, else at `bounds` (default: the default
+    bounds). Names must be unique. Takes as long as one exhaustive search per mutant;
+    `progress(done, total, name)` is called before each.
+    """
+    mutants = tuple(mutants)
+    names = [m.name for m in mutants]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"mutant names must be unique; repeated: {', '.join(duplicates)}")
+    order = killer_names(Machine())
+    started = time.perf_counter()
+    rows = []
+    for i, m in enumerate(mutants, 1):
+        if progress is not None:
+            progress(i, len(mutants), m.name)
+        rows.append(_row(m, bounds_of(m, bounds or DEFAULT_BOUNDS), order))
+    rows = tuple(rows)
+    return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started)

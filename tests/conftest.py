@@ -1,0 +1,14 @@
+"""Fixtures shared across test modules."""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.killmatrix import KillMatrix, kill_matrix
+from checks.mutants import MUTANTS
+
+
+@pytest.fixture(scope="session")
+def matrix() -> KillMatrix:
+    """Every mutant explored once (about two minutes): the kill matrix and each target's evidence."""
+    return kill_matrix(MUTANTS)

@@ -1,0 +1,178 @@
+"""Mutants and the kill matrix: every mutant is caught where it says, by a property that can fail.
+
+The kill matrix (one exhaustive search per mutant) is computed once per module; every per-mutant
+test reads its row.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from checks.explore import explore
+from checks.killmatrix import KillMatrix, kill_matrix, killer_names
+from checks.mutants import DEADLOCK, MUTANTS, Mutant, bounds_of, mutant_named, mutate
+from model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
+from model.properties import ALWAYS, TRANSITION
+
+TARGET_RULES = ("RT-TOOL-7", "RT-GATE-6")
+KILLABLE = [m for m in MUTANTS if not m.equivalent]
+EQUIVALENT = [m for m in MUTANTS if m.equivalent]
+
+
+# ---------------------------------------------------------------------------------------------
+# The registry
+
+
+def test_at_least_25_killable_mutants():
+    assert len(KILLABLE) >= 25
+
+
+def test_names_are_unique():
+    names = [m.name for m in MUTANTS]
+    assert len(names) == len(set(names))
+
+
+def test_mutant_named_finds_each_and_refuses_unknown():
+    for m in MUTANTS:
+        assert mutant_named(m.name) is m
+    with pytest.raises(KeyError):
+        mutant_named("no_such_mutant")
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_each_mutant_is_documented_and_targets_a_killing_property(mutant: Mutant):
+    assert mutant.doc and mutant.clauses
+    known = {c.id for c in CLAUSES}
+    assert set(mutant.clauses) <= known, f"unknown clause ids {set(mutant.clauses) - known}"
+    if mutant.equivalent:
+        assert mutant.reason and mutant.target is None
+    else:
+        assert mutant.target in killer_names(Machine())
+        if mutant.target != DEADLOCK:
+            assert property_named(mutant.target).kind in (ALWAYS, TRANSITION)
+
+
+def test_every_modelled_target_clause_is_named_by_a_mutant():
+    named = {c for m in KILLABLE for c in m.clauses}
+    modelled = {c.id for c in CLAUSES if c.rule in TARGET_RULES and c.excused is None}
+    assert modelled - named == set()
+    assert {"E9.5", "G6.8"} <= named
+
+
+def test_an_equivalent_mutant_needs_a_reason():
+    patch = mutant_named("put_back_by_assignment").patch
+    with pytest.raises(ValueError, match="reason"):
+        Mutant("x", ("T7.10",), "doc", None, None, patch, equivalent=True)
+    with pytest.raises(ValueError, match="target"):
+        Mutant("x", ("T7.10",), "doc", None, None, patch)
+    with pytest.raises(ValueError, match="patch or a show"):
+        Mutant("x", ("T7.10",), "doc", "no_loss", 3)
+
+
+def test_bounds_of_prefers_the_mutant_s_own():
+    own = mutant_named("held_keyed_per_workflow")
+    assert bounds_of(own, DEFAULT_BOUNDS) == own.bounds != DEFAULT_BOUNDS
+    plain = mutant_named("no_put_back")
+    assert bounds_of(plain) == DEFAULT_BOUNDS
+    assert bounds_of(plain, Bounds(pauses=1)) == Bounds(pauses=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# The default machine fails nothing, at every bounds a mutant is checked at: so each kill below
+# is the mutant's doing, not the bounds'.
+
+
+@pytest.mark.parametrize("bounds", sorted({bounds_of(m) for m in MUTANTS}, key=lambda b: tuple(b.as_dict().values())),
+                         ids=lambda b: ",".join(f"{k}={v}" for k, v in b.as_dict().items()
+                                                if v != getattr(DEFAULT_BOUNDS, k)) or "default")
+def test_default_machine_violates_nothing(bounds: Bounds):
+    result = explore(Machine(bounds))
+    assert result.complete and not result.violations and result.deadlock is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Each mutant, from the matrix
+
+
+@pytest.mark.parametrize("mutant", KILLABLE, ids=lambda m: m.name)
+def test_target_is_violated_with_the_declared_shortest_length(matrix: KillMatrix, mutant: Mutant):
+    row = matrix.row(mutant.name)
+    assert row.complete
+    assert mutant.target in row.killed_by, f"{mutant.name} is killed by {row.killed_by}, not {mutant.target}"
+    assert row.steps(mutant.target) == mutant.shortest
+
+
+@pytest.mark.parametrize("mutant", EQUIVALENT, ids=lambda m: m.name)
+def test_equivalent_mutant_is_killed_by_nothing(matrix: KillMatrix, mutant: Mutant):
+    assert matrix.row(mutant.name).killed_by == ()
+
+
+def test_no_mutant_survives(matrix: KillMatrix):
+    assert matrix.survivors == ()
+
+
+def test_every_killing_property_has_a_sole_killer_or_a_named_redundancy(matrix: KillMatrix):
+    lacking = [p.name for p in matrix.properties if not p.sole_killers and not p.redundant_with]
+    assert lacking == []
+
+
+def test_every_killing_property_kills_something(matrix: KillMatrix):
+    assert [p.name for p in matrix.properties if not p.killers] == []
+
+
+def test_sole_killers_and_redundancy_agree_with_the_rows(matrix: KillMatrix):
+    for column in matrix.properties:
+        for name in column.sole_killers:
+            assert matrix.row(name).killed_by == (column.name,)
+        mine = set(column.killers)
+        if column.jointly:
+            assert mine <= {k for other in column.redundant_with for k in matrix.column(other).killers}
+        else:
+            for other in column.redundant_with:
+                assert mine <= set(matrix.column(other).killers)
+        if column.sole_killers:
+            assert column.redundant_with == ()
+
+
+def test_to_json_is_plain_and_complete(matrix: KillMatrix):
+    data = matrix.to_json()
+    assert json.loads(json.dumps(data, sort_keys=True)) == data
+    assert [m["name"] for m in data["mutants"]] == [m.name for m in MUTANTS]
+    assert set(data["mutants"][0]) == {"name", "clauses", "killed_by", "shortest", "equivalent", "reason"}
+    assert [p["name"] for p in data["properties"]] == list(killer_names(Machine()))
+    assert set(data["properties"][0]) == {"name", "sole_killers", "redundant_with", "jointly"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The matrix's definitions on a small hand-made case (no search needed to read them)
+
+
+def test_redundancy_is_a_superset_of_kills():
+    from checks.killmatrix import MutantKill, _columns
+
+    def row(name: str, *killed: str) -> MutantKill:
+        return MutantKill(name, ("T7.1",), DEFAULT_BOUNDS, killed, tuple((k, 1) for k in killed),
+                          False, "", 1, True, 0.0)
+
+    rows = (row("m1", "p", "q"), row("m2", "q"), row("m3", "r", "s"), row("m4", "s", "t"), row("m5", "r", "t"))
+    columns = {c.name: c for c in _columns(rows, ("p", "q", "r", "s", "t", "u"))}
+    assert columns["q"].sole_killers == ("m2",) and columns["q"].redundant_with == ()
+    assert columns["p"].sole_killers == () and columns["p"].redundant_with == ("q",)
+    # r, s and t cover each other's mutants only jointly: r is jointly redundant with s and t.
+    assert columns["r"].redundant_with == ("s", "t") and columns["r"].jointly
+    assert columns["r"].killers == ("m3", "m5")
+    assert columns["u"].killers == () and columns["u"].redundant_with == ()
+
+
+def test_kill_matrix_refuses_duplicate_names():
+    m = mutant_named("no_put_back")
+    with pytest.raises(ValueError, match="unique"):
+        kill_matrix([m, m])
+
+
+def test_a_mutant_changes_only_patch_and_show():
+    m = mutant_named("poll_shows_held")
+    machine = mutate(Machine(), m)
+    assert machine.show is m.show and machine.patch is None and machine.bounds == DEFAULT_BOUNDS
