@@ -99,7 +99,8 @@ def _parser() -> argparse.ArgumentParser:
     mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
     mu.add_argument("--golden", type=Path, metavar="DIR",
                     help="also write each mutant's target counterexample as DIR/<mutant>.itf.json")
-    sh.add_argument("--out", type=Path, metavar="FILE", help="where to write the result (default: FILE.shrunk.itf.json)")
+    sh.add_argument("--out", type=Path, metavar="FILE",
+                    help="where to write the result (default: FILE.shrunk.itf.json)")
     return parser
 
 

@@ -400,7 +400,7 @@ PROPERTIES: tuple[Property, ...] = (
              lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)),
              "an execution with a tool failure completes", on=(FinishSegment,)),
     Property("completes_after_decline", SOMETIMES, ("G5.2",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(q.status == DECLINED for q in e.questions)),
+             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: DECLINED in (q.status for q in e.questions)),
              "an execution with a declined call completes", on=(FinishSegment,)),
     Property("artifact_beside_another_execution", SOMETIMES, ("T7.2",), _artifact_beside_another_execution,
              "an execution holds or has delivered an artifact while another execution exists",
