@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
+from model import BOUND_HELP, COMPANION_BOUNDS, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
 from traces.itf import TraceError, load_trace, write_trace
 from traces.render import render
 from traces.replay import decode_actions, replay
@@ -23,7 +23,7 @@ from .explore import Limits, explore
 from .golden import golden_documents
 from .killmatrix import kill_matrix
 from .mutants import MUTANTS, mutant_named
-from .report import Report, build_report
+from .report import Report, build_report, companion_machine, with_companion
 from .shrink import shrink
 from .text import check_json, check_text, matrix_text
 
@@ -72,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="write counterexamples and witnesses as ITF JSON here")
     check.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     check.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
+    check.add_argument("--no-companion", dest="companion", action="store_false",
+                       help="at the default bounds, skip the companion search with two sessions that judges "
+                       "what one execution cannot exercise (isolation, T7.2)")
     rp = commands.add_parser(
         "replay", help="re-execute an ITF trace on the model and say what it shows",
         description="Re-execute every step of a trace written by pausecheck; name the first step and field "
@@ -118,27 +121,42 @@ def _check(args: argparse.Namespace) -> int:
         return _fail("--max-states must be at least 1")
     machine = Machine(bounds, READINGS[args.reading])
     live = sys.stderr.isatty() and not args.json
-    result = explore(machine, Limits(max_states=args.max_states), _progress if live else None)
-    if live:
-        sys.stderr.write("\r" + " " * 72 + "\r")
-    report = build_report(machine, result)
+    limits = Limits(max_states=args.max_states)
+    report = build_report(machine, _explore(machine, limits, live))
     command = command_line(bounds, args.reading)
-    paths = _write(args.out, machine, report, command) if args.out else {}
+    origins = {False: (machine, command)}
+    companion = companion_machine(machine, COMPANION_BOUNDS) if bounds == DEFAULT_BOUNDS and args.companion else None
+    if companion is not None:
+        report = with_companion(report, companion, _explore(companion, limits, live))
+        origins[True] = (companion, command_line(COMPANION_BOUNDS, args.reading))
+    paths = _write(args.out, origins, report) if args.out else {}
     if args.json:
         print(json.dumps(check_json(report, paths), sort_keys=True, indent=2))
     else:
-        sys.stdout.write(check_text(report, paths, command, _renders(machine, report, command, paths)))
+        sys.stdout.write(check_text(report, paths, command, _renders(origins, report, paths)))
     return report.exit_code
 
 
-def _renders(machine: Machine, report: Report, command: str, paths: dict[str, str]) -> list[str]:
+def _explore(machine: Machine, limits: Limits, live: bool) -> Any:
+    result = explore(machine, limits, _progress if live else None)
+    if live:
+        sys.stderr.write("\r" + " " * 72 + "\r")
+    return result
+
+
+Origins = dict[bool, tuple[Machine, str]]  # companion? -> the machine and command a verdict came from
+
+
+def _renders(origins: Origins, report: Report, paths: dict[str, str]) -> list[str]:
     """The human rendering of every counterexample (violations and the first deadlock)."""
     out = []
     for verdict in report.properties:
         if verdict.status == "VIOLATED":
+            machine, command = origins[verdict.companion]
             document = _document(machine, verdict.discovery, verdict.name, verdict.kind, verdict.clauses,
                                  "violation", verdict.doc, command)
             out.append(render(document, _reproduce(paths.get(verdict.name), command)))
+    machine, command = origins[False]
     if report.result.deadlock is not None:
         document = _document(machine, report.result.deadlock, "deadlock", "deadlock", (), "deadlock",
                              "a state that is not finished and has no enabled action", command)
@@ -156,17 +174,19 @@ def _document(machine: Machine, discovery: Any, name: str, kind: str, clauses: t
                         description=description, command=command)
 
 
-def _write(folder: Path, machine: Machine, report: Report, command: str) -> dict[str, str]:
+def _write(folder: Path, origins: Origins, report: Report) -> dict[str, str]:
     """Write every counterexample and witness; returns property name -> path."""
     paths = {}
     for verdict in report.properties:
         if verdict.discovery is None:
             continue
+        machine, command = origins[verdict.companion]
         kind = "violation" if verdict.status == "VIOLATED" else "witness"
         document = _document(machine, verdict.discovery, verdict.name, verdict.kind, verdict.clauses, kind,
                              verdict.doc, command)
         paths[verdict.name] = str(write_discovery(folder, document))
     if report.result.deadlock is not None:
+        machine, command = origins[False]
         document = _document(machine, report.result.deadlock, "deadlock", "deadlock", (), "deadlock",
                              "a state that is not finished and has no enabled action", command)
         paths["deadlock"] = str(write_discovery(folder, document))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Protocol
 
 __all__ = ["Model", "Limits", "Discovery", "Result", "explore"]
@@ -32,7 +33,11 @@ class Model(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """When to stop early; an early stop makes the result incomplete."""
+    """When to stop early; an early stop makes the result incomplete.
+
+    Reaching `max_depth` counts as stopping early even when the states at that depth happen to have
+    no new successors: they were not expanded, so nothing beyond them is established.
+    """
 
     max_states: int | None = None
     max_depth: int | None = None
@@ -56,8 +61,8 @@ class Result:
     transitions: int
     depth: int
     seconds: float
-    violations: dict[str, Discovery]  # property name -> shortest counterexample
-    witnesses: dict[str, Discovery]  # sometimes property name -> shortest witness
+    violations: Mapping[str, Discovery]  # property name -> shortest counterexample (read-only)
+    witnesses: Mapping[str, Discovery]  # sometimes property name -> shortest witness (read-only)
     deadlocks: int
     deadlock: Discovery | None  # the shortest one
 
@@ -183,16 +188,14 @@ def explore(
         if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
             progress(len(search.states), transitions, depth)
             next_report = time.perf_counter() + 0.5
-    if search.states and i == len(search.states):
-        depth = max(depth, 0)
     return Result(
         complete=complete,
         states=len(search.states),
         transitions=transitions,
         depth=depth,
         seconds=time.perf_counter() - started,
-        violations=search.violations,
-        witnesses=search.witnesses,
+        violations=MappingProxyType(search.violations),
+        witnesses=MappingProxyType(search.witnesses),
         deadlocks=deadlocks,
         deadlock=deadlock,
     )

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from model import CLAUSES, Machine
+from model import CLAUSES, Bounds, Machine
 from model.properties import ALWAYS, SOMETIMES, TRANSITION
 
 from .explore import Discovery, Result
 
-__all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report"]
+__all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report", "companion_machine", "with_companion"]
 
 HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING = (
     "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING",
@@ -32,6 +33,7 @@ class PropertyVerdict:
     situation: str | None
     doc: str
     needs: str | None = None
+    companion: bool = False  # established by the companion search, not the main one
 
     @property
     def failed(self) -> bool:
@@ -59,6 +61,8 @@ class Report:
     clauses: tuple[ClauseVerdict, ...]
     bounds: dict[str, int]
     reading: str
+    companion: Result | None = None  # the search at the companion bounds, if one ran
+    companion_bounds: dict[str, int] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -66,6 +70,7 @@ class Report:
         clause coverage, a deadlock, or an incomplete search."""
         ok = (
             self.result.complete
+            and (self.companion is None or (self.companion.complete and self.companion.deadlocks == 0))
             and self.result.deadlocks == 0
             and not any(p.failed for p in self.properties)
             and not any(c.status in (VIOLATED, VACUOUS, MISSING) for c in self.clauses)
@@ -106,6 +111,31 @@ def _clause_status(props: list[PropertyVerdict]) -> str:
 def build_report(machine: Machine, result: Result) -> Report:
     """Verdicts for every property and every clause of the catalogue."""
     verdicts = tuple(_verdict(machine, result, p) for p in machine.properties)
+    return Report(result, verdicts, _clauses(verdicts), machine.bounds.as_dict(), machine.reading.name)
+
+
+def companion_machine(machine: Machine, bounds: Bounds) -> Machine | None:
+    """The machine for a companion search: the properties the main bounds cannot exercise (and their
+    witnesses), at bounds that can. None if the main bounds exercise everything."""
+    wanted = {p.name for p in machine.properties if p.applies is not None and not p.applies(machine.bounds)}
+    wanted |= {p.situation for p in machine.properties if p.name in wanted and p.situation}
+    if not wanted:
+        return None
+    chosen = tuple(p for p in machine.properties if p.name in wanted)
+    return dataclasses.replace(machine, bounds=bounds, properties=chosen)
+
+
+def with_companion(report: Report, machine: Machine, result: Result) -> Report:
+    """The report with every property the main search could not exercise judged by the companion
+    search instead (a property of the companion machine)."""
+    judged = {v.name: dataclasses.replace(v, companion=True)
+              for v in (_verdict(machine, result, p) for p in machine.properties)}
+    verdicts = tuple(judged.get(v.name, v) if v.status == UNEXERCISED else v for v in report.properties)
+    return dataclasses.replace(report, properties=verdicts, clauses=_clauses(verdicts), companion=result,
+                               companion_bounds=machine.bounds.as_dict())
+
+
+def _clauses(verdicts: tuple[PropertyVerdict, ...]) -> tuple[ClauseVerdict, ...]:
     checks = [v for v in verdicts if v.kind in (ALWAYS, TRANSITION)]
     clauses = []
     for clause in CLAUSES:
@@ -117,4 +147,4 @@ def build_report(machine: Machine, result: Result) -> Report:
             status = _clause_status(props)
         clauses.append(ClauseVerdict(clause.id, clause.rule, tuple(p.name for p in props), witnesses,
                                      status, clause.excused))
-    return Report(result, verdicts, tuple(clauses), machine.bounds.as_dict(), machine.reading.name)
+    return tuple(clauses)

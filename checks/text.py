@@ -9,11 +9,14 @@ from .report import Report
 __all__ = ["check_text", "check_json"]
 
 
-def _stats(report: Report) -> str:
-    r = report.result
+def _stats(r: Any) -> str:
     state = "complete" if r.complete else "INCOMPLETE (cut short by --max-states: nothing is established)"
     return (f"searched {r.states:,} states, {r.transitions:,} transitions, depth {r.depth}, "
             f"in {r.seconds:.1f} s ({r.states_per_second:,.0f} states/s); {state}")
+
+
+def _flags(bounds: dict[str, int]) -> str:
+    return " ".join(f"{k.replace('_', '-')}={v}" for k, v in bounds.items())
 
 
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
@@ -25,7 +28,7 @@ def check_text(report: Report, paths: dict[str, str], command: str, renders: lis
     """The human report: header, clause table, property list, counterexamples, statistics, verdict."""
     r = report.result
     lines = [f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}",
-             "bounds: " + " ".join(f"{k.replace('_', '-')}={v}" for k, v in report.bounds.items()), ""]
+             "bounds: " + _flags(report.bounds), ""]
     rows = [("clause", "verdict", "properties", "witnesses")]
     for c in report.clauses:
         if c.status == "excused":
@@ -36,6 +39,7 @@ def check_text(report: Report, paths: dict[str, str], command: str, renders: lis
     rows = [("property", "kind", "verdict", "clauses / situation")]
     for p in report.properties:
         about = " ".join(p.clauses) + (f" / {p.situation}" if p.situation else "")
+        about += " [companion search]" if p.companion else ""
         rows.append((p.name, p.kind, p.status, about))
     lines += _table(rows) + [""]
     for p in report.properties:
@@ -47,7 +51,11 @@ def check_text(report: Report, paths: dict[str, str], command: str, renders: lis
         lines += [text.rstrip("\n"), ""]
     if r.deadlocks:
         lines.append(f"deadlocks: {r.deadlocks:,} states are not finished and have no enabled action")
-    lines.append(_stats(report))
+    lines.append(_stats(r))
+    if report.companion is not None:
+        judged = ", ".join(p.name for p in report.properties if p.companion)
+        lines.append(f"companion search for {judged}, at {_flags(report.companion_bounds or {})}:")
+        lines.append("  " + _stats(report.companion))
     failed = [p for p in report.properties if p.failed]
     if report.exit_code == 0:
         lines.append("[ok] every property holds and every witness was found")
@@ -78,12 +86,18 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
         "bounds": report.bounds,
         "reading": report.reading,
         "deadlocks": r.deadlocks,
+        "companion": None if report.companion is None else {
+            "bounds": report.companion_bounds, "complete": report.companion.complete,
+            "states": report.companion.states, "transitions": report.companion.transitions,
+            "depth": report.companion.depth, "seconds": round(report.companion.seconds, 3),
+            "properties": [p.name for p in report.properties if p.companion],
+        },
         "deadlock_trace": paths.get("deadlock"),
         "exit": report.exit_code,
         "properties": [
             {"name": p.name, "kind": p.kind, "clauses": list(p.clauses), "holds": p.holds,
              "witnessed": p.witnessed, "status": p.status, "message": p.message,
-             "situation": p.situation, "trace": paths.get(p.name)}
+             "situation": p.situation, "trace": paths.get(p.name), "companion": p.companion}
             for p in report.properties
         ],
         "clauses": [

@@ -17,7 +17,7 @@ from .actions import (
     action_to_json,
 )
 from .clauses import CLAUSES, Clause, clause
-from .config import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds
+from .config import BOUND_HELP, COMPANION_BOUNDS, DEFAULT_BOUNDS, BoundError, Bounds
 from .machine import Machine, Patch
 from .observe import observe, shown, white_box
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, property_named
@@ -30,7 +30,7 @@ MODEL_VERSION = "pausecheck-model/1"
 __all__ = [
     "ACTION_TYPES", "Action", "ActionError", "Answer", "CallTool", "FinishSegment", "ObserveAgain",
     "Poll", "StartTurn", "ToolFails", "ToolInterrupts", "ToolReturns", "action_from_json",
-    "action_to_json", "CLAUSES", "Clause", "clause", "BOUND_HELP", "DEFAULT_BOUNDS", "BoundError",
+    "action_to_json", "CLAUSES", "Clause", "clause", "BOUND_HELP", "COMPANION_BOUNDS", "DEFAULT_BOUNDS", "BoundError",
     "Bounds", "Machine", "Patch", "observe", "shown", "white_box", "ALWAYS", "PROPERTIES",
     "SOMETIMES", "TRANSITION", "Context", "Property", "property_named", "CONFORMANT", "READINGS",
     "Choice", "Reading", "RULE_OF", "RULES", "Rule", "enabled", "step", "INITIAL", "State",

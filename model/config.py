@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-__all__ = ["Bounds", "BoundError", "DEFAULT_BOUNDS", "BOUND_HELP"]
+__all__ = ["Bounds", "BoundError", "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "BOUND_HELP"]
 
 
 class BoundError(ValueError):
@@ -67,3 +67,8 @@ class Bounds:
 
 
 DEFAULT_BOUNDS = Bounds()
+
+# The companion of the default check: the smallest bounds with two executions that both hold an
+# artifact across a pause (two sessions, so they interleave). The default check runs them for the
+# properties one execution cannot exercise (isolation, T7.2); they explore in about 2 s.
+COMPANION_BOUNDS = Bounds(sessions=2, calls=1, per_call=1, artifacts=1, pauses=2, write_failures=0, observations=0)

@@ -198,11 +198,19 @@ def _messages_only_from_write_back(pre: State, action: Any, post: State, ctx: Co
     return None
 
 
-def _failure_recorded_failed(pre: State, action: ToolFails, post: State, ctx: Context) -> str | None:
-    attempts = [a for a in find_execution(post, action.execution).attempts if a.call == action.call]
-    if attempts[-1].status != FAILED:
-        return f"the failure of {action.call} in {action.execution} recorded the attempt {attempts[-1].status}"
-    return None
+def _trail(state: State, execution_id: str, call: str) -> list[str]:
+    """The statuses of one call's attempts, oldest first."""
+    return [a.status for a in find_execution(state, execution_id).attempts if a.call == call]
+
+
+def _records(event: str, expected: str) -> Callable[[State, Any, State, Context], str | None]:
+    """A check that the step's call ends with its latest attempt recorded `expected`."""
+    def check(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+        last = _trail(post, action.execution, action.call)[-1]
+        if last != expected:
+            return f"the {event} of {action.call} in {action.execution} recorded the attempt {last}, not {expected}"
+        return None
+    return check
 
 
 def _write_back_delivers(pre: State, action: FinishSegment, post: State, ctx: Context) -> str | None:
@@ -262,17 +270,9 @@ def _drops_newest_with_warning(pre: State, action: Any, post: State, ctx: Contex
     return None
 
 
-def _interrupted_not_failed(pre: State, action: ToolInterrupts, post: State, ctx: Context) -> str | None:
-    attempts = [a for a in find_execution(post, action.execution).attempts if a.call == action.call]
-    if attempts[-1].status != INTERRUPTED:
-        return f"the interrupt of {action.call} in {action.execution} recorded the attempt {attempts[-1].status}"
-    return None
-
-
 def _resume_supersedes(pre: State, action: Answer, post: State, ctx: Context) -> str | None:
     call = find_execution(pre, action.execution).questions[-1].call
-    before = [a.status for a in find_execution(pre, action.execution).attempts if a.call == call]
-    after = [a.status for a in find_execution(post, action.execution).attempts if a.call == call]
+    before, after = _trail(pre, action.execution, call), _trail(post, action.execution, call)
     expected = before[:-1] + [CANCELLED] + ([RUNNING] if action.approve else [])
     if after != expected:
         return f"answering resumed {call} of {action.execution} with attempts {after}, expected {expected}"
@@ -301,7 +301,7 @@ def _two_executions(bounds: Bounds) -> bool:
     return bounds.sessions * bounds.turns >= 2 and bounds.artifacts >= 1
 
 
-_TWO_EXECUTIONS = "two executions, e.g. --sessions 2 --calls 2 --per-call 1 --artifacts 1 --pauses 1 " \
+_TWO_EXECUTIONS = "two executions, e.g. --sessions 2 --calls 1 --per-call 1 --artifacts 1 --pauses 2 " \
                   "--write-failures 0 --observations 0"
 
 PROPERTIES: tuple[Property, ...] = (
@@ -347,10 +347,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property("messages_only_from_write_back", TRANSITION, ("T7.3", "T7.4"), _messages_only_from_write_back,
              "no step but a successful write-back writes or changes a turn's assistant messages",
              situation="poll_while_holding"),
-    Property("failure_recorded_failed", TRANSITION, ("G6.6",), _failure_recorded_failed,
+    Property("failure_recorded_failed", TRANSITION, ("G6.6",), _records("failure", FAILED),
              "a failed tool call is recorded as a failed attempt (handled, not relabelled)",
              situation="tool_failure", on=(ToolFails,)),
-    Property("interrupted_not_failed", TRANSITION, ("G6.1", "G6.2"), _interrupted_not_failed,
+    Property("interrupted_not_failed", TRANSITION, ("G6.1", "G6.2"), _records("interrupt", INTERRUPTED),
              "an interrupt escaping a tool records the attempt interrupted, not failed",
              situation="held_across_pause", on=(ToolInterrupts,)),
     Property("resume_supersedes", TRANSITION, ("G6.3", "G6.4"), _resume_supersedes,

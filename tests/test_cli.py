@@ -31,13 +31,36 @@ def default_json() -> dict:
 def test_default_check_holds_and_is_complete(default_json):
     assert default_json["complete"] is True and default_json["exit"] == 0
     assert default_json["states"] == 122591 and default_json["transitions"] == 218995
-    assert {"states", "transitions", "depth", "seconds", "bounds", "reading", "properties", "clauses"} <= set(default_json)
+    keys = {"states", "transitions", "depth", "seconds", "bounds", "reading", "properties", "clauses"}
+    assert keys <= set(default_json)
     for p in default_json["properties"]:
         assert {"name", "kind", "clauses", "holds", "witnessed", "trace"} <= set(p)
-        assert p["holds"] or p["status"] == "not exercised", p
+        assert p["holds"] and p["witnessed"] and p["status"] in ("holds", "witnessed"), p
     for c in default_json["clauses"]:
         assert {"id", "properties", "excused"} <= set(c)
         assert c["properties"] or c["excused"], c
+
+
+def test_isolation_is_judged_by_the_companion_search(default_json):
+    companion = default_json["companion"]
+    assert companion["complete"] and companion["bounds"]["sessions"] == 2
+    assert companion["properties"] == ["isolation", "artifact_beside_another_execution"]
+    isolation = next(p for p in default_json["properties"] if p["name"] == "isolation")
+    assert isolation["companion"] and isolation["holds"] and isolation["witnessed"]
+    t72 = next(c for c in default_json["clauses"] if c["id"] == "T7.2")
+    assert t72["status"] == "holds"
+
+
+def test_companion_traces_replay_at_their_own_bounds(tmp_path, capsys):
+    code, out, _ = run(capsys, "check", "--out", str(tmp_path))
+    assert code == 0 and "companion search for isolation" in out
+    code, out, _ = run(capsys, "replay", str(tmp_path / "witness-artifact_beside_another_execution.itf.json"))
+    assert code == 0 and "witnesses artifact_beside_another_execution" in out
+
+
+def test_no_companion_leaves_isolation_unexercised(capsys):
+    code, out, _ = run(capsys, "check", "--no-companion")
+    assert code == 0 and "not exercised at these bounds: isolation needs two executions" in out
 
 
 def test_every_target_clause_is_in_the_table(default_json):
@@ -123,7 +146,8 @@ def test_shrink_hand_written_trace(tmp_path, capsys):
     bounds = {"sessions": 1, "turns": 1, "calls": 2, "per_call": 2, "artifacts": 3, "pauses": 2,
               "write_failures": 1, "observations": 1, "held_bound": 1}
     steps = [{"kind": "start-turn", "session": 1}, {"kind": "call-tool", "execution": "e1"},
-             {"kind": "poll", "execution": "e1"}, {"kind": "tool-returns", "execution": "e1", "call": "c1", "artifacts": 0},
+             {"kind": "poll", "execution": "e1"},
+             {"kind": "tool-returns", "execution": "e1", "call": "c1", "artifacts": 0},
              {"kind": "call-tool", "execution": "e1"}, {"kind": "tool-fails", "execution": "e1", "call": "c2"},
              {"kind": "poll", "execution": "e1"}, {"kind": "finish-segment", "execution": "e1", "write_ok": True}]
     doc = {"#meta": {"model": "pausecheck-model/1", "property": "tool_failures_handled", "bounds": bounds,

@@ -1,0 +1,389 @@
+"""Deviations: what a mutant runtime does instead of a default rule, one pure function each.
+
+Each takes (bounds, pre-state, action, default post-state) and returns the deviant post-state; `on`
+makes one into a `Patch` that deviates on a single action kind. The catalogue that names them, with
+the clauses they break and what must catch them, is `checks/mutants.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from model import Bounds, Patch
+from model.actions import Answer, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from model.rules import hold
+from model.state import (
+    CANCELLED,
+    COMPLETED,
+    FAILED,
+    INTERRUPTED,
+    PENDING,
+    RUNNING,
+    Attempt,
+    Question,
+    State,
+    Warning,
+    find_execution,
+    find_segment,
+    with_execution,
+    with_segment,
+)
+
+
+def on(kind: type, deviate: Callable[[Bounds, State, Any, State], State]) -> Patch:
+    """A patch that deviates on one action kind and leaves every other step alone."""
+    def patch(bounds: Bounds, pre: State, action: Any, post: State) -> State:
+        return deviate(bounds, pre, action, post) if type(action) is kind else post
+    patch.__name__ = deviate.__name__
+    return patch
+
+
+def _set(state: State, execution_id: str, **fields: Any) -> State:
+    return with_execution(state, find_execution(state, execution_id)._replace(**fields))
+
+
+def _held(state: State, execution_id: str) -> tuple[int, ...]:
+    return find_execution(state, execution_id).held
+
+
+def _collected(state: State, execution_id: str) -> tuple[int, ...]:
+    segment = find_segment(state, execution_id)
+    return segment.collected if segment is not None else ()
+
+
+def _rehold(post: State, pre: State, eid: str, kept: tuple[int, ...], dropped: tuple[int, ...]) -> State:
+    """The pause's post-state with a deviant held list and one warning per deviant drop."""
+    post = _set(post, eid, held=kept)
+    return post._replace(warnings=pre.warnings + tuple(Warning(eid, r) for r in dropped))
+
+
+# ---------------------------------------------------------------------------------------------
+# The write-back: take, merge, deliver (T7.4-T7.8)
+
+
+def take_keeps_held(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # A successful write-back reads the held list but never clears it.
+    return _set(post, a.execution, held=_held(pre, a.execution)) if a.write_ok else post
+
+
+def write_back_skips_held(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # The write-back writes only what the segment collected and leaves the held list stranded.
+    if not a.write_ok:
+        return post
+    e = find_execution(post, a.execution)
+    return _set(post, a.execution, held=_held(pre, a.execution),
+                messages=e.messages[:-1] + (_collected(pre, a.execution),))
+
+
+def held_merged_after(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # The merge appends the held list after the resumed segment's own artifacts.
+    if not a.write_ok:
+        return post
+    e = find_execution(post, a.execution)
+    merged = _collected(pre, a.execution) + _held(pre, a.execution)
+    return _set(post, a.execution, messages=e.messages[:-1] + (merged,))
+
+
+def held_on_separate_message(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # Held artifacts go out on a message of their own, before the one with the segment's artifacts.
+    held, collected = _held(pre, a.execution), _collected(pre, a.execution)
+    if not a.write_ok or not held or not collected:
+        return post
+    e = find_execution(post, a.execution)
+    return _set(post, a.execution, messages=e.messages[:-1] + (held, collected))
+
+
+def resume_reemits_artifacts(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # On approve the batch is re-sent; calls that already ran re-emit their stored results with
+    # their artifacts, which the resumed segment collects again (A-T12).
+    if not a.approve:
+        return post
+    again = tuple(r for r, origin in enumerate(post.artifacts, 1) if origin.execution == a.execution)
+    return with_segment(post, a.execution, find_segment(post, a.execution)._replace(collected=again))
+
+
+# ---------------------------------------------------------------------------------------------
+# A failed write-back: put back, then report (T7.10-T7.12)
+
+
+def no_put_back(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # A failed write-back reports the failure with what it took still in hand: it is gone.
+    return post if a.write_ok else _set(post, a.execution, held=())
+
+
+def put_back_by_assignment(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # The put-back assigns the taken list to the held list instead of prepending it (A-T5).
+    return post if a.write_ok else _set(post, a.execution, held=_held(pre, a.execution))
+
+
+def read_then_clear_take(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # The take only reads (it clears after a successful write); the failure path still "puts
+    # back" in front of the list it never cleared, so the held list now carries everything twice.
+    if a.write_ok:
+        return post
+    held = _held(pre, a.execution)
+    return _set(post, a.execution, held=held + held)
+
+
+def report_before_put_back(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # The failure is reported while the taken list is still in the segment's memory; it goes back
+    # only with the retry. Durably, nothing is held while the failure is reported.
+    if a.write_ok:
+        return post
+    segment = find_segment(post, a.execution)
+    post = with_segment(post, a.execution, segment._replace(collected=_held(pre, a.execution) + segment.collected))
+    return _set(post, a.execution, held=())
+
+
+def failure_not_reported(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # The write-back puts back and retries silently: the failure is never reported on the run.
+    if a.write_ok:
+        return post
+    return _set(post, a.execution, write_failures=find_execution(pre, a.execution).write_failures)
+
+
+def failed_write_lands(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # The write is persisted but its acknowledgement is lost: reported failed and put back, yet
+    # the message exists, so the retry delivers the same artifacts again (A-T14).
+    if a.write_ok:
+        return post
+    e = find_execution(post, a.execution)
+    merged = _held(pre, a.execution) + _collected(pre, a.execution)
+    return _set(post, a.execution, messages=e.messages + (merged,))
+
+
+def failed_write_back_releases_collected(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # Only the taken list is put back; the segment releases what it collected (A-T4, letter).
+    if a.write_ok:
+        return post
+    return with_segment(post, a.execution, find_segment(post, a.execution)._replace(collected=()))
+
+
+# ---------------------------------------------------------------------------------------------
+# The hold at a pause: hold everything, bounded, newest dropped with a warning (T7.1, T7.9, T7.13-15)
+
+
+def drop_oldest(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # Overflow keeps the newest entries and drops the oldest.
+    merged = _held(pre, a.execution) + _collected(pre, a.execution)
+    cut = max(len(merged) - b.held_bound, 0)
+    return _rehold(post, pre, a.execution, merged[cut:], merged[:cut])
+
+
+def drop_all_on_overflow(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # Overflow drops everything the pause brought in, not just what exceeds the bound (with warnings).
+    held, collected = _held(pre, a.execution), _collected(pre, a.execution)
+    if len(held) + len(collected) <= b.held_bound:
+        return post
+    return _rehold(post, pre, a.execution, held[:b.held_bound], held[b.held_bound:] + collected)
+
+
+def drop_without_warning(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # Overflow drops the newest entries silently.
+    return post._replace(warnings=pre.warnings)
+
+
+def unbounded_held(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # The held list has no bound at all.
+    return _rehold(post, pre, a.execution, _held(pre, a.execution) + _collected(pre, a.execution), ())
+
+
+def repause_holds_only_new(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # A re-pause overwrites the held list with the new segment's artifacts.
+    kept, dropped = hold((), _collected(pre, a.execution), b.held_bound)
+    return _rehold(post, pre, a.execution, kept, dropped)
+
+
+def repause_prepends_new(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # A re-pause puts the new segment's artifacts in front of the old held list (A-T15).
+    kept, dropped = hold(_collected(pre, a.execution), _held(pre, a.execution), b.held_bound)
+    return _rehold(post, pre, a.execution, kept, dropped)
+
+
+def pause_discards_collected(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # The pause discards what the segment collected (only an older held list survives).
+    return _rehold(post, pre, a.execution, _held(pre, a.execution), ())
+
+
+def pause_writes_interim_message(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # The pausing segment writes an interim assistant message carrying everything it would hold
+    # (A-T11, reading A): nothing is held across the pause.
+    merged = _held(pre, a.execution) + _collected(pre, a.execution)
+    post = _rehold(post, pre, a.execution, (), ())
+    return _set(post, a.execution, messages=find_execution(post, a.execution).messages + (merged,))
+
+
+def _shared_hold(same: Callable[[Any, Any], bool]) -> Callable[[Bounds, State, ToolInterrupts, State], State]:
+    """A hold into one list shared by every execution `same` relates to the pausing one; the list
+    lives with the execution that paused last, and its take stays the default one (own record)."""
+    def deviate(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+        me = find_execution(pre, a.execution)
+        sharing = [e for e in pre.executions if same(e, me)]
+        shared = tuple(sorted(r for e in sharing for r in e.held))
+        kept, dropped = hold(shared, _collected(pre, a.execution), b.held_bound)
+        for e in sharing:
+            post = _set(post, e.id, held=())
+        return _rehold(post, pre, a.execution, kept, dropped)
+    return deviate
+
+
+held_keyed_per_workflow = _shared_hold(lambda e, me: True)
+held_keyed_per_workflow.__name__ = "held_keyed_per_workflow"
+held_keyed_per_session = _shared_hold(lambda e, me: e.session == me.session)
+held_keyed_per_session.__name__ = "held_keyed_per_session"
+
+
+def poll_delivers_held(b: Bounds, pre: State, a: Poll, post: State) -> State:
+    # A poll of a paused turn "helpfully" delivers its held artifacts on a message of their own.
+    e = find_execution(post, a.execution)
+    if not e.held:
+        return post
+    return _set(post, a.execution, held=(), messages=e.messages + (e.held,))
+
+
+def poll_shows_held(state: State) -> tuple:
+    # The turn's poll serves the held list as part of the turn's artifacts.
+    return tuple((e.id, tuple(r for m in e.messages for r in m) + e.held) for e in state.executions)
+
+
+# ---------------------------------------------------------------------------------------------
+# The attempt trail (G6.1-G6.5)
+
+
+def _attempts(post: State, eid: str, call: str, statuses: list[str]) -> State:
+    """The state with the attempts of `call` in `eid` given these statuses, in order."""
+    e, it = find_execution(post, eid), iter(statuses)
+    return _set(post, eid, attempts=tuple(Attempt(c, next(it)) if c == call else Attempt(c, s)
+                                          for c, s in e.attempts))
+
+
+def _trail(state: State, eid: str, call: str) -> list[str]:
+    return [a.status for a in find_execution(state, eid).attempts if a.call == call]
+
+
+def _relabel(state: State, eid: str, call: str, old: str, new: str) -> State:
+    """The state with every attempt of `call` in `eid` that has status `old` given status `new`."""
+    return _attempts(state, eid, call, [new if s == old else s for s in _trail(state, eid, call)])
+
+
+def interrupt_recorded_failed(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # The interrupt escapes the tool invocation as an exception and is recorded failed.
+    return _relabel(post, a.execution, a.call, INTERRUPTED, FAILED)
+
+
+def interrupt_closes_attempt(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # The interrupt ends the attempt: it is closed as cancelled at the pause, never interrupted.
+    return _relabel(post, a.execution, a.call, INTERRUPTED, CANCELLED)
+
+
+def _asked(pre: State, a: Answer) -> str:
+    return find_execution(pre, a.execution).questions[-1].call
+
+
+def resume_flips_attempt(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # On approve the same interrupted record is flipped back to running: no new attempt.
+    if not a.approve:
+        return post
+    call = _asked(pre, a)
+    e = find_execution(post, a.execution)
+    post = _set(post, a.execution, attempts=e.attempts[:-1])  # drop the new attempt
+    return _relabel(post, a.execution, call, CANCELLED, RUNNING)
+
+
+def resume_as_fresh_call(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # On approve the consumer re-issues the call under a fresh call id (a new sample, not the same
+    # call): the new attempt belongs to another call.
+    if not a.approve:
+        return post
+    e = find_execution(post, a.execution)
+    fresh = f"c{e.calls + 1}"
+    return _set(post, a.execution, calls=e.calls + 1, attempts=e.attempts[:-1] + (Attempt(fresh, RUNNING),))
+
+
+def _keep_interrupted(pre: State, a: Answer, post: State) -> State:
+    call = _asked(pre, a)
+    before = _trail(pre, a.execution, call)
+    return _attempts(post, a.execution, call, before + _trail(post, a.execution, call)[len(before):])
+
+
+def superseded_left_interrupted(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # On approve the new attempt is recorded but the superseded one is never closed.
+    return _keep_interrupted(pre, a, post) if a.approve else post
+
+
+def decline_leaves_interrupted(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # The superseded attempt is cancelled only on approve; a decline leaves it interrupted (A-G1).
+    return post if a.approve else _keep_interrupted(pre, a, post)
+
+
+def decline_reissues_call(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # A decline re-fires the consumer like an approval: the declined call runs as a new attempt.
+    if a.approve:
+        return post
+    e = find_execution(post, a.execution)
+    return _set(post, a.execution, attempts=e.attempts + (Attempt(_asked(pre, a), RUNNING),))
+
+
+# ---------------------------------------------------------------------------------------------
+# Failures and the verdict (G6.6-G6.8, E9.1, E9.5, G5.2)
+
+
+def tool_failure_unhandled(b: Bounds, pre: State, a: ToolFails, post: State) -> State:
+    # A tool failure is counted towards the run's unhandled failures.
+    return _set(post, a.execution, unhandled=find_execution(post, a.execution).unhandled + 1)
+
+
+def tool_failure_recorded_cancelled(b: Bounds, pre: State, a: ToolFails, post: State) -> State:
+    # A failed tool call is recorded cancelled rather than as a (handled) failure.
+    return _relabel(post, a.execution, a.call, FAILED, CANCELLED)
+
+
+def tool_failure_recorded_completed(b: Bounds, pre: State, a: ToolFails, post: State) -> State:
+    # A failed tool call is recorded completed with an error output (ERR-1 read for tools, A-G4 (iii)).
+    return _relabel(post, a.execution, a.call, FAILED, COMPLETED)
+
+
+def tool_failure_fails_run(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+    # The verdict fails a run with any failed attempt, routed or not (ERR-8 read literally, A-G4).
+    e = find_execution(post, a.execution)
+    if a.write_ok and e.status == COMPLETED and any(t.status == FAILED for t in e.attempts):
+        return _set(post, a.execution, status=FAILED)
+    return post
+
+
+def decline_fails_run(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # A decline fails the whole run instead of handing the consumer a denial to carry on with.
+    return post if a.approve else with_segment(_set(post, a.execution, status=FAILED), a.execution, None)
+
+
+def decline_stalls(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # A decline marks the run running but never re-fires the consumer: no segment carries on.
+    return post if a.approve else with_segment(post, a.execution, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Questions (G6.9)
+
+
+def question_per_observation(b: Bounds, pre: State, a: ObserveAgain, post: State) -> State:
+    # Every observation of the same interrupt raises a fresh question (which inherits the count of
+    # observations, so the observation bound still ends the search).
+    e = find_execution(post, a.execution)
+    last = e.questions[-1]
+    return _set(post, a.execution, questions=e.questions + (Question(last.call, PENDING, last.observations),))
+
+
+def question_per_gated_call(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # Every call of the pausing segment's batch is gated and asked about: one question per fresh
+    # call of the segment, the interrupting one last (A-G7).
+    e, segment = find_execution(post, a.execution), find_segment(pre, a.execution)
+    others = [f"c{i}" for i in range(e.calls - segment.calls + 1, e.calls + 1) if f"c{i}" != a.call]
+    extra = tuple(Question(c, PENDING) for c in others)
+    return _set(post, a.execution, questions=e.questions[:-1] + extra + e.questions[-1:])
+
+
+def answer_leaves_question_pending(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # The run resumes but the answered question record is never closed: it stays pending.
+    e = find_execution(post, a.execution)
+    return _set(post, a.execution, questions=e.questions[:-1] + (e.questions[-1]._replace(status=PENDING),))

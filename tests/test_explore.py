@@ -1,0 +1,188 @@
+"""The explorer: pinned state counts, determinism, shortest witnesses that replay, honest limits."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from checks.explore import Limits, Result, explore
+from model import ALWAYS, PROPERTIES, SOMETIMES, Bounds, FinishSegment, Machine, Property, property_named
+
+from .strategies import edge_check, reachable, tiny_bounds
+
+# The witness that two executions meet (named by the isolation property): out of reach of one.
+TWO_EXECUTIONS = property_named("isolation").situation
+# Pinned: any change to the rules' semantics shows up here first. Re-measure, and say why, when
+# a change is meant.
+SMALL = [
+    # (bounds, states, transitions, depth)
+    (Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1), 46, 71, 8),
+    (Bounds(calls=2, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=0, held_bound=1),
+     13983, 25027, 19),
+]
+# The witnesses each small set cannot reach: the first never holds (one call per segment, one
+# pause); the second reaches everything one execution can without repeated observations.
+SMALL_MISSING = [
+    {"delivered_after_pause", "held_across_pause", "interrupt_observed_twice", "merged_held_and_new",
+     "poll_while_holding", "repause_with_held", "two_calls_in_segment", "two_pauses", "warned_drop",
+     "write_back_fails_with_held", TWO_EXECUTIONS},
+    {"interrupt_observed_twice", TWO_EXECUTIONS},
+]
+DEFAULT_COUNTS = (122591, 218995, 21)
+# Shortest witness length (actions) of every `sometimes` property at the default bounds.
+WITNESS_LENGTHS = {
+    "tool_failure": 3, "two_calls_in_segment": 4, "completes_after_failure": 4, "interrupt_observed_twice": 4,
+    "decline": 4, "approve": 4, "held_across_pause": 5, "warned_drop": 5, "completes_after_pause": 5,
+    "completes_after_decline": 5, "poll_while_holding": 6, "two_pauses": 6, "write_back_fails_with_held": 7,
+    "delivered_after_pause": 7, "repause_with_held": 8, "merged_held_and_new": 8,
+}
+WITNESSES = [p for p in PROPERTIES if p.kind == SOMETIMES]
+
+
+@pytest.fixture(scope="module")
+def default() -> Result:
+    return explore(Machine())
+
+
+def counts(result: Result) -> tuple[int, int, int]:
+    return result.states, result.transitions, result.depth
+
+
+def shortest(machine: Machine, name: str, horizon: int) -> int | None:
+    """The length of the shortest path whose last step satisfies witness `name`, by a plain BFS.
+
+    Independent of the explorer: every path of length <= horizon is examined, level by level.
+    """
+    prop = property_named(name)
+    level, seen = list(machine.init_states()), set(machine.init_states())
+    for length in range(1, horizon + 1):
+        following = []
+        for pre in level:
+            for action, post in machine.successors(pre):
+                if edge_check(machine, prop, pre, action, post):
+                    return length
+                if post not in seen:
+                    seen.add(post)
+                    following.append(post)
+        level = following
+    return None
+
+
+@pytest.mark.parametrize("bounds, states, transitions, depth, missing",
+                         [row + (gone,) for row, gone in zip(SMALL, SMALL_MISSING, strict=True)])
+def test_small_bounds_pinned(bounds: Bounds, states: int, transitions: int, depth: int, missing: set) -> None:
+    result = explore(Machine(bounds))
+    assert result.complete
+    assert counts(result) == (states, transitions, depth)
+    assert result.violations == {} and result.deadlocks == 0
+    assert {p.name for p in WITNESSES} - result.witnesses.keys() == missing
+
+
+def test_default_bounds_pinned(default: Result) -> None:
+    assert default.complete
+    assert counts(default) == DEFAULT_COUNTS
+
+
+def test_no_violation_or_deadlock_at_defaults(default: Result) -> None:
+    assert default.violations == {}, {name: d.message for name, d in default.violations.items()}
+    assert default.deadlocks == 0 and default.deadlock is None
+
+
+def test_default_exploration_is_deterministic(default: Result) -> None:
+    """Same counts, same witnesses and the same discovery paths, action for action, state for state."""
+    again = explore(Machine())
+    assert counts(again) == counts(default)
+    assert again.witnesses.keys() == default.witnesses.keys()
+    for name, found in default.witnesses.items():
+        assert again.witnesses[name].actions == found.actions, name
+        assert again.witnesses[name].states == found.states, name
+
+
+def test_every_witness_at_defaults_but_two_executions(default: Result) -> None:
+    """The defaults run one execution, so only the two-execution witness is out of reach."""
+    missing = {p.name for p in WITNESSES} - default.witnesses.keys()
+    assert missing == {TWO_EXECUTIONS}
+    assert not property_named(TWO_EXECUTIONS).applies(Machine().bounds)
+    assert not property_named("isolation").applies(Machine().bounds)
+
+
+def test_witness_lengths_pinned(default: Result) -> None:
+    assert {name: len(d.actions) for name, d in default.witnesses.items()} == WITNESS_LENGTHS
+
+
+@pytest.mark.parametrize("name", sorted(WITNESS_LENGTHS))
+def test_witness_replays(default: Result, name: str) -> None:
+    """Each recorded state follows from the one before by `Machine.step`, and the last step shows it."""
+    machine, found = Machine(), default.witnesses[name]
+    assert found.message is None
+    assert len(found.states) == len(found.actions) + 1
+    assert found.states[0] in machine.init_states()
+    for pre, action, post in zip(found.states, found.actions, found.states[1:], strict=False):
+        assert machine.step(pre, action) == post, f"{name}: {action} does not lead to the recorded state"
+    assert edge_check(machine, property_named(name), found.states[-2], found.actions[-1], found.states[-1])
+
+
+@pytest.mark.parametrize("name", sorted(WITNESS_LENGTHS))
+def test_witness_is_shortest(name: str) -> None:
+    """BFS finds no witness within one step less, and an independent BFS agrees on the length."""
+    length = WITNESS_LENGTHS[name]
+    assert name not in explore(Machine(), Limits(max_depth=length - 1)).witnesses
+    assert len(explore(Machine(), Limits(max_depth=length)).witnesses[name].actions) == length
+    assert shortest(Machine(), name, length) == length
+
+
+def test_interrupt_observed_twice_shortest() -> None:
+    """The spelled-out case: start, call, interrupt, observe again; nothing shorter exists."""
+    assert shortest(Machine(), "interrupt_observed_twice", 3) is None
+    found = explore(Machine(), Limits(max_depth=4)).witnesses["interrupt_observed_twice"]
+    kinds = [a.KIND for a in found.actions]
+    assert kinds == ["start-turn", "call-tool", "tool-interrupts", "observe-again"]
+
+
+def test_state_limit_makes_search_incomplete() -> None:
+    result = explore(Machine(), Limits(max_states=100))
+    assert not result.complete
+    assert result.states == 100
+
+
+def test_depth_limit_makes_search_incomplete() -> None:
+    result = explore(Machine(), Limits(max_depth=5))
+    assert not result.complete
+    assert result.depth == 5
+    assert max(len(d.actions) for d in result.witnesses.values()) <= 5
+
+
+def test_violation_is_reported_with_shortest_path() -> None:
+    """A deliberately false invariant ("nothing is ever held") must be caught, at its earliest."""
+    def never_held(state, ctx):
+        return "held" if any(e.held for e in state.executions) else None
+
+    machine = Machine(SMALL[1][0], properties=PROPERTIES + (Property("never_held", ALWAYS, (), never_held, "test"),))
+    result = explore(machine)
+    assert set(result.violations) == {"never_held"}
+    found = result.violations["never_held"]
+    assert found.message == "held" and any(e.held for e in found.states[-1].executions)
+    assert len(found.actions) == shortest(machine, "held_across_pause", 10) == 5
+
+
+def test_deadlock_is_reported() -> None:
+    """A machine whose write-backs do nothing gets stuck with its execution unfinished."""
+    def stall(bounds, pre, action, post):
+        return pre if isinstance(action, FinishSegment) else post
+
+    result = explore(Machine(SMALL[0][0], patch=stall))
+    assert result.deadlocks > 0
+    assert result.deadlock is not None and not Machine(SMALL[0][0]).is_final(result.deadlock.states[-1])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_bounds())
+def test_tiny_bounds_hold_everything(bounds: Bounds) -> None:
+    """Beyond the defaults: no violation and no deadlock under any tiny bounds, and where the search
+    completes its state count agrees with an independent breadth-first search."""
+    machine = Machine(bounds)
+    result = explore(machine, Limits(max_states=5000))
+    assert result.violations == {}, {k: v.message for k, v in result.violations.items()}
+    assert result.deadlocks == 0
+    if result.complete:
+        assert result.states == len(reachable(machine))
