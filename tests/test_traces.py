@@ -105,3 +105,15 @@ def test_render_names_steps_changes_and_verdict(witnesses):
     assert text.splitlines()[0].startswith("[witness] write_back_fails_with_held (T7.10)")
     assert "FAILS" in text and "e1.write_failures: 0 -> 1" in text
     assert text.rstrip().endswith("reproduce with: pausecheck replay x")
+
+
+def test_explanation_names_the_steps_behind_the_values():
+    from checks.golden import GOLDEN_DIR
+    from traces.explain import explain
+
+    doc = load_trace(GOLDEN_DIR / "failed_write_lands.itf.json")
+    meta = doc["#meta"]
+    assert meta["explanation"] == explain(meta["message"], doc["states"])
+    assert meta["explanation"] == ("a1 (produced at step 3) is delivered on message 1 of e1 (written at step 4) "
+                                   "and again on message 2 of e1 (written at step 5)")
+    assert render(doc).splitlines()[0].endswith(meta["explanation"])

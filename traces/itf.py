@@ -17,6 +17,8 @@ from model import MODEL_VERSION, Action, State, action_to_json
 from model.rules import clauses_of
 from model.state import ref_name
 
+from .explain import explain
+
 __all__ = ["VARS", "encode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]
 
 VARS = ["artifacts", "executions", "segments", "warnings", "write_failures"]
@@ -80,6 +82,8 @@ def trace_document(
             step_meta.update(action=action_to_json(action), text=str(action), clauses=cites)
         encoded.append({"#meta": step_meta, **encode_state(state)})
     header = {"format": "ITF", "format-description": FORMAT_URL, "source": "pausecheck", "model": MODEL_VERSION}
+    if meta.get("message"):
+        meta = {**meta, "explanation": explain(meta["message"], encoded)}
     return {"#meta": {**header, **meta}, "vars": list(VARS), "states": encoded}
 
 

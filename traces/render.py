@@ -43,7 +43,7 @@ def verdict_line(meta: dict[str, Any]) -> str:
     head = f"[{meta.get('verdict', 'trace')}] {meta.get('property', '?')}"
     if clauses:
         head += f" ({clauses})"
-    message = meta.get("message") or meta.get("description")
+    message = meta.get("explanation") or meta.get("message") or meta.get("description")
     return f"{head}: {message}" if message else head
 
 
