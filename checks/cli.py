@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from model import BOUND_HELP, COMPANION_BOUNDS, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
+from model.machine import DEADLOCK, DEADLOCK_DOC
 from traces.itf import TraceError, load_trace, write_trace
 from traces.render import render
 from traces.replay import decode_actions, replay
@@ -158,8 +159,8 @@ def _renders(origins: Origins, report: Report, paths: dict[str, str]) -> list[st
             out.append(render(document, _reproduce(paths.get(verdict.name), command)))
     machine, command = origins[False]
     if report.result.deadlock is not None:
-        document = _document(machine, report.result.deadlock, "deadlock", "deadlock", (), "deadlock",
-                             "a state that is not finished and has no enabled action", command)
+        document = _document(machine, report.result.deadlock, DEADLOCK, DEADLOCK, (), DEADLOCK, DEADLOCK_DOC,
+                             command)
         out.append(render(document, _reproduce(paths.get("deadlock"), command)))
     return out
 
@@ -187,9 +188,9 @@ def _write(folder: Path, origins: Origins, report: Report) -> dict[str, str]:
         paths[verdict.name] = str(write_discovery(folder, document))
     if report.result.deadlock is not None:
         machine, command = origins[False]
-        document = _document(machine, report.result.deadlock, "deadlock", "deadlock", (), "deadlock",
-                             "a state that is not finished and has no enabled action", command)
-        paths["deadlock"] = str(write_discovery(folder, document))
+        document = _document(machine, report.result.deadlock, DEADLOCK, DEADLOCK, (), DEADLOCK, DEADLOCK_DOC,
+                             command)
+        paths[DEADLOCK] = str(write_discovery(folder, document))
     return paths
 
 
@@ -228,19 +229,19 @@ def _shrink(args: argparse.Namespace) -> int:
     except TraceError as error:
         return _fail(str(error))
     name = meta.get("property")
-    prop = "deadlock" if name == "deadlock" else next((p for p in machine.properties if p.name == name), None)
-    if prop is None or (prop != "deadlock" and prop.kind == "sometimes"):
+    prop = next((p for p in machine.properties if p.name == name), None)
+    if name != DEADLOCK and (prop is None or prop.kind == "sometimes"):
         return _fail(f'{file}: $["#meta"].property: {name!r} is not a property that can be broken')
-    found = shrink(machine, actions, prop)
+    found = shrink(machine, actions, name)
     if found is None:
         print(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
         return 1
-    kind, clauses = ("deadlock", ()) if prop == "deadlock" else (prop.kind, prop.clauses)
-    description = "a state that is not finished and has no enabled action" if prop == "deadlock" else prop.doc
+    kind, clauses = (DEADLOCK, ()) if prop is None else (prop.kind, prop.clauses)
+    description = DEADLOCK_DOC if prop is None else prop.doc
     stem = args.file.name.removesuffix(".itf.json").removesuffix(".json")
     out = args.out or args.file.with_name(stem + ".shrunk.itf.json")
     shrunk = document_for(machine, found, name=name, kind=kind, clauses=clauses,
-                          verdict="deadlock" if prop == "deadlock" else "violation", description=description,
+                          verdict=DEADLOCK if prop is None else "violation", description=description,
                           command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))
     write_trace(out, shrunk)
     sys.stdout.write(render(shrunk, f"pausecheck replay {out}"))

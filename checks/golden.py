@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from model import Machine, property_named
+from model.machine import DEADLOCK_DOC
 
 from .evidence import document_for
 from .killmatrix import KillMatrix
@@ -32,7 +33,7 @@ def golden_document(mutant: Mutant, matrix: KillMatrix) -> dict[str, Any] | None
         return None
     machine = mutate(Machine(row.bounds), mutant)
     if mutant.target == DEADLOCK:
-        kind, clauses, doc = DEADLOCK, mutant.clauses, "a state that is not finished and has no enabled action"
+        kind, clauses, doc = DEADLOCK, mutant.clauses, DEADLOCK_DOC
         verdict = DEADLOCK
     else:
         prop = property_named(mutant.target)

@@ -20,13 +20,13 @@ from typing import Any
 
 from model import Bounds, Machine, Patch
 from model.actions import Answer, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from model.machine import DEADLOCK
 from model.state import State
 
 from . import deviations as d
 
 __all__ = ["DEADLOCK", "Mutant", "MUTANTS", "mutant_named", "mutate", "bounds_of"]
 
-DEADLOCK = "deadlock"  # the pseudo-property a mutant breaks when some unfinished run can never move
 
 
 @dataclass(frozen=True, slots=True)

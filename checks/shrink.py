@@ -16,28 +16,15 @@ from model import Machine
 
 from .explore import Discovery
 
-__all__ = ["violation_on", "shrink"]
+__all__ = ["shrink"]
 
 
-def violation_on(machine: Machine, prop: Any, pre: Any, action: Any, post: Any) -> str | None:
-    """The property's account of a violation on this step (for `always`: in the post-state)."""
-    if prop == "deadlock":
-        moved = any(nxt != post for _, nxt in machine.successors(post))
-        return None if moved or machine.is_final(post) else "no action leads anywhere and the run is not finished"
-    if prop.kind == "always":
-        return prop.check(post, machine.context())
-    if prop.kind == "transition" and (not prop.on or type(action) in prop.on):
-        return prop.check(pre, action, post, machine.context())
-    return None
-
-
-def shrink(machine: Machine, actions: Sequence[Any], prop: Any) -> Discovery | None:
-    """A shortest subsequence of `actions` whose path breaks `prop` (a Property or "deadlock")."""
+def shrink(machine: Machine, actions: Sequence[Any], name: str) -> Discovery | None:
+    """A shortest subsequence of `actions` whose path breaks property `name` (or "deadlock")."""
     start = machine.init_states()[0]
-    if prop != "deadlock" and prop.kind == "always":
-        message = prop.check(start, machine.context())
-        if message is not None:
-            return Discovery((start,), (), message)
+    broken, message = machine.judge(name, None, None, start)
+    if broken:
+        return Discovery((start,), (), message)
     seen = {(0, start)}
     parent: dict[tuple[int, Any], tuple[tuple[int, Any], Any]] = {}
     queue = deque([(0, start)])
@@ -49,8 +36,8 @@ def shrink(machine: Machine, actions: Sequence[Any], prop: Any) -> Discovery | N
             if post is None:
                 continue
             child = (j + 1, post)
-            message = violation_on(machine, prop, state, actions[j], post)
-            if message is not None:
+            broken, message = machine.judge(name, state, actions[j], post)
+            if broken:
                 parent[child] = (node, actions[j])
                 return _path(parent, child, message)
             if child not in seen:

@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds
 from .observe import shown
-from .properties import PROPERTIES, Context, Property
+from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property
 from .reading import CONFORMANT, Reading
 from .rules import RULES, step
 from .state import FINISHED, INITIAL, State
 
-__all__ = ["Machine", "Patch"]
+__all__ = ["Machine", "Patch", "DEADLOCK", "DEADLOCK_DOC"]
+
+DEADLOCK = "deadlock"  # the pseudo-property broken by a state that is not final and cannot move
+DEADLOCK_DOC = "a state that is not finished and has no enabled action"
 
 # A deviation applied to a default successor: (bounds, pre, action, post) -> the deviant post.
 Patch = Callable[[Bounds, State, Action, State], State]
@@ -60,6 +63,32 @@ class Machine:
             len(state.executions) == self.bounds.sessions * self.bounds.turns
             and all(e.status in FINISHED for e in state.executions)
         )
+
+    def deadlocked(self, state: State) -> bool:
+        """Not final, and no enabled action leads anywhere else."""
+        return not self.is_final(state) and all(post == state for _, post in self.successors(state))
+
+    def judge(self, name: str, pre: State | None, action: Action | None, post: State) -> tuple[bool, str | None]:
+        """Does this step (or, with no pre and action, this initial state) show `name`?
+
+        For an `always` or `transition` property and for DEADLOCK: (broken, how); for a `sometimes`
+        property: (witnessed, None). A name the machine does not know is shown by nothing.
+        """
+        if name == DEADLOCK:
+            stuck = self.deadlocked(post)
+            return stuck, DEADLOCK_DOC if stuck else None
+        prop = next((p for p in self.properties if p.name == name), None)
+        if prop is None:
+            return False, None
+        if prop.kind == ALWAYS:
+            message = prop.check(post, self.context())
+            return message is not None, message
+        if action is None or (prop.on and type(action) not in prop.on):
+            return False, None
+        outcome = prop.check(pre, action, post, self.context())
+        if prop.kind == SOMETIMES:
+            return bool(outcome), None
+        return outcome is not None, outcome
 
     def context(self) -> Context:
         """What `always` checks consult beside the state."""

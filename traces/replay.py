@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from model import ActionError, Machine, State, action_from_json
+from model.machine import DEADLOCK
 
 from .itf import VARS, TraceError, encode_state
 
@@ -100,22 +101,7 @@ def _diverged(i: int, what: str, found: tuple[str, Any, Any], states: list[State
 def _claim(meta: dict[str, Any], machine: Machine, states: list[State], actions: list[Any]) -> tuple[bool, str | None]:
     """Does the replayed path show what the trace claims (a violation, a witness, a deadlock)?"""
     name = meta.get("property")
-    last = states[-1]
-    if name == "deadlock":
-        moved = any(post != last for _, post in machine.successors(last))
-        return (not moved and not machine.is_final(last)), None
-    prop = next((p for p in machine.properties if p.name == name), None)
-    if prop is None:
+    if name != DEADLOCK and name not in {p.name for p in machine.properties}:
         return False, f"the trace names no property this model has ({name!r})"
-    if prop.kind == "always":
-        message = prop.check(last, machine.context())
-        return message is not None, message
-    if not actions:
-        return False, None
-    pre, action = states[-2], actions[-1]
-    if prop.on and type(action) not in prop.on:
-        return False, None
-    outcome = prop.check(pre, action, last, machine.context())
-    if prop.kind == "transition":
-        return outcome is not None, outcome
-    return bool(outcome), None
+    pre, action = (states[-2], actions[-1]) if actions else (None, None)
+    return machine.judge(name, pre, action, states[-1])
