@@ -267,6 +267,13 @@ def _relabel(state: State, eid: str, call: str, old: str, new: str) -> State:
     return _attempts(state, eid, call, [new if s == old else s for s in _trail(state, eid, call)])
 
 
+def failures_relabelled_on_resume(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # Resuming "cleans up" the trail: every failed attempt of the execution is relabelled completed.
+    e = find_execution(post, a.execution)
+    attempts = tuple(Attempt(t.call, COMPLETED) if t.status == FAILED else t for t in e.attempts)
+    return _set(post, a.execution, attempts=attempts)
+
+
 def interrupt_recorded_failed(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
     # The interrupt escapes the tool invocation as an exception and is recorded failed.
     return _relabel(post, a.execution, a.call, INTERRUPTED, FAILED)

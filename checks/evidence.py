@@ -50,7 +50,13 @@ def document_for(
         "command": command,
         "steps": len(discovery.actions),
     }
-    return trace_document(discovery.states, discovery.actions, meta)
+    rules = Machine(machine.bounds, machine.reading)
+    deviating = frozenset(
+        i for i, (pre, action, post) in enumerate(zip(discovery.states, discovery.actions, discovery.states[1:],
+                                                      strict=False), 1)
+        if rules.step(pre, action) != post
+    ) if mutant is not None else frozenset()
+    return trace_document(discovery.states, discovery.actions, meta, deviating)
 
 
 def write_discovery(folder: Path, document: dict[str, Any]) -> Path:

@@ -165,6 +165,9 @@ MUTANTS: tuple[Mutant, ...] = (
     M("tool_failure_recorded_completed", ("G6.6",), "a failed tool call is recorded completed with an error "
       "output (A-G4 (iii)): the trail hides the failure", "failure_recorded_failed", 3,
       d.on(ToolFails, d.tool_failure_recorded_completed)),
+    M("failures_relabelled_on_resume", ("G6.6",), "resuming relabels the execution's failed attempts as "
+      "completed: a failure sitting in the trail waiting to be relabelled", "trail_never_relabelled", 6,
+      d.on(Answer, d.failures_relabelled_on_resume)),
     M("tool_failure_fails_run", ("G6.7", "E9.5"), "the verdict fails a run with any failed attempt, as if a tool "
       "failure were unrouted (ERR-8 read literally, A-G4)", "handled_run_completes", 4,
       d.on(FinishSegment, d.tool_failure_fails_run)),

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .actions import Answer, CallTool, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from .actions import Answer, CallTool, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts, ToolReturns
 from .config import Bounds
 from .state import (
     CANCELLED,
@@ -198,6 +198,27 @@ def _messages_only_from_write_back(pre: State, action: Any, post: State, ctx: Co
     return None
 
 
+_OWN_EVENT = {ToolReturns: COMPLETED, ToolFails: FAILED, ToolInterrupts: INTERRUPTED}
+
+
+def _trail_never_relabelled(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    after = {e.id: e.attempts for e in post.executions}
+    for e in pre.executions:
+        for i, (old, new) in enumerate(zip(e.attempts, after[e.id], strict=False), 1):
+            if old == new:
+                continue
+            mine = getattr(action, "execution", None) == e.id
+            own = mine and old.status == RUNNING and getattr(action, "call", None) == old.call \
+                and _OWN_EVENT.get(type(action)) == new.status
+            answered = mine and type(action) is Answer and old.status == INTERRUPTED and new.status == CANCELLED \
+                and e.questions[-1].call == old.call
+            if not (own or answered):
+                return f"attempt {i} of {e.id} ({old.call}) was relabelled {old.status} -> {new.status} by: {action}"
+        if len(after[e.id]) < len(e.attempts):
+            return f"{e.id} lost attempt records on: {action}"
+    return None
+
+
 def _trail(state: State, execution_id: str, call: str) -> list[str]:
     """The statuses of one call's attempts, oldest first."""
     return [a.status for a in find_execution(state, execution_id).attempts if a.call == call]
@@ -347,6 +368,10 @@ PROPERTIES: tuple[Property, ...] = (
     Property("messages_only_from_write_back", TRANSITION, ("T7.3", "T7.4"), _messages_only_from_write_back,
              "no step but a successful write-back writes or changes a turn's assistant messages",
              situation="poll_while_holding"),
+    Property("trail_never_relabelled", TRANSITION, ("G6.2", "G6.4", "G6.6"), _trail_never_relabelled,
+             "an attempt's status changes only by its own event: running to completed, failed or interrupted "
+             "as its call returns, fails or interrupts; interrupted to cancelled when its question is answered",
+             situation="approve"),
     Property("failure_recorded_failed", TRANSITION, ("G6.6",), _records("failure", FAILED),
              "a failed tool call is recorded as a failed attempt (handled, not relabelled)",
              situation="tool_failure", on=(ToolFails,)),

@@ -144,7 +144,7 @@ def _start_turn(bounds: Bounds, reading: Reading, state: State, action: StartTur
 
 def _call_tool_guard(bounds: Bounds, state: State) -> Iterator[Action]:
     for execution, segment in _live(state):
-        if segment.calls < bounds.calls and running_attempt(execution) is None:
+        if segment.calls < bounds.calls and not segment.write_failed and running_attempt(execution) is None:
             yield CallTool(execution.id)
 
 
@@ -305,7 +305,8 @@ def _finish(bounds: Bounds, reading: Reading, state: State, action: FinishSegmen
         execution = execution._replace(held=taken + execution.held)  # put back first (T7.10, T7.11)
         execution = execution._replace(write_failures=execution.write_failures + 1)  # then report
         state = state._replace(write_failures=state.write_failures + 1)
-        return with_execution(state, execution)
+        # The segment keeps what it collected and does nothing more but retry (A-T4, A-T11).
+        return with_segment(with_execution(state, execution), execution.id, segment._replace(write_failed=True))
     execution = execution._replace(messages=execution.messages + (taken + segment.collected,))
     execution = execution._replace(status=verdict(execution))
     return with_segment(with_execution(state, execution), execution.id, None)

@@ -78,6 +78,7 @@ class Segment(NamedTuple):
     execution: str
     calls: int  # fresh calls issued in this pass
     collected: tuple[int, ...]  # artifact refs collected in this pass, in arrival order
+    write_failed: bool = False  # its write-back failed: it does no more work, only retries (A-T4)
 
 
 class Warning(NamedTuple):

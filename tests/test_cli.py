@@ -30,7 +30,7 @@ def default_json() -> dict:
 
 def test_default_check_holds_and_is_complete(default_json):
     assert default_json["complete"] is True and default_json["exit"] == 0
-    assert default_json["states"] == 122591 and default_json["transitions"] == 218995
+    assert default_json["states"] == 113664 and default_json["transitions"] == 174958
     keys = {"states", "transitions", "depth", "seconds", "bounds", "reading", "properties", "clauses"}
     assert keys <= set(default_json)
     for p in default_json["properties"]:

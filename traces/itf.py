@@ -62,7 +62,9 @@ def encode_state(state: State) -> dict[str, Any]:
             for e in state.executions
         ],
         "segments": [
-            {"execution": s.execution, "calls": s.calls, "collected": _refs(s.collected)} for s in state.segments
+            {"execution": s.execution, "calls": s.calls, "collected": _refs(s.collected),
+             "write_failed": s.write_failed}
+            for s in state.segments
         ],
         "warnings": [{"execution": w.execution, "artifact": ref_name(w.ref)} for w in state.warnings],
         "write_failures": state.write_failures,
@@ -70,9 +72,14 @@ def encode_state(state: State) -> dict[str, Any]:
 
 
 def trace_document(
-    states: tuple[State, ...], actions: tuple[Action, ...], meta: dict[str, Any]
+    states: tuple[State, ...], actions: tuple[Action, ...], meta: dict[str, Any],
+    deviating: frozenset[int] = frozenset(),
 ) -> dict[str, Any]:
-    """An ITF document for a path; `meta` is merged over the format fields of `#meta`."""
+    """An ITF document for a path; `meta` is merged over the format fields of `#meta`.
+
+    `deviating` holds the indices of states that a mutant produced differently from the rules; their
+    `#meta` says so, since the clauses they cite are those of the rule the mutant deviates from.
+    """
     encoded = []
     for i, state in enumerate(states):
         step_meta: dict[str, Any] = {"index": i}
@@ -80,6 +87,8 @@ def trace_document(
             action = actions[i - 1]
             cites = list(clauses_of(states[i - 1], action, state))
             step_meta.update(action=action_to_json(action), text=str(action), clauses=cites)
+            if i in deviating:
+                step_meta["deviates"] = True
         encoded.append({"#meta": step_meta, **encode_state(state)})
     header = {"format": "ITF", "format-description": FORMAT_URL, "source": "pausecheck", "model": MODEL_VERSION}
     if meta.get("message"):

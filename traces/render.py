@@ -33,6 +33,8 @@ def flat_view(state: dict[str, Any]) -> dict[str, str]:
         out[f"{p}.write_failures"] = str(e["write_failures"])
     for s in state["segments"]:
         out[f"{s['execution']}.segment.collected"] = _list(s["collected"])
+        if s["write_failed"]:
+            out[f"{s['execution']}.segment"] = "write-back failed; retrying"
     out["warnings"] = _list([f"{w['artifact']} dropped by {w['execution']}" for w in state["warnings"]])
     return out
 
@@ -61,6 +63,8 @@ def render(document: dict[str, Any], reproduce: str | None = None) -> str:
         else:
             clauses = " ".join(step.get("clauses", [])) or "environment"
             lines.append(f"[Step {i}] {step.get('text', step.get('action'))}   ({clauses})")
+            if step.get("deviates"):
+                lines.append(f"    ** here the mutant deviates from the rules: {meta.get('mutant')}")
         view = flat_view(state)
         for key, value in view.items():
             before = previous.get(key)
