@@ -33,8 +33,8 @@ __all__ = ["main"]
 EPILOG_CHECK = """\
 examples:
   pausecheck check                      every property over every interleaving at the default bounds
-  pausecheck check --sessions 2 --calls 2 --per-call 1 --artifacts 2 --pauses 1 \\
-                   --write-failures 0 --observations 0     isolation across two sessions
+  pausecheck check --sessions 2 --calls 1 --per-call 1 --artifacts 1 --pauses 2 \\
+                   --write-failures 0 --observations 0     two interleaving sessions (isolation)
   pausecheck check --out traces/        also write each counterexample and witness as ITF JSON
   pausecheck check --json               one JSON object (complete, states, properties, clauses, ...)
 
@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="pausecheck",
         description="Reference model and model checker for FlowDrop RT-TOOL-7 (held artifacts across a "
         "pause) and RT-GATE-6 (no phantom failure in the tool trail).",
+        epilog="start with `pausecheck check`; `pausecheck COMMAND --help` explains each command.",
     )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = commands.add_parser(
