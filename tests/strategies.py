@@ -14,7 +14,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from model import ACTION_TYPES, Action, Bounds, Machine, State
+from model import ACTION_TYPES, BOUND_HELP, Action, Bounds, Machine, State
 
 __all__ = [
     "bounds", "tiny_bounds", "ids", "action_of", "actions", "machines", "walks", "machine_walks",
@@ -22,36 +22,22 @@ __all__ = [
 ]
 
 
+def _up_to(**ceilings: int) -> st.SearchStrategy[Bounds]:
+    """Bounds with every field between its minimum and the given ceiling; shrinks to the minimums."""
+    fields = {name: st.integers(minimum, ceilings[name]) for name, (minimum, _) in BOUND_HELP.items()}
+    return st.builds(Bounds, **fields)
+
+
 def bounds(max_sessions: int = 2, max_turns: int = 2) -> st.SearchStrategy[Bounds]:
-    """Small bounds, every field at or above its minimum; shrinks towards the minimums."""
-    return st.builds(
-        Bounds,
-        sessions=st.integers(1, max_sessions),
-        turns=st.integers(1, max_turns),
-        calls=st.integers(1, 3),
-        per_call=st.integers(0, 2),
-        artifacts=st.integers(0, 4),
-        pauses=st.integers(0, 2),
-        write_failures=st.integers(0, 2),
-        observations=st.integers(0, 2),
-        held_bound=st.integers(0, 2),
-    )
+    """Small bounds, every field at or above its minimum."""
+    return _up_to(sessions=max_sessions, turns=max_turns, calls=3, per_call=2, artifacts=4, pauses=2,
+                  write_failures=2, observations=2, held_bound=2)
 
 
 def tiny_bounds() -> st.SearchStrategy[Bounds]:
     """Bounds of one execution small enough to explore exhaustively (at most 53,897 states)."""
-    return st.builds(
-        Bounds,
-        sessions=st.just(1),
-        turns=st.just(1),
-        calls=st.integers(1, 2),
-        per_call=st.integers(0, 1),
-        artifacts=st.integers(0, 2),
-        pauses=st.integers(0, 2),
-        write_failures=st.integers(0, 1),
-        observations=st.integers(0, 1),
-        held_bound=st.integers(0, 1),
-    )
+    return _up_to(sessions=1, turns=1, calls=2, per_call=1, artifacts=2, pauses=2, write_failures=1,
+                  observations=1, held_bound=1)
 
 
 def ids(prefix: str) -> st.SearchStrategy[str]:
