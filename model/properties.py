@@ -1,27 +1,16 @@
-"""The properties: named predicates with a kind, the clauses they formalise, and a witness.
-
-- `always`: a predicate over every reachable state, given a `Context` (bounds, what the wire shows);
-- `transition`: a predicate over every step (pre, action, post, context) of the action kinds it names;
-- `sometimes`: a witness; finding none is a failure (the model or the bounds are vacuous).
-
-An `always` or `transition` check returns None when it holds, else a sentence naming the concrete
-values that break it. Every such property names the `sometimes` witness of its situation: if the
-situation never occurs within the bounds, the property is reported vacuous and the check fails.
-A property may also name the bounds it needs (`applies`); below them it is reported "not exercised".
-"""
+"""The properties: named invariants with a kind and the clauses they formalise (see `property`),
+and the registry of every check, invariants first, then the witnesses (see `witnesses`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
-from .actions import Answer, CallTool, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts, ToolReturns
-from .config import Bounds
+from .actions import Answer, FinishSegment, ToolFails, ToolInterrupts, ToolReturns
+from .property import ALWAYS, SOMETIMES, TRANSITION, Context, Property
 from .state import (
     CANCELLED,
     COMPLETED,
-    DECLINED,
     FAILED,
     FINISHED,
     INTERRUPTED,
@@ -33,32 +22,9 @@ from .state import (
     find_segment,
     ref_name,
 )
+from .witnesses import TWO_EXECUTIONS, WITNESSES, two_executions
 
-__all__ = ["Context", "Property", "PROPERTIES", "ALWAYS", "TRANSITION", "SOMETIMES", "property_named"]
-
-ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
-
-
-class Context(NamedTuple):
-    """What an `always` check may consult beside the state: the bounds and the wire's artifacts."""
-
-    bounds: Bounds
-    shown: Callable[[State], tuple[tuple[str, tuple[int, ...]], ...]]
-
-
-@dataclass(frozen=True, slots=True)
-class Property:
-    """A named check: its kind, clause ids, predicate, witness of its situation, and meaning."""
-
-    name: str
-    kind: str
-    clauses: tuple[str, ...]
-    check: Callable[..., Any]
-    doc: str
-    situation: str | None = None  # the `sometimes` property witnessing that this one is exercised
-    on: tuple[type, ...] = ()  # transition and sometimes: the action kinds looked at (empty: all)
-    applies: Callable[[Bounds], bool] | None = None  # bounds under which it can be exercised
-    needs: str | None = None  # what `applies` asks for, in words a user can act on
+__all__ = ["Context", "Property", "PROPERTIES", "INVARIANTS", "ALWAYS", "TRANSITION", "SOMETIMES", "property_named"]
 
 
 def _names(refs: Any) -> str:
@@ -300,32 +266,7 @@ def _resume_supersedes(pre: State, action: Answer, post: State, ctx: Context) ->
     return None
 
 
-# ---------------------------------------------------------------------------------------------
-# sometimes (witnesses over steps)
-
-
-def _held(state: State, execution_id: str) -> tuple[int, ...]:
-    return find_execution(state, execution_id).held
-
-
-def _finished_with(post: State, action: FinishSegment, test: Callable[[Any], bool]) -> bool:
-    e = find_execution(post, action.execution)
-    return action.write_ok and e.status == COMPLETED and test(e)
-
-
-def _artifact_beside_another_execution(pre: State, action: Any, post: State, ctx: Context) -> bool:
-    """Two executions exist and one of them holds or has delivered an artifact."""
-    return len(post.executions) >= 2 and any(e.held or any(e.messages) for e in post.executions)
-
-
-def _two_executions(bounds: Bounds) -> bool:
-    return bounds.sessions * bounds.turns >= 2 and bounds.artifacts >= 1
-
-
-_TWO_EXECUTIONS = "two executions, e.g. --sessions 2 --calls 1 --per-call 1 --artifacts 1 --pauses 2 " \
-                  "--write-failures 0 --observations 0"
-
-PROPERTIES: tuple[Property, ...] = (
+INVARIANTS: tuple[Property, ...] = (
     Property("no_double_delivery", ALWAYS, ("T7.7", "T7.8"), _no_double_delivery,
              "no artifact is delivered twice: at most one message carries it, once",
              situation="delivered_after_pause"),
@@ -342,7 +283,7 @@ PROPERTIES: tuple[Property, ...] = (
     Property("isolation", ALWAYS, ("T7.2", "T7.4"), _isolation,
              "nothing of one execution is held for, shown on or dropped by another",
              situation="artifact_beside_another_execution",
-             applies=_two_executions, needs=_TWO_EXECUTIONS),
+             applies=two_executions, needs=TWO_EXECUTIONS),
     Property("no_phantom_pause", ALWAYS, ("G6.5", "O11.2"), _no_phantom_pause,
              "a finished execution holds no interrupted attempt; a paused one has exactly one pending question",
              situation="completes_after_pause"),
@@ -381,56 +322,8 @@ PROPERTIES: tuple[Property, ...] = (
     Property("resume_supersedes", TRANSITION, ("G6.3", "G6.4"), _resume_supersedes,
              "a resumed call records a new attempt and cancels the superseded interrupted one",
              situation="approve", on=(Answer,)),
-    # witnesses
-    Property("delivered_after_pause", SOMETIMES, ("T7.6",),
-             lambda pre, a, post, ctx: a.write_ok and bool(_held(pre, a.execution)),
-             "a write-back delivers artifacts held across a pause", on=(FinishSegment,)),
-    Property("merged_held_and_new", SOMETIMES, ("T7.5",),
-             lambda pre, a, post, ctx: a.write_ok and bool(_held(pre, a.execution))
-             and bool(find_segment(pre, a.execution).collected),
-             "a write-back merges held artifacts with the resumed segment's own", on=(FinishSegment,)),
-    Property("held_across_pause", SOMETIMES, ("T7.1",),
-             lambda pre, a, post, ctx: bool(_held(post, a.execution)),
-             "a pause holds artifacts", on=(ToolInterrupts,)),
-    Property("repause_with_held", SOMETIMES, ("T7.9",),
-             lambda pre, a, post, ctx: bool(_held(pre, a.execution)),
-             "a resume that pauses again while artifacts are held", on=(ToolInterrupts,)),
-    Property("two_pauses", SOMETIMES, ("T7.9",),
-             lambda pre, a, post, ctx: len(find_execution(post, a.execution).questions) >= 2,
-             "one execution pauses twice", on=(ToolInterrupts,)),
-    Property("write_back_fails_with_held", SOMETIMES, ("T7.10",),
-             lambda pre, a, post, ctx: not a.write_ok and bool(_held(pre, a.execution)),
-             "a write-back fails while artifacts are held", on=(FinishSegment,)),
-    Property("warned_drop", SOMETIMES, ("T7.14", "T7.15"),
-             lambda pre, a, post, ctx: len(post.warnings) > len(pre.warnings),
-             "a held list overflows and drops with a warning"),
-    Property("poll_while_holding", SOMETIMES, ("T7.3",),
-             lambda pre, a, post, ctx: bool(_held(pre, a.execution)),
-             "a caller polls a turn that holds artifacts", on=(Poll,)),
-    Property("interrupt_observed_twice", SOMETIMES, ("G6.9",), lambda pre, a, post, ctx: True,
-             "the tool plane observes the same interrupt again", on=(ObserveAgain,)),
-    Property("approve", SOMETIMES, ("G6.3", "G5.3"), lambda pre, a, post, ctx: a.approve,
-             "a question is approved", on=(Answer,)),
-    Property("decline", SOMETIMES, ("G5.1",), lambda pre, a, post, ctx: not a.approve,
-             "a question is declined", on=(Answer,)),
-    Property("two_calls_in_segment", SOMETIMES, (),
-             lambda pre, a, post, ctx: find_segment(post, a.execution).calls >= 2,
-             "a segment makes two tool calls", on=(CallTool,)),
-    Property("tool_failure", SOMETIMES, ("G6.6",), lambda pre, a, post, ctx: True,
-             "a tool call fails", on=(ToolFails,)),
-    Property("completes_after_pause", SOMETIMES, ("G6.5",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: bool(e.questions)),
-             "an execution that paused completes", on=(FinishSegment,)),
-    Property("completes_after_failure", SOMETIMES, ("E9.5",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)),
-             "an execution with a tool failure completes", on=(FinishSegment,)),
-    Property("completes_after_decline", SOMETIMES, ("G5.2",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: DECLINED in (q.status for q in e.questions)),
-             "an execution with a declined call completes", on=(FinishSegment,)),
-    Property("artifact_beside_another_execution", SOMETIMES, ("T7.2",), _artifact_beside_another_execution,
-             "an execution holds or has delivered an artifact while another execution exists",
-             applies=_two_executions, needs=_TWO_EXECUTIONS),
 )
+PROPERTIES: tuple[Property, ...] = INVARIANTS + WITNESSES
 
 
 def property_named(name: str) -> Property:

@@ -1,0 +1,46 @@
+"""The vocabulary of checks: the kinds, the context a check may consult, and the Property record.
+
+- `always`: a predicate over every reachable state, given a `Context` (bounds, what the wire shows);
+- `transition`: a predicate over every step (pre, action, post, context) of the action kinds it names;
+- `sometimes`: a witness; finding none is a failure (the model or the bounds are vacuous).
+
+An `always` or `transition` check returns None when it holds, else a sentence naming the concrete
+values that break it. Every such property names the `sometimes` witness of its situation: if the
+situation never occurs within the bounds, the property is reported vacuous and the check fails.
+A property may also name the bounds it needs (`applies`); below them it is reported "not exercised".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from .config import Bounds
+from .state import State
+
+__all__ = ["ALWAYS", "TRANSITION", "SOMETIMES", "Context", "Property"]
+
+ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
+
+
+class Context(NamedTuple):
+    """What an `always` check may consult beside the state: the bounds and the wire's artifacts."""
+
+    bounds: Bounds
+    shown: Callable[[State], tuple[tuple[str, tuple[int, ...]], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A named check: its kind, clause ids, predicate, witness of its situation, and meaning."""
+
+    name: str
+    kind: str
+    clauses: tuple[str, ...]
+    check: Callable[..., Any]
+    doc: str
+    situation: str | None = None  # the `sometimes` property witnessing that this one is exercised
+    on: tuple[type, ...] = ()  # transition and sometimes: the action kinds looked at (empty: all)
+    applies: Callable[[Bounds], bool] | None = None  # bounds under which it can be exercised
+    needs: str | None = None  # what `applies` asks for, in words a user can act on
