@@ -378,7 +378,16 @@ def question_per_observation(b: Bounds, pre: State, a: ObserveAgain, post: State
     # observations, so the observation bound still ends the search).
     e = find_execution(post, a.execution)
     last = e.questions[-1]
-    return _set(post, a.execution, questions=e.questions + (Question(last.call, PENDING, last.observations),))
+    fresh = Question(last.call, PENDING, last.observations, len(e.questions) + 1)
+    return _set(post, a.execution, questions=e.questions + (fresh,))
+
+
+def observation_reraises_question(b: Bounds, pre: State, a: ObserveAgain, post: State) -> State:
+    # Each observation withdraws the pending question and raises a fresh one in its place (a new
+    # interrupt identity, say to refresh its expiry: A-G8); the count of questions stays one.
+    e = find_execution(post, a.execution)
+    last = e.questions[-1]
+    return _set(post, a.execution, questions=e.questions[:-1] + (last._replace(id=last.id + 1),))
 
 
 def question_per_gated_call(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
@@ -386,7 +395,7 @@ def question_per_gated_call(b: Bounds, pre: State, a: ToolInterrupts, post: Stat
     # call of the segment, the interrupting one last (A-G7).
     e, segment = find_execution(post, a.execution), find_segment(pre, a.execution)
     others = [f"c{i}" for i in range(e.calls - segment.calls + 1, e.calls + 1) if f"c{i}" != a.call]
-    extra = tuple(Question(c, PENDING) for c in others)
+    extra = tuple(Question(c, PENDING, 0, n) for n, c in enumerate(others, len(e.questions) + 1))
     return _set(post, a.execution, questions=e.questions[:-1] + extra + e.questions[-1:])
 
 

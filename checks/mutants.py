@@ -178,6 +178,9 @@ MUTANTS: tuple[Mutant, ...] = (
     # questions
     M("question_per_observation", ("G6.9",), "each observation of the same interrupt raises another question",
       "one_question_per_pause", 4, d.on(ObserveAgain, d.question_per_observation)),
+    M("observation_reraises_question", ("G6.9",), "each observation withdraws the pending question and "
+      "raises a fresh one in its place (A-G8: a re-raise that refreshes the interrupt)", "one_question_per_pause", 4,
+      d.on(ObserveAgain, d.observation_reraises_question)),
     M("question_per_gated_call", ("G6.9",), "a pause raises a question for every call of the segment's batch (A-G7)",
       "one_question_per_pause", 5, d.on(ToolInterrupts, d.question_per_gated_call)),
     M("answer_leaves_question_pending", ("G6.9",), "the run resumes but the answered question stays pending",

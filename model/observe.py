@@ -32,7 +32,7 @@ def observe(state: State) -> dict[str, Any]:
             "unhandled": e.unhandled,
             "messages": [[ref_name(r) for r in m] for m in e.messages],
             "attempts": trails,
-            "questions": [{"call": q.call, "status": q.status} for q in e.questions],
+            "questions": [{"id": f"q{q.id}", "call": q.call, "status": q.status} for q in e.questions],
             "write_failures": e.write_failures,
         }
     warnings = [{"execution": w.execution, "artifact": ref_name(w.ref)} for w in state.warnings]

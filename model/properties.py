@@ -144,10 +144,14 @@ def _handled_run_completes(state: State, ctx: Context) -> str | None:
 
 def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     pausing = action.execution if type(action) is ToolInterrupts else None
-    asked = {e.id: len(e.questions) for e in pre.executions}
+    before = {e.id: tuple(q.id for q in e.questions) for e in pre.executions}
     for e in post.executions:
-        raised = len(e.questions) - asked.get(e.id, 0)
-        expected = 1 if e.id == pausing else 0
+        old = before.get(e.id, ())
+        kept = tuple(q.id for q in e.questions[:len(old)])
+        if kept != old:
+            return f"{e.id} replaced its question(s) {list(old)} by {list(kept)} ({action}): the same " \
+                   "interrupt keeps its one question"
+        raised, expected = len(e.questions) - len(old), 1 if e.id == pausing else 0
         if raised != expected:
             what = "pausing" if expected else f"{action}"
             return f"{e.id} raised {raised} question(s) on one step ({what}); a pause raises exactly one"

@@ -218,7 +218,8 @@ def _tool_interrupts(bounds: Bounds, reading: Reading, state: State, action: Too
     segment = find_segment(state, action.execution)
     kept, dropped = hold(execution.held, segment.collected, bounds.held_bound)
     execution = execution._replace(
-        status=PAUSED, held=kept, questions=execution.questions + (Question(action.call, PENDING),)
+        status=PAUSED, held=kept,
+        questions=execution.questions + (Question(action.call, PENDING, 0, len(execution.questions) + 1),),
     )
     state = with_execution(state, execution)
     state = state._replace(warnings=state.warnings + tuple(Warning(execution.id, r) for r in dropped))

@@ -54,7 +54,8 @@ class Question(NamedTuple):
 
     call: str
     status: str
-    observations: int = 0  # times the tool plane observed the same interrupt again
+    observations: int  # times the tool plane observed the same interrupt again
+    id: int  # the n-th question raised in its execution: a persisted interrupt's identity (INT-2)
 
 
 class Execution(NamedTuple):

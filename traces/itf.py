@@ -52,7 +52,8 @@ def encode_state(state: State) -> dict[str, Any]:
                 "calls": e.calls,
                 "attempts": [{"call": a.call, "status": a.status} for a in e.attempts],
                 "questions": [
-                    {"call": q.call, "status": q.status, "observations": q.observations} for q in e.questions
+                    {"id": f"q{q.id}", "call": q.call, "status": q.status, "observations": q.observations}
+                    for q in e.questions
                 ],
                 "held": _refs(e.held),
                 "messages": [_refs(m) for m in e.messages],

@@ -24,7 +24,8 @@ def flat_view(state: dict[str, Any]) -> dict[str, str]:
         for call, trail in trails.items():
             out[f"{p}.attempts.{call}"] = _list(trail)
         out[f"{p}.questions"] = _list(
-            [f"{q['call']} {q['status']}" + (f" (seen again x{q['observations']})" if q["observations"] else "")
+            [f"{q['id']} {q['call']} {q['status']}"
+             + (f" (seen again x{q['observations']})" if q["observations"] else "")
              for q in e["questions"]]
         )
         out[f"{p}.held"] = _list(e["held"])
