@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -131,11 +132,12 @@ def _check(args: argparse.Namespace) -> int:
     if companion is not None:
         report = with_companion(report, companion, _explore(companion, limits, live))
         origins[True] = (companion, command_line(COMPANION_BOUNDS, args.reading))
-    paths = _write(args.out, origins, report) if args.out else {}
+    evidence = _evidence(origins, report)
+    paths = _write(args.out, evidence) if args.out else {}
     if args.json:
         print(json.dumps(check_json(report, paths), sort_keys=True, indent=2))
     else:
-        sys.stdout.write(check_text(report, paths, command, _renders(origins, report, paths)))
+        sys.stdout.write(check_text(report, paths, command, _renders(evidence, paths)))
     return report.exit_code
 
 
@@ -149,50 +151,45 @@ def _explore(machine: Machine, limits: Limits, live: bool) -> Any:
 Origins = dict[bool, tuple[Machine, str]]  # companion? -> the machine and command a verdict came from
 
 
-def _renders(origins: Origins, report: Report, paths: dict[str, str]) -> list[str]:
-    """The human rendering of every counterexample (violations and the first deadlock)."""
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    """One discovery of a check, as an ITF document, with the command that reproduces it."""
+
+    name: str
+    document: dict[str, Any]
+    command: str
+    counterexample: bool  # a violation or a deadlock, as opposed to a witness
+
+
+def _evidence(origins: Origins, report: Report) -> list[_Evidence]:
+    """Every counterexample and witness of a report, each built once."""
     out = []
-    for verdict in report.properties:
-        if verdict.status == "VIOLATED":
-            machine, command = origins[verdict.companion]
-            document = _document(machine, verdict.discovery, verdict.name, verdict.kind, verdict.clauses,
-                                 "violation", verdict.doc, command)
-            out.append(render(document, _reproduce(paths.get(verdict.name), command)))
-    machine, command = origins[False]
-    if report.result.deadlock is not None:
-        document = _document(machine, report.result.deadlock, DEADLOCK, DEADLOCK, (), DEADLOCK, DEADLOCK_DOC,
-                             command)
-        out.append(render(document, _reproduce(paths.get("deadlock"), command)))
-    return out
-
-
-def _reproduce(path: str | None, command: str) -> str:
-    return f"pausecheck replay {path}" if path else command
-
-
-def _document(machine: Machine, discovery: Any, name: str, kind: str, clauses: tuple[str, ...],
-              verdict: str, description: str, command: str) -> dict[str, Any]:
-    return document_for(machine, discovery, name=name, kind=kind, clauses=clauses, verdict=verdict,
-                        description=description, command=command)
-
-
-def _write(folder: Path, origins: Origins, report: Report) -> dict[str, str]:
-    """Write every counterexample and witness; returns property name -> path."""
-    paths = {}
     for verdict in report.properties:
         if verdict.discovery is None:
             continue
         machine, command = origins[verdict.companion]
-        kind = "violation" if verdict.status == "VIOLATED" else "witness"
-        document = _document(machine, verdict.discovery, verdict.name, verdict.kind, verdict.clauses, kind,
-                             verdict.doc, command)
-        paths[verdict.name] = str(write_discovery(folder, document))
+        violated = verdict.status == "VIOLATED"
+        document = document_for(machine, verdict.discovery, name=verdict.name, kind=verdict.kind,
+                                clauses=verdict.clauses, verdict="violation" if violated else "witness",
+                                description=verdict.doc, command=command)
+        out.append(_Evidence(verdict.name, document, command, violated))
     if report.result.deadlock is not None:
         machine, command = origins[False]
-        document = _document(machine, report.result.deadlock, DEADLOCK, DEADLOCK, (), DEADLOCK, DEADLOCK_DOC,
-                             command)
-        paths[DEADLOCK] = str(write_discovery(folder, document))
-    return paths
+        document = document_for(machine, report.result.deadlock, name=DEADLOCK, kind=DEADLOCK, clauses=(),
+                                verdict=DEADLOCK, description=DEADLOCK_DOC, command=command)
+        out.append(_Evidence(DEADLOCK, document, command, True))
+    return out
+
+
+def _renders(evidence: list[_Evidence], paths: dict[str, str]) -> list[str]:
+    """The human rendering of every counterexample (violations and the first deadlock)."""
+    return [render(e.document, f"pausecheck replay {paths[e.name]}" if e.name in paths else e.command)
+            for e in evidence if e.counterexample]
+
+
+def _write(folder: Path, evidence: list[_Evidence]) -> dict[str, str]:
+    """Write every counterexample and witness; returns property name -> path."""
+    return {e.name: str(write_discovery(folder, e.document)) for e in evidence}
 
 
 def _replay(args: argparse.Namespace) -> int:
