@@ -21,16 +21,11 @@ from __future__ import annotations
 import argparse
 import gc
 import platform
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
-# Runnable from a checkout without installing: the repository root holds `model` and `checks`.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from checks.explore import explore  # noqa: E402
-from model import DEFAULT_BOUNDS, Bounds, Machine  # noqa: E402
+from pausecheck.checks.explore import explore
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 
 # About 9 times the default state space (1,084,177 states), 28 s where this was written. Raising
 # the held-list bound would not do: it moves artifacts between held and dropped without changing

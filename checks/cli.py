@@ -10,22 +10,22 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from model import BOUND_HELP, COMPANION_BOUNDS, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
-from model.machine import DEADLOCK, DEADLOCK_DOC
-from traces.itf import TraceError, load_trace, write_trace
-from traces.render import render
-from traces.replay import decode_actions, replay
+from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds
+from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
+from pausecheck.traces.itf import TraceError, load_trace, write_trace
+from pausecheck.traces.render import render
+from pausecheck.traces.replay import decode_actions, replay
 
-from .evidence import command_line, document_for, machine_for, write_discovery
-from .explore import Limits, explore
+from pausecheck import __version__
+
+from .evidence import Evidence, command_line, document_for, evidence_of, machine_for, write_discovery
+from .explore import Limits
 from .golden import golden_documents
 from .killmatrix import kill_matrix
 from .mutants import MUTANTS, mutant_named
-from .report import Report, build_report, companion_machine, with_companion
+from .report import check
 from .shrink import shrink
 from .text import check_json, check_text, matrix_text
 
@@ -57,6 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         "pause) and RT-GATE-6 (no phantom failure in the tool trail).",
         epilog="start with `pausecheck check`; `pausecheck COMMAND --help` explains each command.",
     )
+    parser.add_argument("--version", action="version", version=f"pausecheck {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = commands.add_parser(
         "check", help="explore every interleaving within the bounds and check every property",
@@ -122,72 +123,23 @@ def _check(args: argparse.Namespace) -> int:
         return _fail(str(error))
     if args.max_states is not None and args.max_states < 1:
         return _fail("--max-states must be at least 1")
-    machine = Machine(bounds, READINGS[args.reading])
     live = sys.stderr.isatty() and not args.json
-    limits = Limits(max_states=args.max_states)
-    report = build_report(machine, _explore(machine, limits, live))
-    command = command_line(bounds, args.reading)
-    origins = {False: (machine, command)}
-    companion = companion_machine(machine, COMPANION_BOUNDS) if bounds == DEFAULT_BOUNDS and args.companion else None
-    if companion is not None:
-        report = with_companion(report, companion, _explore(companion, limits, live))
-        origins[True] = (companion, command_line(COMPANION_BOUNDS, args.reading))
-    evidence = _evidence(origins, report)
+    report = check(bounds, args.reading, limits=Limits(max_states=args.max_states), companion=args.companion,
+                   progress=(lambda label: _progress) if live else None)
+    if live:
+        sys.stderr.write("\r" + " " * 72 + "\r")
+    evidence = evidence_of(report)
     paths = _write(args.out, evidence) if args.out else {}
     if args.json:
         print(json.dumps(check_json(report, paths), sort_keys=True, indent=2))
     else:
-        sys.stdout.write(check_text(report, paths, command, _renders(evidence, paths)))
+        renders = [render(e.document, f"pausecheck replay {paths[e.name]}" if e.name in paths else e.command)
+                   for e in evidence if e.counterexample]
+        sys.stdout.write(check_text(report, paths, command_line(bounds, args.reading), renders))
     return report.exit_code
 
 
-def _explore(machine: Machine, limits: Limits, live: bool) -> Any:
-    result = explore(machine, limits, _progress if live else None)
-    if live:
-        sys.stderr.write("\r" + " " * 72 + "\r")
-    return result
-
-
-Origins = dict[bool, tuple[Machine, str]]  # companion? -> the machine and command a verdict came from
-
-
-@dataclass(frozen=True, slots=True)
-class _Evidence:
-    """One discovery of a check, as an ITF document, with the command that reproduces it."""
-
-    name: str
-    document: dict[str, Any]
-    command: str
-    counterexample: bool  # a violation or a deadlock, as opposed to a witness
-
-
-def _evidence(origins: Origins, report: Report) -> list[_Evidence]:
-    """Every counterexample and witness of a report, each built once."""
-    out = []
-    for verdict in report.properties:
-        if verdict.discovery is None:
-            continue
-        machine, command = origins[verdict.companion]
-        violated = verdict.status == "VIOLATED"
-        document = document_for(machine, verdict.discovery, name=verdict.name, kind=verdict.kind,
-                                clauses=verdict.clauses, verdict="violation" if violated else "witness",
-                                description=verdict.doc, command=command)
-        out.append(_Evidence(verdict.name, document, command, violated))
-    if report.result.deadlock is not None:
-        machine, command = origins[False]
-        document = document_for(machine, report.result.deadlock, name=DEADLOCK, kind=DEADLOCK, clauses=(),
-                                verdict=DEADLOCK, description=DEADLOCK_DOC, command=command)
-        out.append(_Evidence(DEADLOCK, document, command, True))
-    return out
-
-
-def _renders(evidence: list[_Evidence], paths: dict[str, str]) -> list[str]:
-    """The human rendering of every counterexample (violations and the first deadlock)."""
-    return [render(e.document, f"pausecheck replay {paths[e.name]}" if e.name in paths else e.command)
-            for e in evidence if e.counterexample]
-
-
-def _write(folder: Path, evidence: list[_Evidence]) -> dict[str, str]:
+def _write(folder: Path, evidence: list[Evidence]) -> dict[str, str]:
     """Write every counterexample and witness; returns property name -> path."""
     return {e.name: str(write_discovery(folder, e.document)) for e in evidence}
 

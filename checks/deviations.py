@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model import Bounds, Patch
-from model.actions import Answer, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
-from model.rules import hold
-from model.state import (
+from pausecheck.model import Bounds, Patch
+from pausecheck.model.actions import Answer, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from pausecheck.model.rules import hold
+from pausecheck.model.state import (
     CANCELLED,
     COMPLETED,
     FAILED,

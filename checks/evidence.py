@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
-from traces.itf import TraceError, trace_document, write_trace
+from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
+from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
+from pausecheck.traces.itf import TraceError, load_trace, trace_document, write_trace
+from pausecheck.traces.replay import Replay, replay
 
 from .explore import Discovery
 from .mutants import mutant_named, mutate
+from .report import Report
 
-__all__ = ["command_line", "document_for", "write_discovery", "machine_for", "trace_name"]
+__all__ = ["Evidence", "evidence_of", "command_line", "document_for", "trace_of", "write_discovery", "machine_for",
+           "trace_name", "replay_file"]
 
 
 def command_line(bounds: Bounds, reading: str, extra: str = "") -> str:
@@ -59,6 +64,51 @@ def document_for(
     return trace_document(discovery.states, discovery.actions, meta, deviating)
 
 
+def trace_of(machine: Machine, discovery: Discovery, *, name: str, command: str = "") -> dict[str, Any]:
+    """The ITF document of a discovery of `machine` for the property (or "deadlock") called `name`."""
+    if name == DEADLOCK:
+        return document_for(machine, discovery, name=name, kind=DEADLOCK, clauses=(), verdict=DEADLOCK,
+                            description=DEADLOCK_DOC, command=command)
+    prop = next((p for p in machine.properties if p.name == name), None)
+    if prop is None:
+        raise KeyError(name)
+    verdict = "witness" if discovery.message is None else "violation"
+    return document_for(machine, discovery, name=name, kind=prop.kind, clauses=prop.clauses, verdict=verdict,
+                        description=prop.doc, command=command)
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One discovery of a check, as an ITF document, with the command that reproduces it."""
+
+    name: str
+    document: dict[str, Any]
+    command: str
+    counterexample: bool  # a violation or a deadlock, as opposed to a witness
+
+
+def evidence_of(report: Report) -> list[Evidence]:
+    """Every counterexample and witness of a report (and its first deadlock), each built once."""
+    origins = {False: (report.machine, command_line(report.machine.bounds, report.reading))}
+    if report.companion_machine is not None:
+        origins[True] = (report.companion_machine, command_line(report.companion_machine.bounds, report.reading))
+    out = []
+    for verdict in report.properties:
+        if verdict.discovery is None:
+            continue
+        machine, command = origins[verdict.companion]
+        violated = verdict.status == "VIOLATED"
+        document = document_for(machine, verdict.discovery, name=verdict.name, kind=verdict.kind,
+                                clauses=verdict.clauses, verdict="violation" if violated else "witness",
+                                description=verdict.doc, command=command)
+        out.append(Evidence(verdict.name, document, command, violated))
+    if report.result.deadlock is not None:
+        machine, command = origins[False]
+        document = trace_of(machine, report.result.deadlock, name=DEADLOCK, command=command)
+        out.append(Evidence(DEADLOCK, document, command, True))
+    return out
+
+
 def write_discovery(folder: Path, document: dict[str, Any]) -> Path:
     """Write a discovery's document under `folder`; returns the path."""
     meta = document["#meta"]
@@ -90,3 +140,9 @@ def machine_for(meta: dict[str, Any], file: str) -> Machine:
         except KeyError:
             raise TraceError(file, '$["#meta"].mutant', f"unknown mutant {name!r}") from None
     return machine
+
+
+def replay_file(path: str | Path) -> Replay:
+    """Load an ITF trace written by pausecheck and replay it on the machine its `#meta` names."""
+    document = load_trace(path)
+    return replay(document, machine_for(document["#meta"], str(path)), str(path))

@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
 
-__all__ = ["Model", "Limits", "Discovery", "Result", "explore"]
+__all__ = ["Model", "Limits", "Discovery", "Result", "Progress", "NO_LIMITS", "explore"]
 
 ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
+
+
+Progress = Callable[[int, int, int], None]  # (states, transitions, depth), about twice a second
 
 
 class Model(Protocol):
@@ -41,6 +44,9 @@ class Limits:
 
     max_states: int | None = None
     max_depth: int | None = None
+
+
+NO_LIMITS = Limits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +151,8 @@ class _Search:
 
 def explore(
     model: Model,
-    limits: Limits = Limits(),
-    progress: Callable[[int, int, int], None] | None = None,
+    limits: Limits = NO_LIMITS,
+    progress: Progress | None = None,
 ) -> Result:
     """Breadth-first search of every state reachable within the model's bounds and the limits.
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from model import Machine, property_named
-from model.machine import DEADLOCK_DOC
+from pausecheck.model import Machine, property_named
+from pausecheck.model.machine import DEADLOCK_DOC
 
 from .evidence import document_for
 from .killmatrix import KillMatrix

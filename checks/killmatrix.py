@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from model import DEFAULT_BOUNDS, Bounds, Machine
-from model.properties import ALWAYS, TRANSITION
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
+from pausecheck.model.properties import ALWAYS, TRANSITION
 
 from .explore import Discovery, explore
 from .mutants import DEADLOCK, Mutant, bounds_of, mutate

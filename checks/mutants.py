@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from model import Bounds, Machine, Patch
-from model.actions import Answer, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
-from model.machine import DEADLOCK
-from model.state import State
+from pausecheck.model import Bounds, Machine, Patch
+from pausecheck.model.actions import Answer, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from pausecheck.model.machine import DEADLOCK
+from pausecheck.model.state import State
 
 from . import deviations as d
 

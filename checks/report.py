@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from model import CLAUSES, Bounds, Machine
-from model.properties import ALWAYS, SOMETIMES, TRANSITION
+from pausecheck.model import CLAUSES, COMPANION_BOUNDS, DEFAULT_BOUNDS, READINGS, Bounds, Machine
+from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
-from .explore import Discovery, Result
+from .explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 
-__all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report", "companion_machine", "with_companion"]
+__all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report", "check", "companion_machine",
+           "with_companion"]
 
 HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING = (
     "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING",
@@ -46,6 +48,7 @@ class ClauseVerdict:
 
     id: str
     rule: str
+    text: str  # the quoted fragment of the rule (model/clauses.py)
     properties: tuple[str, ...]
     witnesses: tuple[str, ...]
     status: str
@@ -59,10 +62,21 @@ class Report:
     result: Result
     properties: tuple[PropertyVerdict, ...]
     clauses: tuple[ClauseVerdict, ...]
-    bounds: dict[str, int]
-    reading: str
+    machine: Machine
     companion: Result | None = None  # the search at the companion bounds, if one ran
-    companion_bounds: dict[str, int] | None = None
+    companion_machine: Machine | None = None
+
+    @property
+    def bounds(self) -> dict[str, int]:
+        return self.machine.bounds.as_dict()
+
+    @property
+    def reading(self) -> str:
+        return self.machine.reading.name
+
+    @property
+    def companion_bounds(self) -> dict[str, int] | None:
+        return None if self.companion_machine is None else self.companion_machine.bounds.as_dict()
 
     @property
     def exit_code(self) -> int:
@@ -111,7 +125,26 @@ def _clause_status(props: list[PropertyVerdict]) -> str:
 def build_report(machine: Machine, result: Result) -> Report:
     """Verdicts for every property and every clause of the catalogue."""
     verdicts = tuple(_verdict(machine, result, p) for p in machine.properties)
-    return Report(result, verdicts, _clauses(verdicts), machine.bounds.as_dict(), machine.reading.name)
+    return Report(result, verdicts, _clauses(verdicts), machine)
+
+
+def check(
+    bounds: Bounds = DEFAULT_BOUNDS, reading: str = "conformant", *, limits: Limits = NO_LIMITS,
+    companion: bool = True, progress: Callable[[str], Progress | None] | None = None,
+) -> Report:
+    """Explore every state within `bounds` under a named reading and judge every property and clause.
+
+    At the default bounds, and unless `companion` is False, a second search at `COMPANION_BOUNDS`
+    judges the properties one execution cannot exercise (isolation). `progress(label)` may return a
+    callback for the search it names ("check", then "companion").
+    """
+    machine = Machine(bounds, READINGS[reading])
+    report = build_report(machine, explore(machine, limits, progress("check") if progress else None))
+    other = companion_machine(machine, COMPANION_BOUNDS) if companion and bounds == DEFAULT_BOUNDS else None
+    if other is not None:
+        result = explore(other, limits, progress("companion") if progress else None)
+        report = with_companion(report, other, result)
+    return report
 
 
 def companion_machine(machine: Machine, bounds: Bounds) -> Machine | None:
@@ -132,7 +165,7 @@ def with_companion(report: Report, machine: Machine, result: Result) -> Report:
               for v in (_verdict(machine, result, p) for p in machine.properties)}
     verdicts = tuple(judged.get(v.name, v) if v.status == UNEXERCISED else v for v in report.properties)
     return dataclasses.replace(report, properties=verdicts, clauses=_clauses(verdicts), companion=result,
-                               companion_bounds=machine.bounds.as_dict())
+                               companion_machine=machine)
 
 
 def _clauses(verdicts: tuple[PropertyVerdict, ...]) -> tuple[ClauseVerdict, ...]:
@@ -145,6 +178,6 @@ def _clauses(verdicts: tuple[PropertyVerdict, ...]) -> tuple[ClauseVerdict, ...]
             status = "excused"
         else:
             status = _clause_status(props)
-        clauses.append(ClauseVerdict(clause.id, clause.rule, tuple(p.name for p in props), witnesses,
+        clauses.append(ClauseVerdict(clause.id, clause.rule, clause.text, tuple(p.name for p in props), witnesses,
                                      status, clause.excused))
     return tuple(clauses)

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from model import Machine
+from pausecheck.model import Machine
 
 from .explore import Discovery
 

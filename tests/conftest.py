@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from checks.killmatrix import KillMatrix, kill_matrix
-from checks.mutants import MUTANTS
+from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
+from pausecheck.checks.mutants import MUTANTS
 
 
 @pytest.fixture(scope="session")

@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import strategies as st
-
-from model import ACTION_TYPES, BOUND_HELP, Action, Bounds, Machine, State
+from pausecheck.model import ACTION_TYPES, BOUND_HELP, Action, Bounds, Machine, State
 
 __all__ = [
     "bounds", "tiny_bounds", "ids", "action_of", "actions", "machines", "walks", "machine_walks",

@@ -9,9 +9,8 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from model import ACTION_TYPES, ActionError, CallTool, ToolReturns, action_from_json, action_to_json
-from model.actions import sort_key
+from pausecheck.model import ACTION_TYPES, ActionError, CallTool, ToolReturns, action_from_json, action_to_json
+from pausecheck.model.actions import sort_key
 
 from .strategies import action_of, actions
 

@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 import pytest
-
-from checks.cli import main
+from pausecheck.checks.cli import main
 
 SMALL = ["--calls", "1", "--per-call", "1", "--artifacts", "1", "--pauses", "1", "--write-failures", "0",
          "--observations", "0"]
@@ -23,7 +22,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def default_json() -> dict:
     """`pausecheck check --json` at the embedded defaults, run once through the console entry."""
-    done = subprocess.run([sys.executable, "-m", "checks.cli", "check", "--json"], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "pausecheck", "check", "--json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     return json.loads(done.stdout)
 

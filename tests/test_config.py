@@ -7,8 +7,7 @@ import dataclasses
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds
+from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds
 
 from .strategies import bounds
 

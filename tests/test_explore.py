@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-
-from checks.explore import Limits, Result, explore
-from model import ALWAYS, PROPERTIES, SOMETIMES, Bounds, FinishSegment, Machine, Property, property_named
+from pausecheck.checks.explore import Limits, Result, explore
+from pausecheck.model import ALWAYS, PROPERTIES, SOMETIMES, Bounds, FinishSegment, Machine, Property, property_named
 
 from .strategies import edge_check, reachable, tiny_bounds
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
-from checks.evidence import machine_for
-from checks.golden import GOLDEN_DIR, golden_documents, golden_name
-from checks.mutants import MUTANTS
-from model import Machine
-from traces.itf import dumps, load_trace
-from traces.replay import replay
+from pausecheck.checks.evidence import machine_for
+from pausecheck.checks.golden import GOLDEN_DIR, golden_documents, golden_name
+from pausecheck.checks.mutants import MUTANTS
+from pausecheck.model import Machine
+from pausecheck.traces.itf import dumps, load_trace
+from pausecheck.traces.replay import replay
 
 COMMITTED = sorted(GOLDEN_DIR.glob("*.itf.json"))
 

@@ -12,10 +12,9 @@ minimum but artifacts=2 (one for each execution to hold) and held_bound=1 (0 wou
 from __future__ import annotations
 
 import pytest
-
-from checks.explore import Result, explore
-from model import PROPERTIES, SOMETIMES, Bounds, Machine, Property, ToolInterrupts, property_named
-from model.state import Warning, find_execution
+from pausecheck.checks.explore import Result, explore
+from pausecheck.model import PROPERTIES, SOMETIMES, Bounds, Machine, Property, ToolInterrupts, property_named
+from pausecheck.model.state import Warning, find_execution
 
 TWO_SESSIONS = Bounds(sessions=2, calls=1, per_call=1, artifacts=2, pauses=2, write_failures=0, observations=0,
                       held_bound=1)

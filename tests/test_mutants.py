@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from checks.explore import explore
-from checks.killmatrix import KillMatrix, kill_matrix, killer_names
-from checks.mutants import DEADLOCK, MUTANTS, Mutant, bounds_of, mutant_named, mutate
-from model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
-from model.properties import ALWAYS, TRANSITION
+from pausecheck.checks.explore import explore
+from pausecheck.checks.killmatrix import KillMatrix, kill_matrix, killer_names
+from pausecheck.checks.mutants import DEADLOCK, MUTANTS, Mutant, bounds_of, mutant_named, mutate
+from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
+from pausecheck.model.properties import ALWAYS, TRANSITION
 
 TARGET_RULES = ("RT-TOOL-7", "RT-GATE-6")
 KILLABLE = [m for m in MUTANTS if not m.equivalent]
@@ -150,7 +149,7 @@ def test_to_json_is_plain_and_complete(matrix: KillMatrix):
 
 
 def test_redundancy_is_a_superset_of_kills():
-    from checks.killmatrix import MutantKill, _columns
+    from pausecheck.checks.killmatrix import MutantKill, _columns
 
     def row(name: str, *killed: str) -> MutantKill:
         return MutantKill(name, ("T7.1",), DEFAULT_BOUNDS, killed, tuple((k, 1) for k in killed),

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-
-from model import (
+from pausecheck.model import (
     Action,
     Answer,
     Bounds,
@@ -29,7 +28,7 @@ from model import (
     enabled,
     step,
 )
-from model.actions import sort_key
+from pausecheck.model.actions import sort_key
 
 from .strategies import RICH, actions, machine_walks, reachable_states, transitions
 

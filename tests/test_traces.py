@@ -6,13 +6,12 @@ import copy
 import json
 
 import pytest
-
-from checks.evidence import document_for, machine_for
-from checks.explore import explore
-from model import Bounds, Machine, property_named
-from traces.itf import VARS, TraceError, dumps, load_trace, write_trace
-from traces.render import render
-from traces.replay import first_difference, replay
+from pausecheck.checks.evidence import document_for, machine_for
+from pausecheck.checks.explore import explore
+from pausecheck.model import Bounds, Machine, property_named
+from pausecheck.traces.itf import VARS, TraceError, dumps, load_trace, write_trace
+from pausecheck.traces.render import render
+from pausecheck.traces.replay import first_difference, replay
 
 SMALL = Bounds(calls=2, per_call=1, artifacts=2, pauses=1, write_failures=1, observations=1, held_bound=1)
 
@@ -108,8 +107,8 @@ def test_render_names_steps_changes_and_verdict(witnesses):
 
 
 def test_explanation_names_the_steps_behind_the_values():
-    from checks.golden import GOLDEN_DIR
-    from traces.explain import explain
+    from pausecheck.checks.golden import GOLDEN_DIR
+    from pausecheck.traces.explain import explain
 
     doc = load_trace(GOLDEN_DIR / "failed_write_lands.itf.json")
     meta = doc["#meta"]

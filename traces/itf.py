@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from model import MODEL_VERSION, Action, State, action_to_json
-from model.rules import clauses_of
-from model.state import ref_name
+from pausecheck.model import MODEL_VERSION, Action, State, action_to_json
+from pausecheck.model.rules import clauses_of
+from pausecheck.model.state import ref_name
 
 from .explain import explain
 

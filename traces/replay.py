@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from model import ActionError, Machine, State, action_from_json
-from model.machine import DEADLOCK
+from pausecheck.model import ActionError, Machine, State, action_from_json
+from pausecheck.model.machine import DEADLOCK
 
 from .itf import VARS, TraceError, encode_state
 
