@@ -26,8 +26,8 @@ from .golden import golden_documents
 from .killmatrix import kill_matrix
 from .mutants import MUTANTS, mutant_named
 from .report import check
+from .report.text import check_json, check_text, matrix_text
 from .shrink import shrink
-from .text import check_json, check_text, matrix_text
 
 __all__ = ["main"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .report import Report
+from .verdicts import Report
 
 __all__ = ["check_text", "check_json"]
 

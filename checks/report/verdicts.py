@@ -10,7 +10,7 @@ from typing import Any
 from pausecheck.model import CLAUSES, COMPANION_BOUNDS, DEFAULT_BOUNDS, READINGS, Bounds, Machine
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
-from .explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
+from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 
 __all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report", "check", "companion_machine",
            "with_companion"]
