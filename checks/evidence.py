@@ -52,6 +52,7 @@ def document_for(
         "bounds": machine.bounds.as_dict(),
         "reading": machine.reading.name,
         "mutant": mutant,
+        "mutant_description": None if mutant is None else mutant_named(mutant).doc,
         "command": command,
         "steps": len(discovery.actions),
     }

@@ -39,7 +39,7 @@ def golden_document(mutant: Mutant, matrix: KillMatrix) -> dict[str, Any] | None
         prop = property_named(mutant.target)
         kind, clauses, doc, verdict = prop.kind, prop.clauses, prop.doc, "violation"
     return document_for(machine, row.evidence, name=mutant.target, kind=kind, clauses=clauses, verdict=verdict,
-                        description=f"{doc}; broken by mutant {mutant.name}: {mutant.doc}",
+                        description=doc,
                         command=COMMAND, mutant=mutant.name)
 
 def golden_documents(matrix: KillMatrix) -> dict[str, dict[str, Any]]:

@@ -29,7 +29,7 @@ from typing import Any
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
-from .explore import Discovery, explore
+from .explore import Discovery, Progress, explore
 from .mutants import DEADLOCK, Mutant, bounds_of, mutate
 
 __all__ = ["MutantKill", "PropertyKills", "KillMatrix", "kill_matrix", "killer_names"]
@@ -126,8 +126,8 @@ def killer_names(machine: Machine) -> tuple[str, ...]:
     return tuple(p.name for p in machine.properties if p.kind in (ALWAYS, TRANSITION)) + (DEADLOCK,)
 
 
-def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...]) -> MutantKill:
-    result = explore(mutate(Machine(bounds), mutant))
+def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None) -> MutantKill:
+    result = explore(mutate(Machine(bounds), mutant), progress=searching)
     evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
     lengths = {name: len(d.actions) for name, d in result.violations.items()}
     if result.deadlock is not None:
@@ -172,12 +172,13 @@ def kill_matrix(
     mutants: Iterable[Mutant],
     bounds: Bounds | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    searching: Progress | None = None,
 ) -> KillMatrix:
     """Explore every mutant and tabulate what kills it.
 
     Each mutant runs at its own `bounds` if it has them, else at `bounds` (default: the default
     bounds). Names must be unique. Takes as long as one exhaustive search per mutant;
-    `progress(done, total, name)` is called before each.
+    `progress(done, total, name)` is called before each, `searching` during each search.
     """
     mutants = tuple(mutants)
     names = [m.name for m in mutants]
@@ -190,6 +191,6 @@ def kill_matrix(
     for i, m in enumerate(mutants, 1):
         if progress is not None:
             progress(i, len(mutants), m.name)
-        rows.append(_row(m, bounds_of(m, bounds or DEFAULT_BOUNDS), order))
+        rows.append(_row(m, bounds_of(m, bounds or DEFAULT_BOUNDS), order, searching))
     rows = tuple(rows)
     return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started)

@@ -14,25 +14,32 @@ from typing import Any
 
 from pausecheck.model import Machine
 
-from .explore import Discovery
+from .explore import Discovery, Progress
 
 __all__ = ["shrink"]
 
 
-def shrink(machine: Machine, actions: Sequence[Any], name: str) -> Discovery | None:
-    """A shortest subsequence of `actions` whose path breaks property `name` (or "deadlock")."""
+def shrink(machine: Machine, actions: Sequence[Any], name: str, progress: Progress | None = None) -> Discovery | None:
+    """A shortest subsequence of `actions` whose path breaks property `name` (or "deadlock").
+
+    `progress(nodes seen, steps tried, current length)` is called every 1,024 nodes, if given."""
     start = machine.init_states()[0]
     broken, message = machine.judge(name, None, None, start)
     if broken:
         return Discovery((start,), (), message)
     seen = {(0, start)}
     parent: dict[tuple[int, Any], tuple[tuple[int, Any], Any]] = {}
-    queue = deque([(0, start)])
+    queue = deque([(0, start, 0)])
+    tried = popped = 0
     while queue:
-        node = queue.popleft()
-        position, state = node
+        position, state, length = queue.popleft()
+        node = (position, state)
+        popped += 1
+        if progress is not None and popped & 1023 == 0:
+            progress(len(seen), tried, length)
         for j in range(position, len(actions)):
             post = machine.step(state, actions[j])
+            tried += 1
             if post is None:
                 continue
             child = (j + 1, post)
@@ -43,7 +50,7 @@ def shrink(machine: Machine, actions: Sequence[Any], name: str) -> Discovery | N
             if child not in seen:
                 seen.add(child)
                 parent[child] = (node, actions[j])
-                queue.append(child)
+                queue.append((j + 1, post, length + 1))
     return None
 
 

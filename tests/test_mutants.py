@@ -83,9 +83,13 @@ def test_bounds_of_prefers_the_mutant_s_own():
 # is the mutant's doing, not the bounds'.
 
 
-@pytest.mark.parametrize("bounds", sorted({bounds_of(m) for m in MUTANTS}, key=lambda b: tuple(b.as_dict().values())),
-                         ids=lambda b: ",".join(f"{k}={v}" for k, v in b.as_dict().items()
-                                                if v != getattr(DEFAULT_BOUNDS, k)) or "default")
+def _bounds_param(b: Bounds) -> object:
+    name = ",".join(f"{k}={v}" for k, v in b.as_dict().items() if v != getattr(DEFAULT_BOUNDS, k)) or "default"
+    return pytest.param(b, id=name, marks=[pytest.mark.slow] if b.sessions > 1 else [])  # two sessions: ~12 s
+
+
+@pytest.mark.parametrize("bounds", [_bounds_param(b) for b in sorted({bounds_of(m) for m in MUTANTS},
+                                                                    key=lambda b: tuple(b.as_dict().values()))])
 def test_default_machine_violates_nothing(bounds: Bounds):
     result = explore(Machine(bounds))
     assert result.complete and not result.violations and result.deadlock is None

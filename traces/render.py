@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["render", "flat_view", "verdict_line"]
+__all__ = ["render", "flat_view", "changes", "verdict_line"]
 
 
 def _list(values: list[Any]) -> str:
@@ -13,11 +13,16 @@ def _list(values: list[Any]) -> str:
 
 
 def flat_view(state: dict[str, Any]) -> dict[str, str]:
-    """One ITF state as `path: value` lines a reader can diff, keyed by execution."""
+    """One ITF state as `path: value` lines a reader can diff: every variable of the state, keyed by
+    execution, so that no change between two states goes unseen."""
     out: dict[str, str] = {}
+    for a in state["artifacts"]:
+        out[f"{a['ref']}.produced_by"] = f"{a['execution']} {a['call']}"
     for e in state["executions"]:
         p = e["id"]
+        out[f"{p}.session"] = e["session"]
         out[f"{p}.status"] = e["status"]
+        out[f"{p}.calls"] = str(e["calls"])
         trails: dict[str, list[str]] = {}
         for a in e["attempts"]:
             trails.setdefault(a["call"], []).append(a["status"])
@@ -33,11 +38,26 @@ def flat_view(state: dict[str, Any]) -> dict[str, str]:
         out[f"{p}.unhandled"] = str(e["unhandled"])
         out[f"{p}.write_failures"] = str(e["write_failures"])
     for s in state["segments"]:
-        out[f"{s['execution']}.segment.collected"] = _list(s["collected"])
-        if s["write_failed"]:
-            out[f"{s['execution']}.segment"] = "write-back failed; retrying"
+        key = f"{s['execution']}.segment"
+        retry = "; write-back failed, retrying" if s["write_failed"] else ""
+        out[key] = f"running, {s['calls']} fresh call(s){retry}"
+        out[f"{key}.collected"] = _list(s["collected"])
     out["warnings"] = _list([f"{w['artifact']} dropped by {w['execution']}" for w in state["warnings"]])
+    out["write_failures"] = str(state["write_failures"])
     return out
+
+
+def changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """The lines that tell `before` from `after`: new, changed and removed fields."""
+    lines = []
+    for key, value in after.items():
+        was = before.get(key)
+        if was is None and value in ("[]", "0"):
+            continue  # a field that appears empty says nothing yet
+        if was != value:
+            lines.append(f"{key}: {value}" if was is None else f"{key}: {was} -> {value}")
+    lines += [f"{key}: {was} -> (gone)" for key, was in before.items() if key not in after]
+    return lines
 
 
 def verdict_line(meta: dict[str, Any]) -> str:
@@ -46,16 +66,18 @@ def verdict_line(meta: dict[str, Any]) -> str:
     head = f"[{meta.get('verdict', 'trace')}] {meta.get('property', '?')}"
     if clauses:
         head += f" ({clauses})"
-    message = meta.get("explanation") or meta.get("message") or meta.get("description")
-    return f"{head}: {message}" if message else head
+    text = meta.get("explanation") or meta.get("message") or meta.get("description")
+    return f"{head}: {text}" if text else head
 
 
-def render(document: dict[str, Any], reproduce: str | None = None) -> str:
-    """The trace as numbered steps with the fields each step changed."""
+def render(document: dict[str, Any], reproduce: str | None = None, *, headline: bool = True) -> str:
+    """The trace as numbered steps with the fields each step changed; the verdict line first (unless
+    `headline` is False, for a caller that states the verdict itself), the reproduce line last."""
     meta = document["#meta"]
-    lines = [verdict_line(meta)]
+    lines = [verdict_line(meta)] if headline else []
     if meta.get("mutant"):
-        lines.append(f"  under mutant {meta['mutant']}")
+        doc = meta.get("mutant_description")
+        lines.append(f"  under mutant {meta['mutant']}" + (f": {doc}" if doc else ""))
     previous: dict[str, str] = {}
     for i, state in enumerate(document["states"]):
         step = state.get("#meta", {})
@@ -67,14 +89,8 @@ def render(document: dict[str, Any], reproduce: str | None = None) -> str:
             if step.get("deviates"):
                 lines.append(f"    ** here the mutant deviates from the rules: {meta.get('mutant')}")
         view = flat_view(state)
-        for key, value in view.items():
-            before = previous.get(key)
-            if before is None and value in ("[]", "0"):
-                continue  # a field that appears empty says nothing yet
-            if before != value:
-                lines.append(f"    {key}: {value}" if before is None else f"    {key}: {before} -> {value}")
+        lines += [f"    {line}" for line in changes(previous, view)]
         previous = view
-    lines.append(verdict_line(meta))
     if reproduce:
         lines.append(f"reproduce with: {reproduce}")
     return "\n".join(lines) + "\n"

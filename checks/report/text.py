@@ -1,15 +1,25 @@
-"""Rendering a check report: the clause table and statistics as text, or one JSON object."""
+"""Rendering a check report and a kill matrix for the terminal (rich tables, coloured verdicts), or as
+one JSON object. Off a terminal the same tables are plain text, PIPE_WIDTH columns wide."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .verdicts import Report
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
-__all__ = ["check_text", "check_json"]
+from .verdicts import EXCUSED, HOLDS, MISSING, UNEXERCISED, VACUOUS, VIOLATED, WITNESSED, Report
+
+__all__ = ["print_check", "check_json", "print_matrix", "STYLES", "stats_line"]
+
+# verdict word -> style; anything not listed is printed plain
+STYLES = {HOLDS: "green", WITNESSED: "green", VIOLATED: "bold red", VACUOUS: "bold red", MISSING: "bold red",
+          UNEXERCISED: "yellow", EXCUSED: "cyan", "[ok]": "bold green", "[fail]": "bold red"}
 
 
-def _stats(r: Any) -> str:
+def stats_line(r: Any) -> str:
+    """One search's statistics and whether it was complete."""
     state = "complete" if r.complete else "INCOMPLETE (cut short by --max-states: nothing is established)"
     return (f"searched {r.states:,} states, {r.transitions:,} transitions, depth {r.depth}, "
             f"in {r.seconds:.1f} s ({r.states_per_second:,.0f} states/s); {state}")
@@ -19,58 +29,78 @@ def _flags(bounds: dict[str, int]) -> str:
     return " ".join(f"{k.replace('_', '-')}={v}" for k, v in bounds.items())
 
 
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + "  " + row[-1] for row in rows]
+def _verdict(word: str) -> Text:
+    return Text(word, style=STYLES.get(word, ""))
 
 
-def check_text(report: Report, paths: dict[str, str], command: str, renders: list[str]) -> str:
-    """The human report: header, clause table, property list, counterexamples, statistics, verdict."""
-    r = report.result
-    lines = [f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}",
-             "bounds: " + _flags(report.bounds), ""]
-    rows = [("clause", "verdict", "properties", "witnesses")]
+def _table(*columns: str) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
+    for name in columns:
+        table.add_column(name, overflow="fold")
+    return table
+
+
+def clause_table(report: Report) -> Table:
+    """Every clause: id, quoted text (and why it is not modelled), verdict, the properties checking it."""
+    table = _table("clause", "text", "verdict", "checked by")
     for c in report.clauses:
-        if c.status == "excused":
-            rows.append((c.id, "excused", "-", f"not modelled: {c.excused}"))
-        else:
-            rows.append((c.id, c.status, ", ".join(c.properties) or "-", ", ".join(c.witnesses) or "-"))
-    lines += _table(rows) + [""]
-    rows = [("property", "kind", "verdict", "clauses / situation")]
+        text = Text(f'"{c.text}"')
+        if c.excused:
+            text.append(f"\nnot modelled: {c.excused}", style="dim")
+        table.add_row(c.id, text, _verdict(c.status), ", ".join(c.properties) or "-")
+    return table
+
+
+def property_table(report: Report) -> Table:
+    """Every property: name, kind, verdict, clauses, the witness that it is exercised, its meaning."""
+    table = _table("property", "kind", "verdict", "clauses", "exercised when", "meaning")
     for p in report.properties:
-        about = " ".join(p.clauses) + (f" / {p.situation}" if p.situation else "")
-        about += " [companion search]" if p.companion else ""
-        rows.append((p.name, p.kind, p.status, about))
-    lines += _table(rows) + [""]
-    for p in report.properties:
-        if p.status == "not exercised" and p.needs:
-            lines.append(f"not exercised at these bounds: {p.name} needs {p.needs}")
-    if any(p.status == "not exercised" for p in report.properties):
-        lines.append("")
+        meaning = Text(p.doc)
+        if p.companion:
+            meaning.append(" [judged by the companion search]", style="dim")
+        table.add_row(p.name, p.kind, _verdict(p.status), " ".join(p.clauses), p.situation or "-", meaning)
+    return table
+
+
+def _verdict_line(report: Report) -> Text:
+    r = report.result
+    if report.exit_code == 0:
+        return Text.assemble(("[ok]", STYLES["[ok]"]), " every property holds and every witness was found")
+    parts = [f"{p.name} {p.status}" for p in report.properties if p.failed]
+    parts += ["deadlock"] * bool(r.deadlocks) + ["incomplete search"] * (not r.complete)
+    return Text.assemble(("[fail]", STYLES["[fail]"]), " " + "; ".join(parts))
+
+
+def print_check(out: Console, report: Report, renders: list[str], command: str, written: str | None) -> None:
+    """The human report: header, clause table, property table, counterexamples, statistics, verdict."""
+    r = report.result
+    out.print(f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}", markup=False)
+    out.print("bounds: " + _flags(report.bounds), markup=False)
+    out.print()
+    out.print(clause_table(report))
+    out.print()
+    out.print(property_table(report))
+    out.print()
+    needs = [p for p in report.properties if p.status == UNEXERCISED and p.needs]
+    for p in needs:
+        out.print(f"not exercised at these bounds: {p.name} needs {p.needs}", markup=False)
+    if needs:
+        out.print()
     for text in renders:
-        lines += [text.rstrip("\n"), ""]
+        out.print(text.rstrip("\n"), markup=False)
+        out.print()
     if r.deadlocks:
-        lines.append(f"deadlocks: {r.deadlocks:,} states are not finished and have no enabled action")
-    lines.append(_stats(r))
+        out.print(f"deadlocks: {r.deadlocks:,} states are not finished and have no enabled action", markup=False)
+    out.print(stats_line(r), markup=False)
     if report.companion is not None:
         judged = ", ".join(p.name for p in report.properties if p.companion)
-        lines.append(f"companion search for {judged}, at {_flags(report.companion_bounds or {})}:")
-        lines.append("  " + _stats(report.companion))
-    failed = [p for p in report.properties if p.failed]
-    if report.exit_code == 0:
-        lines.append("[ok] every property holds and every witness was found")
-    else:
-        parts = [f"{p.name} {p.status}" for p in failed]
-        if r.deadlocks:
-            parts.append("deadlock")
-        if not r.complete:
-            parts.append("incomplete search")
-        lines.append("[fail] " + "; ".join(parts))
-        if paths:
-            lines.append(f"traces written beside: {next(iter(paths.values())).rsplit('/', 1)[0]}")
-        else:
-            lines.append(f"reproduce with: {command} --out traces-out")
-    return "\n".join(lines) + "\n"
+        out.print(f"companion search for {judged}, at {_flags(report.companion_bounds or {})}:", markup=False)
+        out.print("  " + stats_line(report.companion), markup=False)
+    out.print(_verdict_line(report))
+    if written:
+        out.print(f"traces written to {written}", markup=False)
+    elif report.exit_code:
+        out.print(f"reproduce with: {command} --out out/", markup=False)
 
 
 def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
@@ -96,49 +126,64 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
         "exit": report.exit_code,
         "properties": [
             {"name": p.name, "kind": p.kind, "clauses": list(p.clauses), "holds": p.holds,
-             "witnessed": p.witnessed, "status": p.status, "message": p.message,
-             "situation": p.situation, "trace": paths.get(p.name), "companion": p.companion}
+             "witnessed": p.witnessed, "status": p.status, "message": p.message, "meaning": p.doc,
+             "situation": p.situation, "trace": paths.get(p.name), "companion": p.companion, "needs": p.needs}
             for p in report.properties
         ],
         "clauses": [
-            {"id": c.id, "rule": c.rule, "properties": list(c.properties), "witnesses": list(c.witnesses),
-             "status": c.status, "excused": c.excused}
+            {"id": c.id, "rule": c.rule, "text": c.text, "properties": list(c.properties),
+             "witnesses": list(c.witnesses), "status": c.status, "excused": c.excused}
             for c in report.clauses
         ],
     }
 
 
-def matrix_text(matrix: Any, targets: dict[str, str | None]) -> str:
-    """The kill matrix: a grid of mutants x killing properties (shortest counterexample lengths),
-    each mutant's killers in words, each property's sole killers or redundancy, and a verdict."""
-    columns = [p.name for p in matrix.properties]
-    lines = ["properties (columns):"]
-    lines += [f"  P{i:<2} {name}" for i, name in enumerate(columns, 1)]
-    width = max(len(m.name) for m in matrix.mutants)
-    head = " " * width + "  " + " ".join(f"P{i:<2}" for i in range(1, len(columns) + 1))
-    lines += ["", "shortest counterexample (steps) per mutant and property; '.' = not killed, * = its target", head]
+def _grid(matrix: Any, columns: list[str], targets: dict[str, str | None]) -> Table:
+    table = _table("mutant", *(f"P{i}" for i in range(1, len(columns) + 1)), "")
     for m in matrix.mutants:
-        cells = []
+        cells: list[Text | str] = [m.name]
         for name in columns:
             steps = m.steps(name)
-            mark = "*" if name == targets.get(m.name) else " "
-            cells.append("." + "  " if steps is None else f"{steps}{mark}".ljust(3))
-        note = "  equivalent: " + m.reason if m.equivalent else ("  SURVIVED" if m.survived else "")
-        lines.append(m.name.ljust(width) + "  " + " ".join(cells) + note)
-    lines += ["", "what each property adds:"]
+            star = "*" if name == targets.get(m.name) else ""
+            cells.append(Text(".", style="dim") if steps is None else Text(f"{steps}{star}", style="green"))
+        if m.equivalent:
+            cells.append(Text("equivalent: " + m.reason, style="cyan"))
+        else:
+            cells.append(Text("SURVIVED", style="bold red") if m.survived else "")
+        table.add_row(*cells)
+    return table
+
+
+def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, every_mutant: bool) -> None:
+    """The kill matrix: a grid of mutants x killing properties (shortest counterexample lengths), what
+    each property catches alone, and a verdict. With `every_mutant` False (a chosen few were run), a
+    property that killed none of them is not called untested: only the columns that kill are shown."""
+    columns = [p.name for p in matrix.properties if every_mutant or p.killers]
+    out.print("properties (columns):")
+    for i, name in enumerate(columns, 1):
+        out.print(f"  P{i:<2} {name}", markup=False)
+    out.print()
+    out.print("shortest counterexample (steps) per mutant and property; '.' = not killed, * = its target",
+              markup=False)
+    out.print(_grid(matrix, columns, targets))
+    out.print()
+    out.print("what each property adds" + ("" if every_mutant else " (among the mutants run)") + ":")
     for p in matrix.properties:
         if p.sole_killers:
-            lines.append(f"  {p.name}: sole killer of {', '.join(p.sole_killers)}")
+            out.print(f"  {p.name}: sole killer of {', '.join(p.sole_killers)}", markup=False)
         elif p.redundant_with:
             together = " jointly" if p.jointly else ""
-            lines.append(f"  {p.name}: no sole killer; redundant{together} with {', '.join(p.redundant_with)}")
-        else:
-            lines.append(f"  {p.name}: KILLS NOTHING: no mutant shows it can fail")
+            out.print(f"  {p.name}: no sole killer; redundant{together} with {', '.join(p.redundant_with)}",
+                      markup=False)
+        elif every_mutant:
+            out.print(Text.assemble(f"  {p.name}: ", ("KILLS NOTHING", "bold red"), ": no mutant shows it can fail"))
     killed = sum(1 for m in matrix.mutants if m.killed_by)
     equivalent = sum(1 for m in matrix.mutants if m.equivalent and not m.killed_by)
-    lines += ["", f"{len(matrix.mutants)} mutants: {killed} killed, {equivalent} marked equivalent, "
+    out.print()
+    out.print(f"{len(matrix.mutants)} mutants: {killed} killed, {equivalent} marked equivalent, "
               f"{len(matrix.survivors)} survived; {sum(m.states for m in matrix.mutants):,} states "
-              f"in {matrix.seconds:.1f} s"]
-    lines.append("[ok] every mutant is killed or marked equivalent" if not matrix.survivors
-                 else f"[fail] survived: {', '.join(matrix.survivors)}")
-    return "\n".join(lines) + "\n"
+              f"in {matrix.seconds:.1f} s", markup=False)
+    if matrix.survivors:
+        out.print(Text.assemble(("[fail]", STYLES["[fail]"]), f" survived: {', '.join(matrix.survivors)}"))
+    else:
+        out.print(Text.assemble(("[ok]", STYLES["[ok]"]), " every mutant is killed or marked equivalent"))

@@ -15,8 +15,8 @@ from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 __all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report", "check", "companion_machine",
            "with_companion"]
 
-HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING = (
-    "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING",
+HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING, EXCUSED = (
+    "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING", "excused",
 )
 
 
@@ -175,7 +175,7 @@ def _clauses(verdicts: tuple[PropertyVerdict, ...]) -> tuple[ClauseVerdict, ...]
         props = [v for v in checks if clause.id in v.clauses]
         witnesses = tuple(dict.fromkeys(v.situation for v in props if v.situation))
         if clause.excused and not props:
-            status = "excused"
+            status = EXCUSED
         else:
             status = _clause_status(props)
         clauses.append(ClauseVerdict(clause.id, clause.rule, clause.text, tuple(p.name for p in props), witnesses,

@@ -1,0 +1,231 @@
+"""The commands: each is one library call plus rendering.
+
+Exit codes: 0 every check passed; 1 a violation, a vacuous property, a missing witness, a deadlock,
+or an incomplete search; 2 a usage or input error (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pausecheck.model import BOUND_HELP, READINGS, BoundError, Bounds, Machine
+from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
+from pausecheck.traces.itf import TraceError, dumps, load_trace
+from pausecheck.traces.render import render
+from pausecheck.traces.replay import decode_actions, replay
+
+from ..console import Reporter, console
+from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
+from ..explore import Limits
+from ..golden import golden_documents
+from ..graph import GraphTooLarge, around, state_graph, write_graph
+from ..killmatrix import KillMatrix, kill_matrix
+from ..mutants import MUTANTS, Mutant, mutant_named
+from ..report import Report, check
+from ..report.html import html_report
+from ..report.markdown import markdown_report
+from ..report.text import check_json, print_check, print_matrix
+from ..shrink import shrink
+
+__all__ = ["HANDLERS", "UsageError"]
+
+GRAPH_LIMIT = 20_000  # states a whole-graph export may hold unless --max-states says otherwise
+
+
+class UsageError(Exception):
+    """Bad input found by pausecheck itself (not argparse): one line on stderr, exit 2."""
+
+
+def _bounds(args: argparse.Namespace) -> Bounds:
+    try:
+        bounds = Bounds(**{name: getattr(args, name) for name in BOUND_HELP})
+    except BoundError as error:
+        raise UsageError(str(error)) from None
+    if args.max_states is not None and args.max_states < 1:
+        raise UsageError("--max-states must be at least 1")
+    return bounds
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a file (creating its folder); any problem is a UsageError naming the path."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _write_all(folder: Path, documents: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Write file name -> ITF document under `folder`; returns file name -> path written."""
+    paths = {}
+    for name, document in documents.items():
+        _write(folder / name, dumps(document))
+        paths[name] = str(folder / name)
+    return paths
+
+
+def _run_check(args: argparse.Namespace, reporter: Reporter) -> Report:
+    return check(_bounds(args), args.reading, limits=Limits(max_states=args.max_states), companion=args.companion,
+                 progress=reporter.search)
+
+
+def _check(args: argparse.Namespace) -> int:
+    bounds = _bounds(args)
+    with Reporter("check", color=not args.no_color) as reporter:
+        report = _run_check(args, reporter)
+    evidence = evidence_of(report)
+    paths = {}  # property name -> the file its trace was written to
+    for e in evidence if args.out else ():
+        paths[e.name] = str(args.out / trace_name(e.document["#meta"]["verdict"], e.name))
+        _write(Path(paths[e.name]), dumps(e.document))
+    if args.json:
+        print(json.dumps(check_json(report, paths), sort_keys=True, indent=2))
+        return report.exit_code
+    renders = [render(e.document, f"pausecheck replay {paths[e.name]}" if e.name in paths else e.command)
+               for e in evidence if e.counterexample]
+    where = f"{args.out}/ ({len(paths)} files)" if args.out else None
+    print_check(console(color=not args.no_color), report, renders, command_line(bounds, args.reading), where)
+    return report.exit_code
+
+
+def _replay(args: argparse.Namespace) -> int:
+    file = str(args.file)
+    try:
+        document = load_trace(args.file)
+        outcome = replay(document, machine_for(document["#meta"], file), file)
+    except TraceError as error:
+        raise UsageError(str(error)) from None
+    meta = document["#meta"]
+    if outcome.diverged_at is not None:
+        print(f"[diverged] {file}: {outcome.divergence}")
+        return 1
+    if not args.quiet:
+        sys.stdout.write(render(document, headline=False))
+    what = {"violation": "breaks", "witness": "witnesses", "deadlock": "reaches"}.get(meta.get("verdict"), "shows")
+    clauses = " ".join(meta.get("clauses") or ())
+    claim = f"{what} {meta.get('property')}" + (f" ({clauses})" if clauses else "")
+    if outcome.reproduced:
+        detail = meta.get("explanation") or outcome.message
+        print(f"[replayed] {file}: all {outcome.steps} steps match the model and the trace {claim}"
+              + (f": {detail}" if detail else ""))
+        return 1 if meta.get("verdict") in ("violation", "deadlock") else 0
+    note = f" ({outcome.message})" if outcome.message else ""
+    print(f"[replayed] {file}: all {outcome.steps} steps match the model, but the trace no longer shows "
+          f"{meta.get('property')}{note}")
+    return 1
+
+
+def _shrink(args: argparse.Namespace) -> int:
+    file = str(args.file)
+    try:
+        document = load_trace(args.file, complete=False)
+        meta = document["#meta"]
+        machine = machine_for(meta, file)
+        actions = decode_actions(document, file)
+    except TraceError as error:
+        raise UsageError(str(error)) from None
+    name = meta.get("property")
+    prop = next((p for p in machine.properties if p.name == name), None)
+    if name != DEADLOCK and (prop is None or prop.kind == "sometimes"):
+        raise UsageError(f'{file}: $["#meta"].property: {name!r} is not a property that can be broken')
+    with Reporter("shrink", color=not args.no_color) as reporter:
+        found = shrink(machine, actions, name, reporter.search(f"{len(actions)} steps"))
+    if found is None:
+        print(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
+        return 1
+    kind, clauses = (DEADLOCK, ()) if prop is None else (prop.kind, prop.clauses)
+    stem = args.file.name.removesuffix(".itf.json").removesuffix(".json")
+    out = args.out or args.file.with_name(stem + ".shrunk.itf.json")
+    shrunk = document_for(machine, found, name=name, kind=kind, clauses=clauses,
+                          verdict=DEADLOCK if prop is None else "violation",
+                          description=DEADLOCK_DOC if prop is None else prop.doc,
+                          command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))
+    _write(out, dumps(shrunk))
+    sys.stdout.write(render(shrunk, f"pausecheck replay {out}"))
+    print(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
+    return 1
+
+
+def _chosen(names: list[str] | None) -> list[Mutant]:
+    try:
+        return [mutant_named(n) for n in names] if names else list(MUTANTS)
+    except KeyError as error:
+        raise UsageError(f"unknown mutant {error.args[0]!r} (pausecheck mutants --list names them all)") from None
+
+
+def _run_mutants(chosen: list[Mutant], reporter: Reporter) -> KillMatrix:
+    start, inside = reporter.tasks("mutants", len(chosen))
+    return kill_matrix(chosen, progress=start, searching=inside)
+
+
+def _mutants(args: argparse.Namespace) -> int:
+    chosen = _chosen(args.only)
+    out = console(color=not args.no_color)
+    if args.list:
+        for m in chosen:
+            out.print(f"{m.name}  ({' '.join(m.clauses)})", markup=False)
+            out.print(f"    {m.doc}" + (f" [equivalent: {m.reason}]" if m.equivalent else ""), markup=False)
+        return 0
+    with Reporter("mutants", color=not args.no_color) as reporter:
+        matrix = _run_mutants(chosen, reporter)
+    if args.json:
+        print(json.dumps(matrix.to_json(), sort_keys=True, indent=2))
+    else:
+        print_matrix(out, matrix, {m.name: m.target for m in chosen}, every_mutant=not args.only)
+    if args.golden:
+        written = _write_all(args.golden, golden_documents(matrix))
+        print(f"wrote {len(written)} golden traces to {args.golden}/", file=sys.stderr if args.json else sys.stdout)
+    untested = [p.name for p in matrix.properties if not p.killers]
+    return 1 if matrix.survivors or (untested and not args.only) else 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    _bounds(args)
+    with Reporter("report", color=not args.no_color) as reporter:
+        report = _run_check(args, reporter)
+        matrix = _run_mutants(list(MUTANTS), reporter) if args.mutants else None
+    evidence: list[Evidence] = evidence_of(report)
+    render_report = html_report if args.format == "html" else markdown_report
+    _write(args.out, render_report(report, evidence, matrix))
+    verdict = "[ok]" if report.exit_code == 0 else "[fail]"
+    print(f"{verdict} report of {len(report.clauses)} clauses, {len(report.properties)} properties and "
+          f"{len(evidence)} traces written to {args.out}")
+    return report.exit_code
+
+
+def _graph(args: argparse.Namespace) -> int:
+    bounds = _bounds(args)
+    limit = args.max_states or GRAPH_LIMIT
+    if args.radius < 0:
+        raise UsageError("--radius must be at least 0")
+    try:
+        if args.around is None:
+            with Reporter("graph", color=not args.no_color) as reporter:
+                graph = state_graph(Machine(bounds, READINGS[args.reading]), max_states=limit,
+                                    progress=reporter.search("graph"))
+        else:
+            file = str(args.around)
+            try:
+                document = load_trace(args.around)
+                machine = machine_for(document["#meta"], file)
+                trail = replay(document, machine, file)
+            except TraceError as error:
+                raise UsageError(str(error)) from None
+            if trail.diverged_at is not None:
+                raise UsageError(f"{file}: {trail.divergence}")
+            graph = around(machine, trail.states, radius=args.radius, max_states=limit)
+    except GraphTooLarge as error:
+        raise UsageError(str(error)) from None
+    _write(args.out, "")  # fail early and in one line on a path that cannot be written
+    write_graph(graph, args.format, args.out)
+    print(f"wrote {graph.number_of_nodes():,} states and {graph.number_of_edges():,} transitions "
+          f"({args.format}) to {args.out}")
+    return 0
+
+
+HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
+            "graph": _graph}

@@ -1,0 +1,147 @@
+"""The argument parser of `pausecheck`: every command, flag and example the help prints."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS
+
+from pausecheck import __version__
+
+from ..graph import FORMATS
+
+__all__ = ["parser"]
+
+EXIT = ("exit: 0 all hold and every witness was found; 1 violation, vacuity, missing witness, deadlock or an "
+        "incomplete search; 2 usage or input error.")
+
+EPILOG_CHECK = f"""\
+examples:
+  pausecheck check                      every property over every interleaving at the default bounds (~10 s)
+  pausecheck check --pauses 1 --write-failures 0 --observations 0
+                                        smaller bounds: properties they cannot reach are "not exercised"
+  pausecheck check --out out/           also write each counterexample and witness as ITF JSON under out/
+  pausecheck check --json               one JSON object (complete, states, properties, clauses, ...)
+
+{EXIT}"""
+
+EPILOG_REPORT = """\
+examples:
+  pausecheck report --out report.html             the default check as one self-contained HTML page (~10 s)
+  pausecheck report --mutants --out report.html   with the kill matrix of every mutant (a few minutes)
+  pausecheck report --format md --out report.md   the same in Markdown (Mermaid sequence diagrams)
+
+exit: as for check; the report is written in every case."""
+
+EPILOG_GRAPH = """\
+examples:
+  pausecheck graph --calls 1 --per-call 1 --artifacts 1 --pauses 1 --write-failures 0 --observations 0 \\
+                   --format dot --out small.dot         46 states; `dot -Tsvg small.dot > small.svg`
+  pausecheck graph --around out/violation-no_loss.itf.json --format graphml --out near.graphml
+                                        a trace and its successors, at the trace's own bounds (for Gephi)"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line and exits 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"pausecheck: {message} (see {self.prog} --help)\n")
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
+    return common
+
+
+def _search(parser: argparse.ArgumentParser, *, companion: bool = True) -> None:
+    """The flags of a search: one per bound, the reading, the state limit."""
+    group = parser.add_argument_group("bounds (every field of the search configuration)")
+    for name, (minimum, meaning) in BOUND_HELP.items():
+        default = getattr(DEFAULT_BOUNDS, name)
+        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
+                           help=f"{meaning} (default {default}, minimum {minimum})")
+    parser.add_argument("--reading", choices=sorted(READINGS), default="conformant",
+                        help="how each ambiguity of the spec is read (default conformant)")
+    parser.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
+    if companion:
+        parser.add_argument("--no-companion", dest="companion", action="store_false",
+                            help="at the default bounds, skip the companion search with two sessions that judges "
+                            "what one execution cannot exercise (isolation, T7.2)")
+
+
+def _add(commands: argparse._SubParsersAction, name: str, help: str, description: str,
+         epilog: str | None = None) -> argparse.ArgumentParser:
+    return commands.add_parser(name, help=help, description=description, epilog=epilog, parents=[_common()],
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The whole command line."""
+    top = _Parser(
+        prog="pausecheck",
+        description="Reference model and model checker for FlowDrop RT-TOOL-7 (held artifacts across a "
+        "pause) and RT-GATE-6 (no phantom failure in the tool trail).",
+        epilog="start with `pausecheck check`; `pausecheck COMMAND --help` explains each command.",
+    )
+    top.add_argument("--version", action="version", version=f"pausecheck {__version__}")
+    commands = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = _add(commands, "check", "explore every interleaving within the bounds and check every property",
+                 "Breadth-first search of every state reachable within the bounds; prints the clause table, the "
+                 "property table, the statistics and the shortest counterexample of every violated property.",
+                 EPILOG_CHECK)
+    _search(check)
+    check.add_argument("--out", type=Path, metavar="DIR", help="write counterexamples and witnesses as ITF JSON here")
+    check.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
+
+    rp = _add(commands, "replay", "re-execute an ITF trace on the model and say what it shows",
+              "Re-execute every step of a trace written by pausecheck; name the first step and field where it "
+              "diverges from the model, or confirm the property it breaks or witnesses.")
+    rp.add_argument("file", type=Path, help="an ITF trace (.itf.json) written by pausecheck")
+    rp.add_argument("--quiet", action="store_true", help="print only the verdict line")
+
+    sh = _add(commands, "shrink", "cut a trace that breaks a property down to its shortest sub-behaviour",
+              "Given a trace that breaks a property but is not shortest (written by hand, found at random, or "
+              "logged by a runtime), write the shortest subsequence of its steps that still breaks the same "
+              "property. Read: each step's #meta.action, and the trace's #meta: model (the model version), "
+              "property, bounds, reading, and mutant if any. Recorded state variables may be omitted.")
+    sh.add_argument("file", type=Path, help="an ITF trace whose #meta names the property it breaks")
+    sh.add_argument("--out", type=Path, metavar="FILE",
+                    help="where to write the result (default: FILE.shrunk.itf.json)")
+
+    mu = _add(commands, "mutants", "prove every property can fail: run each mutant and print the kill matrix",
+              "Each mutant is a named, minimal deviation from the rules that a real runtime could make. Every "
+              "mutant is explored exhaustively (all of them: a few minutes); the kill matrix shows which "
+              "properties catch it and the length of each shortest counterexample, and what each property "
+              "catches alone.",
+              "exit: 0 every mutant run is killed or marked equivalent (and, when all ran, every property kills "
+              "one); 1 otherwise; 2 usage error.")
+    mu.add_argument("--list", action="store_true", help="print every mutant's name and description, run nothing")
+    mu.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
+    mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
+    mu.add_argument("--golden", type=Path, metavar="DIR",
+                    help="also write each mutant's target counterexample as DIR/<mutant>.itf.json")
+
+    rep = _add(commands, "report", "write the check (and optionally the kill matrix) as one HTML or Markdown file",
+               "Run the check and write one self-contained file a spec author opens in a browser: the clause "
+               "table with texts and verdicts, each property with its meaning and witness, every counterexample "
+               "and witness as a sequence diagram (caller, runtime, tool, store; clause ids on the arrows), the "
+               "kill matrix with --mutants, and the statistics. No network, no external script.", EPILOG_REPORT)
+    _search(rep)
+    rep.add_argument("--out", type=Path, metavar="FILE", required=True, help="the file to write")
+    rep.add_argument("--format", choices=("html", "md"), default="html", help="html (default) or md (Markdown)")
+    rep.add_argument("--mutants", action="store_true", help="also run every mutant and include the kill matrix")
+
+    gr = _add(commands, "graph", "export the reachable state graph (DOT, GraphML or JSON) through networkx",
+              "Write the graph of every reachable state (nodes: a one-line summary of the state; edges: the "
+              "action and the clauses its rule enacts), or with --around only a trace's states and their "
+              "successors, small enough to look at in Graphviz or Gephi.", EPILOG_GRAPH)
+    _search(gr, companion=False)
+    gr.add_argument("--format", choices=FORMATS, default="dot", help="dot (default), graphml or json")
+    gr.add_argument("--out", type=Path, metavar="FILE", required=True, help="the file to write")
+    gr.add_argument("--around", type=Path, metavar="TRACE",
+                    help="only this ITF trace's states and what lies within --radius steps of them (the trace's "
+                    "own bounds, reading and mutant are used; bound flags are ignored)")
+    gr.add_argument("--radius", type=int, default=1, metavar="N", help="steps beyond the trace (default 1)")
+    return top

@@ -1,0 +1,266 @@
+"""The check report as one self-contained HTML5 page: verdict, clause and property tables, every
+counterexample and witness with its sequence diagram and steps, the kill matrix, statistics.
+
+No scripts, no external fonts or style sheets, nothing fetched: the page can be mailed or archived.
+The same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Any
+
+from pausecheck.traces.render import render, verdict_line
+
+from ..mutants import mutant_named
+from .sequence import sequence_svg
+from .verdicts import Report
+
+__all__ = ["html_report", "verdict_summary", "status_class", "anchor", "ordered", "stats_rows", "mutant_target"]
+
+_CLASSES = {"holds": "ok", "witnessed": "ok", "VIOLATED": "bad", "MISSING": "bad", "VACUOUS": "warn",
+            "not exercised": "muted", "excused": "muted"}
+
+_CSS = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #263238;
+       max-width: 1100px; margin: 0 auto; padding: 1em 1.5em; }
+h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { border-bottom: 2px solid #cfd8dc; padding-bottom: .2em;
+     margin-top: 2em; } h3 { margin-bottom: .3em; }
+code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+pre { background: #f5f7f8; border: 1px solid #e0e6e8; padding: .7em; overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; margin: .6em 0; font-size: 14px; }
+th, td { border: 1px solid #d5dde0; padding: .3em .5em; text-align: left; vertical-align: top; }
+th { background: #eceff1; } tr:nth-child(even) td { background: #fafbfb; }
+.num { display: block; text-align: right; font-variant-numeric: tabular-nums; }
+.status { font-weight: 600; white-space: nowrap; padding: 0 .3em; border-radius: 3px; }
+.ok { color: #1b5e20; background: #e8f5e9; } .bad { color: #b71c1c; background: #ffebee; }
+.warn { color: #8a4b00; background: #fff3e0; } .muted { color: #546e7a; background: #eceff1; }
+.verdict { font-size: 1.15em; padding: .6em .8em; border-left: 6px solid; margin: .8em 0; }
+.verdict.ok { border-color: #2e7d32; } .verdict.bad { border-color: #c62828; }
+.verdict ul { margin: .3em 0 0 0; }
+q { font-style: italic; color: #37474f; } .small { font-size: 13px; color: #546e7a; }
+nav a { margin-right: 1em; } a { color: #0d47a1; } .nowrap { white-space: nowrap; }
+section.trace { border: 1px solid #d5dde0; border-radius: 6px; padding: .4em 1em 1em; margin: 1.2em 0; }
+section.trace.counterexample { border-left: 6px solid #c62828; }
+section.trace.witness { border-left: 6px solid #2e7d32; }
+.diagram { overflow-x: auto; } .diagram svg { max-width: 100%; height: auto; }
+details summary { cursor: pointer; color: #0d47a1; }
+@media print {
+  nav { display: none; } body { max-width: none; font-size: 12px; }
+  section.trace { break-inside: avoid-page; } details > summary { display: none; }
+  a { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def status_class(status: str) -> str:
+    """The CSS class (ok, bad, warn, muted) of a verdict word."""
+    return _CLASSES.get(status, "muted")
+
+
+def anchor(name: str) -> str:
+    """The HTML id of the section of the trace called `name`."""
+    return "trace-" + re.sub(r"[^A-Za-z0-9_-]", "-", name)
+
+
+def ordered(evidence: list[Any]) -> list[Any]:
+    """Counterexamples first, then witnesses, each group in the given order."""
+    return [e for e in evidence if e.counterexample] + [e for e in evidence if not e.counterexample]
+
+
+def verdict_summary(report: Report) -> tuple[bool, list[str]]:
+    """Whether the check passed, and why, as sentences (one per problem, or one saying all is well)."""
+    if report.exit_code == 0:
+        return True, ["every property holds, every witness was found, and the search was complete"]
+    why = []
+    for p in report.properties:
+        if p.status == "VIOLATED":
+            why.append(f"{p.name} is VIOLATED: {p.message or p.doc}")
+        elif p.status == "VACUOUS":
+            why.append(f"{p.name} is VACUOUS: it holds, but its situation {p.situation} was never reached")
+        elif p.status == "MISSING":
+            why.append(f"{p.name} is MISSING: no run at these bounds reaches it")
+    why += [f"clause {c.id} is MISSING: no property formalises it" for c in report.clauses if c.status == "MISSING"]
+    for label, result in (("search", report.result), ("companion search", report.companion)):
+        if result is not None and result.deadlocks:
+            why.append(f"the {label} found {result.deadlocks:,} deadlocked states (unfinished, nothing enabled)")
+        if result is not None and not result.complete:
+            why.append(f"the {label} was cut short: nothing is established")
+    return False, why or ["the check failed"]
+
+
+def _status(status: str) -> str:
+    return f'<span class="status {status_class(status)}">{escape(status)}</span>'
+
+
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    """A table; `head` is plain text, the cells are HTML already."""
+    out = ["<table>", "<thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr></thead>", "<tbody>"]
+    out += ["<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows]
+    return "\n".join(out + ["</tbody>", "</table>"])
+
+
+def _link(name: str, traced: set[str]) -> str:
+    return f'<a href="#{anchor(name)}">{escape(name)}</a>' if name in traced else escape(name)
+
+
+def _bounds(bounds: dict[str, int]) -> str:
+    return " ".join(f"<code>{escape(k.replace('_', '-'))}={v}</code>" for k, v in bounds.items())
+
+
+def _header(report: Report, title: str) -> str:
+    ok, why = verdict_summary(report)
+    items = "".join(f"<li>{escape(w)}</li>" for w in why)
+    word = "[ok]" if ok else "[fail]"
+    return "\n".join([
+        f"<header><h1>{escape(title)}</h1>",
+        f'<p class="small">pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading <code>{escape(report.reading)}'
+        f"</code> · exit code {report.exit_code}</p>",
+        f'<div class="verdict {"ok" if ok else "bad"}"><strong>{word}</strong><ul>{items}</ul></div>',
+        f"<p>bounds: {_bounds(report.bounds)}</p>",
+        *([f"<p>companion bounds: {_bounds(report.companion_bounds)}</p>"] if report.companion_bounds else []),
+        "</header>",
+    ])
+
+
+def _clauses(report: Report, traced: set[str]) -> str:
+    rows = []
+    for c in report.clauses:
+        about = (f"not modelled: {escape(c.excused or '')}" if c.status == "excused"
+                 else ", ".join(_link(p, traced) for p in c.properties) or "-")
+        witnesses = ", ".join(_link(w, traced) for w in c.witnesses) or "-"
+        rule = f'<span class="nowrap">{escape(c.rule)}</span>'
+        rows.append([f'<strong id="clause-{escape(c.id)}">{escape(c.id)}</strong>', rule,
+                     f"<q>{escape(c.text)}</q>", _status(c.status), about, witnesses])
+    return _section("clauses", "Clauses", _table(["clause", "rule", "text", "verdict", "properties / excuse",
+                                                  "witnesses"], rows))
+
+
+def _property_notes(p: Any) -> str:
+    notes = []
+    if p.message:
+        notes.append(escape(p.message))
+    if p.companion:
+        notes.append('<span class="small">judged by the companion search</span>')
+    if p.status == "not exercised" and p.needs:
+        notes.append(f"needs {escape(p.needs)}")
+    return "<br>".join(notes) or "-"
+
+
+def _properties(report: Report, traced: set[str]) -> str:
+    rows = [[f'<strong id="prop-{escape(p.name)}">{_link(p.name, traced)}</strong>', escape(p.kind),
+             _status(p.status), escape(" ".join(p.clauses)) or "-", escape(p.doc),
+             _link(p.situation, traced) if p.situation else "-", _property_notes(p)]
+            for p in report.properties]
+    head = ["property", "kind", "verdict", "clauses", "meaning", "situation", "notes"]
+    return _section("properties", "Properties", _table(head, rows))
+
+
+def _evidence(item: Any) -> str:
+    meta = item.document.get("#meta", {})
+    kind = "counterexample" if item.counterexample else "witness"
+    mutant = f"<p>under mutant <code>{escape(meta['mutant'])}</code></p>" if meta.get("mutant") else ""
+    return "\n".join([
+        f'<section class="trace {kind}" id="{anchor(item.name)}">',
+        f"<h3>{escape(kind)}: {escape(item.name)}</h3>",
+        f"<p><strong>{escape(verdict_line(meta))}</strong></p>{mutant}",
+        f"<p>reproduce with: <code>{escape(item.command)}</code></p>",
+        f'<div class="diagram">{sequence_svg(item.document)}</div>',
+        f"<details><summary>steps and changed fields</summary><pre>{escape(render(item.document))}</pre></details>",
+        "</section>",
+    ])
+
+
+def _traces(evidence: list[Any]) -> str:
+    if not evidence:
+        return _section("traces", "Counterexamples and witnesses", "<p>No trace: nothing was found.</p>")
+    counted = sum(1 for e in evidence if e.counterexample)
+    intro = f"<p>{counted} counterexample(s), {len(evidence) - counted} witness(es).</p>"
+    return _section("traces", "Counterexamples and witnesses", intro + "\n".join(_evidence(e) for e in evidence))
+
+
+def mutant_target(name: str) -> str | None:
+    """The property a mutant is meant to be caught by, if it is a known mutant."""
+    try:
+        return mutant_named(name).target
+    except KeyError:
+        return None
+
+
+def _matrix(matrix: Any) -> str:
+    columns = [p.name for p in matrix.properties if p.killers]
+    rows = []
+    for m in matrix.mutants:
+        target = mutant_target(m.name)
+        cells = ["." if m.steps(c) is None else f"{m.steps(c)}{'*' if c == target else ''}" for c in columns]
+        state = ("equivalent: " + m.reason if m.equivalent else "SURVIVED" if m.survived else "killed")
+        cls = "muted" if m.equivalent else "bad" if m.survived else "ok"
+        rows.append([f"<code>{escape(m.name)}</code>", escape(" ".join(m.clauses))]
+                    + [f'<span class="num">{c}</span>' for c in cells]
+                    + [f'<span class="status {cls}">{escape(state)}</span>'])
+    adds = []
+    for p in matrix.properties:
+        if p.sole_killers:
+            adds.append(f"<li>{escape(p.name)}: sole killer of {escape(', '.join(p.sole_killers))}</li>")
+        elif p.redundant_with:
+            jointly = " jointly" if p.jointly else ""
+            adds.append(f"<li>{escape(p.name)}: redundant{jointly} with {escape(', '.join(p.redundant_with))}</li>")
+        else:
+            adds.append(f"<li>{escape(p.name)}: kills nothing</li>")
+    verdict = ("[ok] every mutant is killed or marked equivalent" if not matrix.survivors
+               else "[fail] survived: " + ", ".join(matrix.survivors))
+    body = [
+        '<p class="small">shortest counterexample (steps) per mutant and killing property; '
+        "'.' = not killed; * = the property meant to catch it. Properties that kill nothing are left out.</p>",
+        _table(["mutant", "clauses", *columns, "verdict"], rows),
+        f"<p><strong>{escape(verdict)}</strong> · {len(matrix.mutants)} mutants in {matrix.seconds:.1f} s</p>",
+        f"<details><summary>what each property adds</summary><ul>{''.join(adds)}</ul></details>",
+    ]
+    return _section("matrix", "Kill matrix", "\n".join(body))
+
+
+def stats_rows(report: Report) -> list[list[str]]:
+    """Plain-text rows (search, states, transitions, depth, seconds, states/s, complete, deadlocks)."""
+    rows = []
+    for label, r in (("main", report.result), ("companion", report.companion)):
+        if r is None:
+            continue
+        rate = r.states_per_second
+        rows.append([label, f"{r.states:,}", f"{r.transitions:,}", str(r.depth), f"{r.seconds:.2f}",
+                     "-" if rate == float("inf") else f"{rate:,.0f}", "complete" if r.complete else "INCOMPLETE",
+                     f"{r.deadlocks:,}"])
+    return rows
+
+
+def _stats(report: Report) -> str:
+    head = ["search", "states", "transitions", "depth", "seconds", "states/s", "complete", "deadlocks"]
+    rows = [[escape(c) if i in (0, 6) else f'<span class="num">{escape(c)}</span>' for i, c in enumerate(row)]
+            for row in stats_rows(report)]
+    judged = ", ".join(p.name for p in report.properties if p.companion)
+    note = f"<p>the companion search judged: {escape(judged)}</p>" if judged else ""
+    return _section("stats", "Statistics", _table(head, rows) + note)
+
+
+def _section(ident: str, heading: str, body: str) -> str:
+    return f'<section id="{ident}">\n<h2>{escape(heading)}</h2>\n{body}\n</section>'
+
+
+def html_report(report: Report, evidence: list[Any], matrix: Any = None, *, title: str = "pausecheck report") -> str:
+    """One self-contained HTML5 document of a check report, its evidence and optionally a kill matrix."""
+    evidence = ordered(list(evidence))
+    traced = {e.name for e in evidence}
+    links = [("clauses", "Clauses"), ("properties", "Properties"), ("traces", "Traces")]
+    links += [("matrix", "Kill matrix")] if matrix is not None else []
+    nav = "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links + [("stats", "Statistics")]) + "</nav>"
+    parts = [_header(report, title), nav, "<main>", _clauses(report, traced), _properties(report, traced),
+             _traces(evidence)]
+    if matrix is not None:
+        parts.append(_matrix(matrix))
+    parts += [_stats(report), "</main>"]
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
+        *parts, '<footer class="small"><p>generated by pausecheck</p></footer>', "</body>", "</html>",
+    ]) + "\n"

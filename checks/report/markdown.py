@@ -1,0 +1,140 @@
+"""The check report in GitHub Markdown: the same content as the HTML report, with Mermaid sequence
+diagrams (GitHub renders them) and each trace's rendered steps in a code block."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pausecheck.traces.render import render, verdict_line
+
+from .html import mutant_target, ordered, stats_rows, verdict_summary
+from .sequence import sequence_text
+from .verdicts import Report
+
+__all__ = ["markdown_report"]
+
+_MARKS = {"holds": "✅", "witnessed": "✅", "VIOLATED": "❌", "MISSING": "❌", "VACUOUS": "⚠️",
+          "not exercised": "➖", "excused": "➖"}
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a table cell: no pipes or line breaks."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _status(status: str) -> str:
+    return f"{_MARKS.get(status, '')} **{status}**".strip()
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    """A GitHub table; cells are Markdown already (escape them with `_cell`)."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows] + [""]
+
+
+def _slug(name: str) -> str:
+    """GitHub's anchor for a heading `Trace: name` (lower case, spaces to dashes, punctuation dropped)."""
+    return "trace-" + "".join(c for c in name.lower() if c.isalnum() or c in "-_ ").replace(" ", "-")
+
+
+def _link(name: str, traced: set[str]) -> str:
+    return f"[{_cell(name)}](#{_slug(name)})" if name in traced else _cell(name)
+
+
+def _bounds(bounds: dict[str, int]) -> str:
+    return " ".join(f"`{k.replace('_', '-')}={v}`" for k, v in bounds.items())
+
+
+def _header(report: Report) -> list[str]:
+    ok, why = verdict_summary(report)
+    lines = ["# pausecheck report", "",
+             f"pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading `{report.reading}` · exit code {report.exit_code}",
+             "", f"**{'[ok]' if ok else '[fail]'}**", ""]
+    lines += [f"- {w}" for w in why] + ["", f"bounds: {_bounds(report.bounds)}", ""]
+    if report.companion_bounds:
+        lines += [f"companion bounds: {_bounds(report.companion_bounds)}", ""]
+    return lines
+
+
+def _clauses(report: Report, traced: set[str]) -> list[str]:
+    rows = []
+    for c in report.clauses:
+        about = (f"not modelled: {_cell(c.excused or '')}" if c.status == "excused"
+                 else ", ".join(_link(p, traced) for p in c.properties) or "-")
+        witnesses = ", ".join(_link(w, traced) for w in c.witnesses) or "-"
+        rows.append([f"**{c.id}**", _cell(c.rule), f"“{_cell(c.text)}”", _status(c.status), about, witnesses])
+    return ["## Clauses", ""] + _table(["clause", "rule", "text", "verdict", "properties / excuse", "witnesses"], rows)
+
+
+def _notes(p: Any) -> str:
+    notes = [_cell(p.message)] if p.message else []
+    if p.companion:
+        notes.append("judged by the companion search")
+    if p.status == "not exercised" and p.needs:
+        notes.append(f"needs {_cell(p.needs)}")
+    return "; ".join(notes) or "-"
+
+
+def _properties(report: Report, traced: set[str]) -> list[str]:
+    rows = [[_link(p.name, traced), p.kind, _status(p.status), " ".join(p.clauses) or "-", _cell(p.doc),
+             _link(p.situation, traced) if p.situation else "-", _notes(p)] for p in report.properties]
+    head = ["property", "kind", "verdict", "clauses", "meaning", "situation", "notes"]
+    return ["## Properties", ""] + _table(head, rows)
+
+
+def _evidence(item: Any) -> list[str]:
+    meta = item.document.get("#meta", {})
+    kind = "counterexample" if item.counterexample else "witness"
+    lines = [f"### Trace: {item.name}", "", f"*{kind}* · **{_cell(verdict_line(meta))}**", ""]
+    if meta.get("mutant"):
+        lines += [f"under mutant `{meta['mutant']}`", ""]
+    lines += [f"reproduce with: `{item.command}`", "", "```mermaid", sequence_text(item.document).rstrip("\n"),
+              "```", "", "<details><summary>steps and changed fields</summary>", "", "```",
+              render(item.document).rstrip("\n").replace("```", "`\u200b``"), "```", "", "</details>", ""]
+    return lines
+
+
+def _matrix(matrix: Any) -> list[str]:
+    columns = [p.name for p in matrix.properties if p.killers]
+    rows = []
+    for m in matrix.mutants:
+        target = mutant_target(m.name)
+        cells = ["." if m.steps(c) is None else f"{m.steps(c)}" + ("\\*" if c == target else "") for c in columns]
+        state = "equivalent: " + _cell(m.reason) if m.equivalent else "**SURVIVED**" if m.survived else "killed"
+        rows.append([f"`{m.name}`", " ".join(m.clauses), *cells, state])
+    lines = ["## Kill matrix", "", "Shortest counterexample (steps) per mutant and killing property; "
+             "`.` = not killed; \\* = the property meant to catch it.", ""]
+    lines += _table(["mutant", "clauses", *columns, "verdict"], rows)
+    for p in matrix.properties:
+        if p.sole_killers:
+            lines.append(f"- {p.name}: sole killer of {', '.join(p.sole_killers)}")
+        elif p.redundant_with:
+            lines.append(f"- {p.name}: redundant{' jointly' if p.jointly else ''} with {', '.join(p.redundant_with)}")
+        else:
+            lines.append(f"- {p.name}: kills nothing")
+    verdict = ("[ok] every mutant is killed or marked equivalent" if not matrix.survivors
+               else "[fail] survived: " + ", ".join(matrix.survivors))
+    return lines + ["", f"**{verdict}** · {len(matrix.mutants)} mutants in {matrix.seconds:.1f} s", ""]
+
+
+def _stats(report: Report) -> list[str]:
+    head = ["search", "states", "transitions", "depth", "seconds", "states/s", "complete", "deadlocks"]
+    lines = ["## Statistics", ""] + _table(head, stats_rows(report))
+    judged = ", ".join(p.name for p in report.properties if p.companion)
+    return lines + ([f"the companion search judged: {judged}", ""] if judged else [])
+
+
+def markdown_report(report: Report, evidence: list[Any], matrix: Any = None) -> str:
+    """The check report as GitHub Markdown, with a Mermaid diagram per counterexample and witness."""
+    evidence = ordered(list(evidence))
+    traced = {e.name for e in evidence}
+    lines = _header(report) + _clauses(report, traced) + _properties(report, traced)
+    counted = sum(1 for e in evidence if e.counterexample)
+    lines += ["## Counterexamples and witnesses", "",
+              f"{counted} counterexample(s), {len(evidence) - counted} witness(es).", ""]
+    for item in evidence:
+        lines += _evidence(item)
+    if matrix is not None:
+        lines += _matrix(matrix)
+    lines += _stats(report)
+    return "\n".join(lines).rstrip("\n") + "\n"

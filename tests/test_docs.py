@@ -1,0 +1,214 @@
+"""The docs stay true to the code: clause catalogue, readings, trace fields, API, links.
+
+The tables of docs/clauses.md and the choice table of docs/readings.md are generated from the code by
+the functions below; `python tests/test_docs.py` prints them, ready to paste.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pausecheck.model import ACTION_TYPES, CLAUSES, CONFORMANT, PROPERTIES, SOMETIMES
+from pausecheck.traces.itf import encode_state
+
+import pausecheck
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+# Small bounds under which every kind of record occurs in some witness (explored in well under 1 s).
+RECORD_BOUNDS = pausecheck.Bounds(calls=2, per_call=2, artifacts=2, pauses=1, write_failures=1, observations=1,
+                                  held_bound=1)
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names) or "-"
+
+
+def clause_table() -> str:
+    """The clause catalogue of docs/clauses.md, from CLAUSES and PROPERTIES."""
+    lines = ["| Clause | Rule | Text (pausecheck's fragment) | Formalised by | Witnessed by | Excused |",
+             "|---|---|---|---|---|---|"]
+    for c in CLAUSES:
+        checks = [p.name for p in PROPERTIES if c.id in p.clauses and p.kind != SOMETIMES]
+        witnesses = [p.name for p in PROPERTIES if c.id in p.clauses and p.kind == SOMETIMES]
+        lines.append(f'| {c.id} | {c.rule} | "{c.text}" | {_names(checks)} | {_names(witnesses)} | '
+                     f"{c.excused or '-'} |")
+    return "\n".join(lines)
+
+
+def property_table() -> str:
+    """The property list of docs/clauses.md, from PROPERTIES."""
+    lines = ["| Property | Kind | Clauses | Situation | Meaning |", "|---|---|---|---|---|"]
+    for p in PROPERTIES:
+        situation = f"`{p.situation}`" if p.situation else "-"
+        lines.append(f"| `{p.name}` | {p.kind} | {', '.join(p.clauses) or '-'} | {situation} | {p.doc} |")
+    return "\n".join(lines)
+
+
+def choice_table() -> str:
+    """The conformant reading's choices, for docs/readings.md."""
+    lines = ["| Ambiguity | Choice | Reason | Moot |", "|---|---|---|---|"]
+    for c in CONFORMANT.choices:
+        moot = "yes" if c.choice.startswith("moot") else "no"
+        lines.append(f"| {c.ambiguity} | {c.choice} | {c.reason} | {moot} |")
+    return "\n".join(lines)
+
+
+def _read(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def _rows(text: str) -> dict[str, list[str]]:
+    """Markdown table rows keyed by their first cell (cells stripped)."""
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+            rows[cells[0]] = cells
+    return rows
+
+
+def _backticked(text: str) -> set[str]:
+    return set(re.findall(r"`([^`\n]+)`", text))
+
+
+def _listed(cell: str) -> set[str]:
+    return set() if cell == "-" else {name.strip().strip("`") for name in cell.split(",")}
+
+
+def test_clause_table_matches_the_catalogue() -> None:
+    rows = _rows(_read("clauses.md"))
+    ids = {c.id for c in CLAUSES}
+    for c in CLAUSES:
+        assert c.id in rows, f"docs/clauses.md has no row for {c.id}"
+        _, rule, text, checks, witnesses, excused = rows[c.id]
+        assert rule == c.rule
+        assert text == f'"{c.text}"', f"{c.id}: text drifted"
+        citing = {p.name for p in PROPERTIES if c.id in p.clauses}
+        assert _listed(checks) | _listed(witnesses) == citing, f"{c.id}: properties drifted"
+        assert _listed(checks) == {p.name for p in PROPERTIES if c.id in p.clauses and p.kind != SOMETIMES}
+        assert excused == (c.excused or "-")
+    stale = {key for key in rows if re.fullmatch(r"[A-Z]\d+\.\d+", key)} - ids
+    assert not stale, f"docs/clauses.md has rows for clauses the catalogue lacks: {sorted(stale)}"
+
+
+def test_property_table_matches_the_registry() -> None:
+    rows = _rows(_read("clauses.md"))
+    for p in PROPERTIES:
+        assert f"`{p.name}`" in rows, f"docs/clauses.md has no row for property {p.name}"
+        _, kind, clauses, situation, doc = rows[f"`{p.name}`"]
+        assert (kind, clauses, doc) == (p.kind, ", ".join(p.clauses) or "-", p.doc)
+        assert situation == (f"`{p.situation}`" if p.situation else "-")
+
+
+def test_readings_name_every_choice() -> None:
+    text = _read("readings.md")
+    rows = _rows(text)
+    for c in CONFORMANT.choices:
+        assert c.ambiguity in text
+        assert c.ambiguity in rows and rows[c.ambiguity][1] == c.choice, f"{c.ambiguity}: choice drifted"
+    listed = set(re.findall(r"^- \*\*(A-[TGX]\d+)\*\*", text, re.MULTILINE))
+    every = {f"A-T{i}" for i in range(1, 17)} | {f"A-G{i}" for i in range(1, 13)} | {f"A-X{i}" for i in range(1, 5)}
+    assert listed == every, f"the list of section 5 ambiguities differs: {sorted(every ^ listed)}"
+
+
+def test_readings_mark_what_the_model_meets() -> None:
+    met = set(re.findall(r"^- \*\*(A-[TGX]\d+)\*\* \(met", _read("readings.md"), re.MULTILINE))
+    assert met == {c.ambiguity for c in CONFORMANT.choices if c.ambiguity.startswith("A-")}
+
+
+def _keys(value: Any, out: set[str]) -> set[str]:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            out.add(key)
+            _keys(inner, out)
+    elif isinstance(value, list):
+        for inner in value:
+            _keys(inner, out)
+    return out
+
+
+def test_itf_documents_every_field_and_action() -> None:
+    documented = _backticked(_read("itf.md"))
+    machine = pausecheck.Machine(RECORD_BOUNDS)
+    result = pausecheck.explore(machine)
+    keys: set[str] = set()
+    for discovery in result.witnesses.values():
+        _keys(encode_state(discovery.states[-1]), keys)
+    assert {"artifacts", "held", "messages", "questions", "collected", "warnings", "write_failed"} <= keys
+    assert keys - documented == set(), "state fields missing from docs/itf.md"
+    name, discovery = min(result.witnesses.items(), key=lambda item: len(item[1].actions))
+    document = pausecheck.trace_of(machine, discovery, name=name)
+    golden = pausecheck.load_trace(ROOT / "traces" / "golden" / "no_put_back.itf.json")
+    meta = set(document["#meta"]) | set(golden["#meta"]) | set(document) | {"deviates"}
+    for state in document["states"] + golden["states"]:
+        meta |= set(state["#meta"])
+    assert meta - documented == set(), "#meta fields missing from docs/itf.md"
+    for cls in ACTION_TYPES:
+        assert cls.KIND in documented, f"action kind {cls.KIND} missing from docs/itf.md"
+        for field in (f.name for f in dataclasses.fields(cls)):
+            assert field in documented, f"field {field} of {cls.KIND} missing from docs/itf.md"
+
+
+def test_itf_example_replays(tmp_path: Path) -> None:
+    examples = [body for lang, body in FENCE.findall(_read("itf.md")) if lang == "json" and '"#meta"' in body
+                and '"states"' in body]
+    assert examples, "docs/itf.md has no complete example trace"
+    path = tmp_path / "example.itf.json"
+    path.write_text(examples[0], encoding="utf-8")
+    outcome = pausecheck.replay_file(path)
+    assert outcome.diverged_at is None, outcome.divergence
+    assert outcome.reproduced
+    assert json.loads(examples[0])["#meta"]["steps"] == outcome.steps
+
+
+def test_tutorial_shrink_example(tmp_path: Path) -> None:
+    from pausecheck.checks.evidence import machine_for
+    from pausecheck.checks.shrink import shrink
+    from pausecheck.traces.replay import decode_actions
+
+    examples = [body for lang, body in FENCE.findall(_read("tutorial.md")) if lang == "json"]
+    assert examples, "docs/tutorial.md has no trace to shrink"
+    path = tmp_path / "long.itf.json"
+    path.write_text(examples[0], encoding="utf-8")
+    document = pausecheck.load_trace(path, complete=False)
+    actions = decode_actions(document, str(path))
+    found = shrink(machine_for(document["#meta"], str(path)), actions, document["#meta"]["property"])
+    assert found is not None and (len(actions), len(found.actions)) == (11, 8)
+
+
+def test_api_names_and_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = _read("api.md")
+    documented = set(re.findall(r"`(?:pausecheck\.)?(\w+)", text))
+    for name in pausecheck.__all__:
+        assert name in documented, f"{name} missing from docs/api.md"
+    blocks = [body for lang, body in FENCE.findall(text) if lang == "python"]
+    assert blocks, "docs/api.md has no python example"
+    monkeypatch.chdir(tmp_path)
+    for body in blocks:
+        exec(compile(body, "docs/api.md", "exec"), {"__name__": "docs_example"})
+
+
+def test_links_resolve() -> None:
+    files = sorted(DOCS.glob("*.md"))
+    assert {"README.md", "rules.md", "clauses.md", "readings.md", "itf.md", "tutorial.md", "api.md"} <= {
+        f.name for f in files}
+    for doc in files:
+        prose = FENCE.sub("", doc.read_text(encoding="utf-8"))
+        for target in LINK.findall(prose):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            path = (doc.parent / target.split("#", 1)[0]).resolve()
+            assert path.exists(), f"{doc.name} links to {target}, which does not exist"
+            assert ROOT in path.parents or path == ROOT, f"{doc.name} links outside the repository: {target}"
+
+
+if __name__ == "__main__":
+    print(clause_table(), property_table(), choice_table(), sep="\n\n")
