@@ -1,4 +1,4 @@
-"""The clause catalogue: each clause id of spec-notes this model meets, its text, and either the
+"""The clause catalogue: each clause id this model meets (docs/clauses.md), its text, and either the
 properties that formalise it (derived from the property registry) or why it is not modelled."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Readings: one named choice per ambiguity of spec-notes section 5, passed to `step` as data.
+"""Readings: one named choice per ambiguity (docs/readings.md lists all 32), passed to `step` as data.
 
 Only the conformant reading exists so far: for each ambiguity the model meets, the choice under
 which nothing is lost and nothing is delivered twice. The readings issue adds the others; each

@@ -36,6 +36,10 @@ def test_default_check_holds_and_is_complete(default_json):
     for p in default_json["properties"]:
         assert {"name", "kind", "clauses", "holds", "witnessed", "trace"} <= set(p)
         assert p["holds"] and p["witnessed"] and p["status"] in ("holds", "witnessed"), p
+    from pausecheck.model import CLAUSES, PROPERTIES
+
+    assert {c["id"]: c["text"] for c in default_json["clauses"]} == {c.id: c.text for c in CLAUSES}
+    assert {p["name"]: p["meaning"] for p in default_json["properties"]} == {p.name: p.doc for p in PROPERTIES}
     for c in default_json["clauses"]:
         assert {"id", "properties", "excused"} <= set(c)
         assert c["properties"] or c["excused"], c

@@ -160,14 +160,16 @@ def _properties(report: Report, traced: set[str]) -> str:
 def _evidence(item: Any) -> str:
     meta = item.document.get("#meta", {})
     kind = "counterexample" if item.counterexample else "witness"
-    mutant = f"<p>under mutant <code>{escape(meta['mutant'])}</code></p>" if meta.get("mutant") else ""
+    does = f": {escape(meta['mutant_description'])}" if meta.get("mutant_description") else ""
+    mutant = f"<p>under mutant <code>{escape(meta['mutant'])}</code>{does}</p>" if meta.get("mutant") else ""
     return "\n".join([
         f'<section class="trace {kind}" id="{anchor(item.name)}">',
         f"<h3>{escape(kind)}: {escape(item.name)}</h3>",
         f"<p><strong>{escape(verdict_line(meta))}</strong></p>{mutant}",
         f"<p>reproduce with: <code>{escape(item.command)}</code></p>",
         f'<div class="diagram">{sequence_svg(item.document)}</div>',
-        f"<details><summary>steps and changed fields</summary><pre>{escape(render(item.document))}</pre></details>",
+        "<details><summary>steps and changed fields</summary>",
+        f"<pre>{escape(render(item.document, headline=False))}</pre></details>",
         "</section>",
     ])
 

@@ -87,10 +87,12 @@ def _evidence(item: Any) -> list[str]:
     kind = "counterexample" if item.counterexample else "witness"
     lines = [f"### Trace: {item.name}", "", f"*{kind}* · **{_cell(verdict_line(meta))}**", ""]
     if meta.get("mutant"):
-        lines += [f"under mutant `{meta['mutant']}`", ""]
+        does = f": {_cell(meta['mutant_description'])}" if meta.get("mutant_description") else ""
+        lines += [f"under mutant `{meta['mutant']}`{does}", ""]
+    steps = render(item.document, headline=False).rstrip("\n").replace("```", "`\u200b``")
     lines += [f"reproduce with: `{item.command}`", "", "```mermaid", sequence_text(item.document).rstrip("\n"),
-              "```", "", "<details><summary>steps and changed fields</summary>", "", "```",
-              render(item.document).rstrip("\n").replace("```", "`\u200b``"), "```", "", "</details>", ""]
+              "```", "", "<details><summary>steps and changed fields</summary>", "", "```", steps, "```", "",
+              "</details>", ""]
     return lines
 
 
