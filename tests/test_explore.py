@@ -87,6 +87,7 @@ def test_no_violation_or_deadlock_at_defaults(default: Result) -> None:
     assert default.deadlocks == 0 and default.deadlock is None
 
 
+@pytest.mark.slow  # a second exploration at the default bounds
 def test_default_exploration_is_deterministic(default: Result) -> None:
     """Same counts, same witnesses and the same discovery paths, action for action, state for state."""
     again = explore(Machine())

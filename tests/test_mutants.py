@@ -85,7 +85,9 @@ def test_bounds_of_prefers_the_mutant_s_own():
 
 def _bounds_param(b: Bounds) -> object:
     name = ",".join(f"{k}={v}" for k, v in b.as_dict().items() if v != getattr(DEFAULT_BOUNDS, k)) or "default"
-    return pytest.param(b, id=name, marks=[pytest.mark.slow] if b.sessions > 1 else [])  # two sessions: ~12 s
+    # two sessions take ~12 s; the default bounds are judged in the fast loop by test_explore already
+    slow = b.sessions > 1 or b == DEFAULT_BOUNDS
+    return pytest.param(b, id=name, marks=[pytest.mark.slow] if slow else [])
 
 
 @pytest.mark.parametrize("bounds", [_bounds_param(b) for b in sorted({bounds_of(m) for m in MUTANTS},
