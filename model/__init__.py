@@ -20,7 +20,7 @@ from .clauses import CLAUSES, Clause, clause
 from .config import BOUND_HELP, COMPANION_BOUNDS, DEFAULT_BOUNDS, BoundError, Bounds
 from .machine import Machine, Patch
 from .observe import observe, shown, white_box
-from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, property_named
+from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, missing_bound, property_named
 from .reading import CONFORMANT, READINGS, Choice, Reading
 from .rules import RULE_OF, RULES, Rule, enabled, step
 from .state import INITIAL, State
@@ -32,7 +32,7 @@ __all__ = [
     "Poll", "StartTurn", "ToolFails", "ToolInterrupts", "ToolReturns", "action_from_json",
     "action_to_json", "CLAUSES", "Clause", "clause", "BOUND_HELP", "COMPANION_BOUNDS", "DEFAULT_BOUNDS", "BoundError",
     "Bounds", "Machine", "Patch", "observe", "shown", "white_box", "ALWAYS", "PROPERTIES",
-    "SOMETIMES", "TRANSITION", "Context", "Property", "property_named", "CONFORMANT", "READINGS",
+    "SOMETIMES", "TRANSITION", "Context", "Property", "property_named", "missing_bound", "CONFORMANT", "READINGS",
     "Choice", "Reading", "RULE_OF", "RULES", "Rule", "enabled", "step", "INITIAL", "State",
     "MODEL_VERSION",
 ]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .actions import Answer, FinishSegment, ToolFails, ToolInterrupts, ToolReturns
+from .config import Bounds
 from .property import ALWAYS, SOMETIMES, TRANSITION, Context, Property
 from .state import (
     CANCELLED,
@@ -22,9 +23,10 @@ from .state import (
     find_segment,
     ref_name,
 )
-from .witnesses import TWO_EXECUTIONS, WITNESSES, two_executions
+from .witnesses import WITNESSES
 
-__all__ = ["Context", "Property", "PROPERTIES", "INVARIANTS", "ALWAYS", "TRANSITION", "SOMETIMES", "property_named"]
+__all__ = ["Context", "Property", "PROPERTIES", "INVARIANTS", "ALWAYS", "TRANSITION", "SOMETIMES", "property_named",
+           "missing_bound"]
 
 
 def _names(refs: Any) -> str:
@@ -286,8 +288,7 @@ INVARIANTS: tuple[Property, ...] = (
              "no held list exceeds the bound", situation="warned_drop"),
     Property("isolation", ALWAYS, ("T7.2", "T7.4"), _isolation,
              "nothing of one execution is held for, shown on or dropped by another",
-             situation="artifact_beside_another_execution",
-             applies=two_executions, needs=TWO_EXECUTIONS),
+             situation="artifact_beside_another_execution"),
     Property("no_phantom_pause", ALWAYS, ("G6.5", "O11.2"), _no_phantom_pause,
              "a finished execution holds no interrupted attempt; a paused one has exactly one pending question",
              situation="completes_after_pause"),
@@ -328,6 +329,18 @@ INVARIANTS: tuple[Property, ...] = (
              situation="approve", on=(Answer,)),
 )
 PROPERTIES: tuple[Property, ...] = INVARIANTS + WITNESSES
+
+
+def missing_bound(prop: Property, bounds: Bounds, registry: tuple[Property, ...] | None = None) -> str | None:
+    """What the bounds lack for `prop` to be exercised at all (a flag to raise), or None.
+
+    A witness's own requirement; an invariant's is that of its situation, looked up in `registry`
+    (default: every property of the model)."""
+    by_name = {p.name: p for p in (PROPERTIES if registry is None else registry)}
+    witness = prop if prop.kind == SOMETIMES else by_name.get(prop.situation or "")
+    if witness is None or witness.requires is None:
+        return None
+    return witness.requires(bounds)
 
 
 def property_named(name: str) -> Property:

@@ -7,7 +7,10 @@
 An `always` or `transition` check returns None when it holds, else a sentence naming the concrete
 values that break it. Every such property names the `sometimes` witness of its situation: if the
 situation never occurs within the bounds, the property is reported vacuous and the check fails.
-A property may also name the bounds it needs (`applies`); below them it is reported "not exercised".
+A `sometimes` property names what the bounds must allow for its situation to be reachable at all
+(`requires`: the missing flag, or None); below that it is "not exercised", which says something about
+the bounds, while a witness the bounds allow but the search never finds says the model is vacuous.
+An `always` or `transition` property is exercised exactly when its situation is.
 """
 
 from __future__ import annotations
@@ -42,5 +45,4 @@ class Property:
     doc: str
     situation: str | None = None  # the `sometimes` property witnessing that this one is exercised
     on: tuple[type, ...] = ()  # transition and sometimes: the action kinds looked at (empty: all)
-    applies: Callable[[Bounds], bool] | None = None  # bounds under which it can be exercised
-    needs: str | None = None  # what `applies` asks for, in words a user can act on
+    requires: Callable[[Bounds], str | None] | None = None  # sometimes: the flag the bounds lack, or None

@@ -13,7 +13,7 @@ from .config import Bounds
 from .property import SOMETIMES, Context, Property
 from .state import COMPLETED, DECLINED, FAILED, State, find_execution, find_segment
 
-__all__ = ["WITNESSES", "two_executions", "TWO_EXECUTIONS"]
+__all__ = ["WITNESSES", "at_least", "two_executions"]
 
 
 def _held(state: State, execution_id: str) -> tuple[int, ...]:
@@ -30,60 +30,110 @@ def _artifact_beside_another_execution(pre: State, action: Any, post: State, ctx
     return len(post.executions) >= 2 and any(e.held or any(e.messages) for e in post.executions)
 
 
-def two_executions(bounds: Bounds) -> bool:
-    return bounds.sessions * bounds.turns >= 2 and bounds.artifacts >= 1
+Requirement = Callable[[Bounds], "str | None"]
 
 
-TWO_EXECUTIONS = "two executions, e.g. --sessions 2 --calls 1 --per-call 1 --artifacts 1 --pauses 2 " \
-                  "--write-failures 0 --observations 0"
+def at_least(*more: Requirement, **minimums: int) -> Requirement:
+    """A requirement: each named bound at least its minimum, and every requirement in `more`. It
+    returns every flag that falls short, as a user would type them, or None."""
+    def requires(bounds: Bounds) -> str | None:
+        missing = [f"--{name.replace('_', '-')} {minimum}" for name, minimum in minimums.items()
+                   if getattr(bounds, name) < minimum]
+        missing += [found for found in (r(bounds) for r in more) if found]
+        return " ".join(dict.fromkeys(missing)) or None
+    return requires
+
+
+def two_executions(bounds: Bounds) -> str | None:
+    """Two executions, one of which makes an artifact."""
+    if bounds.sessions * bounds.turns < 2:
+        return "--sessions 2 (or --turns 2)"
+    return at_least(per_call=1, artifacts=1)(bounds)
+
+
+def _capacity(bounds: Bounds) -> int:
+    """The most artifacts one pause can find to hold: each pause comes from a fresh call that
+    interrupts, after the segment's other calls (and, after a resume, the re-fired call) returned."""
+    return min(bounds.artifacts, (bounds.pauses * bounds.calls - 1) * bounds.per_call)
+
+
+def _calls_to_collect(pauses: int) -> Requirement:
+    """Before the `pauses`-th pause, a call that returns before the one that interrupts: a second call
+    in the first segment, or the re-fired call after an earlier pause."""
+    return lambda bounds: "--calls 2" if pauses * bounds.calls < 2 else None
+
+
+def _holds(bounds: Bounds) -> str | None:
+    """A pause that holds an artifact."""
+    return at_least(_calls_to_collect(bounds.pauses), per_call=1, artifacts=1, pauses=1, held_bound=1)(bounds)
+
+
+def _repause(bounds: Bounds) -> str | None:
+    """A pause that holds an artifact, and a later pause of the same execution."""
+    collect = _calls_to_collect(max(bounds.pauses - 1, 1))
+    return at_least(collect, per_call=1, artifacts=1, pauses=2, held_bound=1)(bounds)
+
+
+def _overflow(bounds: Bounds) -> str | None:
+    """A pause that finds more to hold than the held list keeps."""
+    if _capacity(bounds) > bounds.held_bound:
+        return None
+    return at_least(_calls_to_collect(bounds.pauses), per_call=1, pauses=1,
+                    artifacts=bounds.held_bound + 1)(bounds) or "--calls 2"
+
 
 WITNESSES: tuple[Property, ...] = (
     Property("delivered_after_pause", SOMETIMES, ("T7.6",),
              lambda pre, a, post, ctx: a.write_ok and bool(_held(pre, a.execution)),
-             "a write-back delivers artifacts held across a pause", on=(FinishSegment,)),
+             "a write-back delivers artifacts held across a pause", on=(FinishSegment,), requires=_holds),
     Property("merged_held_and_new", SOMETIMES, ("T7.5",),
              lambda pre, a, post, ctx: a.write_ok and bool(_held(pre, a.execution))
              and bool(find_segment(pre, a.execution).collected),
-             "a write-back merges held artifacts with the resumed segment's own", on=(FinishSegment,)),
+             "a write-back merges held artifacts with the resumed segment's own", on=(FinishSegment,),
+             requires=at_least(_holds, artifacts=2)),
     Property("held_across_pause", SOMETIMES, ("T7.1",),
              lambda pre, a, post, ctx: bool(_held(post, a.execution)),
-             "a pause holds artifacts", on=(ToolInterrupts,)),
+             "a pause holds artifacts", on=(ToolInterrupts,), requires=_holds),
     Property("repause_with_held", SOMETIMES, ("T7.9",),
              lambda pre, a, post, ctx: bool(_held(pre, a.execution)),
-             "a resume that pauses again while artifacts are held", on=(ToolInterrupts,)),
+             "a resume that pauses again while artifacts are held", on=(ToolInterrupts,),
+             requires=_repause),
     Property("two_pauses", SOMETIMES, ("T7.9",),
              lambda pre, a, post, ctx: len(find_execution(post, a.execution).questions) >= 2,
-             "one execution pauses twice", on=(ToolInterrupts,)),
+             "one execution pauses twice", on=(ToolInterrupts,), requires=at_least(pauses=2)),
     Property("write_back_fails_with_held", SOMETIMES, ("T7.10",),
              lambda pre, a, post, ctx: not a.write_ok and bool(_held(pre, a.execution)),
-             "a write-back fails while artifacts are held", on=(FinishSegment,)),
+             "a write-back fails while artifacts are held", on=(FinishSegment,),
+             requires=at_least(_holds, write_failures=1)),
     Property("warned_drop", SOMETIMES, ("T7.14", "T7.15"),
              lambda pre, a, post, ctx: len(post.warnings) > len(pre.warnings),
-             "a held list overflows and drops with a warning"),
+             "a held list overflows and drops with a warning",
+             requires=_overflow),
     Property("poll_while_holding", SOMETIMES, ("T7.3",),
              lambda pre, a, post, ctx: bool(_held(pre, a.execution)),
-             "a caller polls a turn that holds artifacts", on=(Poll,)),
+             "a caller polls a turn that holds artifacts", on=(Poll,), requires=_holds),
     Property("interrupt_observed_twice", SOMETIMES, ("G6.9",), lambda pre, a, post, ctx: True,
-             "the tool plane observes the same interrupt again", on=(ObserveAgain,)),
+             "the tool plane observes the same interrupt again", on=(ObserveAgain,),
+             requires=at_least(pauses=1, observations=1)),
     Property("approve", SOMETIMES, ("G6.3", "G5.3"), lambda pre, a, post, ctx: a.approve,
-             "a question is approved", on=(Answer,)),
+             "a question is approved", on=(Answer,), requires=at_least(pauses=1)),
     Property("decline", SOMETIMES, ("G5.1",), lambda pre, a, post, ctx: not a.approve,
-             "a question is declined", on=(Answer,)),
+             "a question is declined", on=(Answer,), requires=at_least(pauses=1)),
     Property("two_calls_in_segment", SOMETIMES, (),
              lambda pre, a, post, ctx: find_segment(post, a.execution).calls >= 2,
-             "a segment makes two tool calls", on=(CallTool,)),
+             "a segment makes two tool calls", on=(CallTool,), requires=at_least(calls=2)),
     Property("tool_failure", SOMETIMES, ("G6.6",), lambda pre, a, post, ctx: True,
              "a tool call fails", on=(ToolFails,)),
     Property("completes_after_pause", SOMETIMES, ("G6.5",),
              lambda pre, a, post, ctx: _finished_with(post, a, lambda e: bool(e.questions)),
-             "an execution that paused completes", on=(FinishSegment,)),
+             "an execution that paused completes", on=(FinishSegment,), requires=at_least(pauses=1)),
     Property("completes_after_failure", SOMETIMES, ("E9.5",),
              lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)),
              "an execution with a tool failure completes", on=(FinishSegment,)),
     Property("completes_after_decline", SOMETIMES, ("G5.2",),
              lambda pre, a, post, ctx: _finished_with(post, a, lambda e: DECLINED in (q.status for q in e.questions)),
-             "an execution with a declined call completes", on=(FinishSegment,)),
+             "an execution with a declined call completes", on=(FinishSegment,), requires=at_least(pauses=1)),
     Property("artifact_beside_another_execution", SOMETIMES, ("T7.2",), _artifact_beside_another_execution,
              "an execution holds or has delivered an artifact while another execution exists",
-             applies=two_executions, needs=TWO_EXECUTIONS),
+             requires=two_executions),
 )

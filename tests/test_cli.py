@@ -64,7 +64,9 @@ def test_companion_traces_replay_at_their_own_bounds(tmp_path, capsys):
 
 def test_no_companion_leaves_isolation_unexercised(capsys):
     code, out, _ = run(capsys, "check", "--no-companion")
-    assert code == 0 and "not exercised at these bounds: isolation needs two executions" in out
+    assert code == 1 and "not exercised at these bounds: isolation needs --sessions 2 (or --turns 2)" in out
+    assert re.search(r"\nT7\.2 .* not exercised ", out) and re.search(r"\nT7\.4 .* holds in part ", out)
+    assert "[fail] not exercised at these bounds: isolation, artifact_beside_another_execution" in out
 
 
 def test_every_target_clause_is_in_the_table(default_json):
@@ -75,11 +77,14 @@ def test_every_target_clause_is_in_the_table(default_json):
 def test_text_report_small_bounds(capsys):
     code, out, _ = run(capsys, "check", *SMALL)
     assert "clause" in out and "T7.10" in out and "searched" in out
-    # these bounds cannot reach a failing write-back: the witness is missing, so the check fails
+    # these bounds cannot reach a failing write-back: not exercised, with the flag that would reach it
     assert code == 1
-    assert re.search(r"\nwrite_back_fails_with_held +sometimes +MISSING ", out)
-    assert re.search(r"\nfailed_write_back_restores +transition +VACUOUS ", out)
-    assert "[fail] " in out and "reproduce with: pausecheck check " in out
+    assert re.search(r"\nwrite_back_fails_with_held +sometimes +not exercised ", out)
+    assert re.search(r"\nfailed_write_back_restores +transition +not exercised ", out)
+    assert "not exercised at these bounds: write_back_fails_with_held needs --write-failures 1 --calls 2" in out
+    assert "[fail] not exercised at these bounds: " in out and "VACUOUS" not in out and "MISSING" not in out
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised")
+    assert code == 0 and "[ok] every property holds and every witness was found; accepted as not exercised" in out
 
 
 def test_out_writes_traces_that_replay(tmp_path, capsys):

@@ -5,7 +5,17 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from pausecheck.checks.explore import Limits, Result, explore
-from pausecheck.model import ALWAYS, PROPERTIES, SOMETIMES, Bounds, FinishSegment, Machine, Property, property_named
+from pausecheck.model import (
+    ALWAYS,
+    PROPERTIES,
+    SOMETIMES,
+    Bounds,
+    FinishSegment,
+    Machine,
+    Property,
+    missing_bound,
+    property_named,
+)
 
 from .strategies import edge_check, reachable, tiny_bounds
 
@@ -102,8 +112,8 @@ def test_every_witness_at_defaults_but_two_executions(default: Result) -> None:
     """The defaults run one execution, so only the two-execution witness is out of reach."""
     missing = {p.name for p in WITNESSES} - default.witnesses.keys()
     assert missing == {TWO_EXECUTIONS}
-    assert not property_named(TWO_EXECUTIONS).applies(Machine().bounds)
-    assert not property_named("isolation").applies(Machine().bounds)
+    assert missing_bound(property_named(TWO_EXECUTIONS), Machine().bounds) == "--sessions 2 (or --turns 2)"
+    assert missing_bound(property_named("isolation"), Machine().bounds) == "--sessions 2 (or --turns 2)"
 
 
 def test_witness_lengths_pinned(default: Result) -> None:
@@ -186,3 +196,20 @@ def test_tiny_bounds_hold_everything(bounds: Bounds) -> None:
     assert result.deadlocks == 0
     if result.complete:
         assert result.states == len(reachable(machine))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_bounds())
+def test_a_witness_is_found_exactly_when_the_bounds_allow_it(bounds: Bounds) -> None:
+    """`requires` is exact: a missing witness means the bounds exclude its situation (say which) or,
+    if the bounds allow it, that the model is vacuous: never both, never neither."""
+    result = explore(Machine(bounds))
+    assert result.complete
+    for witness in WITNESSES:
+        needs = missing_bound(witness, bounds)
+        assert (needs is None) == (witness.name in result.witnesses), (witness.name, needs)
+
+
+@pytest.mark.parametrize(("bounds", "missing"), [(b, m) for (b, *_), m in zip(SMALL, SMALL_MISSING, strict=True)])
+def test_small_bounds_say_what_they_lack(bounds: Bounds, missing: set) -> None:
+    assert {w.name for w in WITNESSES if missing_bound(w, bounds)} == missing

@@ -13,7 +13,16 @@ from __future__ import annotations
 
 import pytest
 from pausecheck.checks.explore import Result, explore
-from pausecheck.model import PROPERTIES, SOMETIMES, Bounds, Machine, Property, ToolInterrupts, property_named
+from pausecheck.model import (
+    PROPERTIES,
+    SOMETIMES,
+    Bounds,
+    Machine,
+    Property,
+    ToolInterrupts,
+    missing_bound,
+    property_named,
+)
 from pausecheck.model.state import Warning, find_execution
 
 TWO_SESSIONS = Bounds(sessions=2, calls=1, per_call=1, artifacts=2, pauses=2, write_failures=0, observations=0,
@@ -53,8 +62,8 @@ def explored(request: pytest.FixtureRequest) -> tuple[Machine, Result]:
 
 def test_applies(explored: tuple[Machine, Result]) -> None:
     machine, _ = explored
-    assert property_named("isolation").applies(machine.bounds)
-    assert property_named(SITUATION).applies(machine.bounds)
+    assert missing_bound(property_named("isolation"), machine.bounds) is None
+    assert missing_bound(property_named(SITUATION), machine.bounds) is None
 
 
 def test_counts_pinned(explored: tuple[Machine, Result]) -> None:

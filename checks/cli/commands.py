@@ -70,7 +70,7 @@ def _write_all(folder: Path, documents: dict[str, dict[str, Any]]) -> dict[str, 
 
 def _run_check(args: argparse.Namespace, reporter: Reporter) -> Report:
     return check(_bounds(args), args.reading, limits=Limits(max_states=args.max_states), companion=args.companion,
-                 progress=reporter.search)
+                 accept_unexercised=args.accept_unexercised, progress=reporter.search)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -13,14 +13,16 @@ from ..graph import FORMATS
 
 __all__ = ["parser"]
 
-EXIT = ("exit: 0 all hold and every witness was found; 1 violation, vacuity, missing witness, deadlock or an "
-        "incomplete search; 2 usage or input error.")
+EXIT = ("exit: 0 every property was established at these bounds (or not exercised and accepted); 1 violation, "
+        "vacuity, missing witness, deadlock, incomplete search, or a property the bounds cannot exercise; 2 usage or "
+        "input error.")
 
 EPILOG_CHECK = f"""\
 examples:
   pausecheck check                      every property over every interleaving at the default bounds (~10 s)
-  pausecheck check --pauses 1 --write-failures 0 --observations 0
-                                        smaller bounds: properties they cannot reach are "not exercised"
+  pausecheck check --pauses 1 --write-failures 0 --observations 0 --accept-unexercised
+                                        smaller bounds: what they cannot reach is "not exercised", with
+                                        the flag that would reach it; accepted, so the exit is 0
   pausecheck check --out out/           also write each counterexample and witness as ITF JSON under out/
   pausecheck check --json               one JSON object (complete, states, properties, clauses, ...)
 
@@ -55,8 +57,9 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _search(parser: argparse.ArgumentParser, *, companion: bool = True) -> None:
-    """The flags of a search: one per bound, the reading, the state limit."""
+def _search(parser: argparse.ArgumentParser, *, judged: bool = True) -> None:
+    """The flags of a search: one per bound, the reading, the state limit, and for a search whose
+    properties are judged, how to judge what the bounds cannot exercise."""
     group = parser.add_argument_group("bounds (every field of the search configuration)")
     for name, (minimum, meaning) in BOUND_HELP.items():
         default = getattr(DEFAULT_BOUNDS, name)
@@ -65,10 +68,14 @@ def _search(parser: argparse.ArgumentParser, *, companion: bool = True) -> None:
     parser.add_argument("--reading", choices=sorted(READINGS), default="conformant",
                         help="how each ambiguity of the spec is read (default conformant)")
     parser.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
-    if companion:
-        parser.add_argument("--no-companion", dest="companion", action="store_false",
-                            help="at the default bounds, skip the companion search with two sessions that judges "
-                            "what one execution cannot exercise (isolation, T7.2)")
+    if not judged:
+        return
+    parser.add_argument("--accept-unexercised", action="store_true",
+                        help="do not fail on properties these bounds cannot exercise (they are still listed, each "
+                        "with the bound that would reach it)")
+    parser.add_argument("--no-companion", dest="companion", action="store_false",
+                        help="at the default bounds, skip the companion search with two sessions that judges "
+                        "what one execution cannot exercise (isolation, T7.2)")
 
 
 def _add(commands: argparse._SubParsersAction, name: str, help: str, description: str,
@@ -137,7 +144,7 @@ def parser() -> argparse.ArgumentParser:
               "Write the graph of every reachable state (nodes: a one-line summary of the state; edges: the "
               "action and the clauses its rule enacts), or with --around only a trace's states and their "
               "successors, small enough to look at in Graphviz or Gephi.", EPILOG_GRAPH)
-    _search(gr, companion=False)
+    _search(gr, judged=False)
     gr.add_argument("--format", choices=FORMATS, default="dot", help="dot (default), graphml or json")
     gr.add_argument("--out", type=Path, metavar="FILE", required=True, help="the file to write")
     gr.add_argument("--around", type=Path, metavar="TRACE",

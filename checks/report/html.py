@@ -80,7 +80,11 @@ def verdict_summary(report: Report) -> tuple[bool, list[str]]:
         elif p.status == "VACUOUS":
             why.append(f"{p.name} is VACUOUS: it holds, but its situation {p.situation} was never reached")
         elif p.status == "MISSING":
-            why.append(f"{p.name} is MISSING: no run at these bounds reaches it")
+            why.append(f"{p.name} is MISSING: the bounds allow it, yet no run reaches it (a vacuous model)")
+        elif p.failed:
+            why.append(f"{p.name}: {p.status}")
+    if not report.accept_unexercised:
+        why += [f"{p.name} is not exercised at these bounds: it needs {p.needs}" for p in report.unexercised]
     why += [f"clause {c.id} is MISSING: no property formalises it" for c in report.clauses if c.status == "MISSING"]
     for label, result in (("search", report.result), ("companion search", report.companion)):
         if result is not None and result.deadlocks:

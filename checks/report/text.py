@@ -9,13 +9,26 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .verdicts import EXCUSED, HOLDS, MISSING, UNEXERCISED, VACUOUS, VIOLATED, WITNESSED, Report
+from .verdicts import (
+    EXCUSED,
+    HOLDS,
+    MISSING,
+    PARTLY,
+    UNEXERCISED,
+    UNFOUND,
+    UNREFUTED,
+    VACUOUS,
+    VIOLATED,
+    WITNESSED,
+    Report,
+)
 
 __all__ = ["print_check", "check_json", "print_matrix", "STYLES", "stats_line"]
 
 # verdict word -> style; anything not listed is printed plain
 STYLES = {HOLDS: "green", WITNESSED: "green", VIOLATED: "bold red", VACUOUS: "bold red", MISSING: "bold red",
-          UNEXERCISED: "yellow", EXCUSED: "cyan", "[ok]": "bold green", "[fail]": "bold red"}
+          UNEXERCISED: "yellow", PARTLY: "yellow", UNREFUTED: "bold red", UNFOUND: "bold red", EXCUSED: "cyan",
+          "[ok]": "bold green", "[fail]": "bold red"}
 
 
 def stats_line(r: Any) -> str:
@@ -64,10 +77,17 @@ def property_table(report: Report) -> Table:
 
 def _verdict_line(report: Report) -> Text:
     r = report.result
+    unexercised = [p.name for p in report.unexercised]
     if report.exit_code == 0:
-        return Text.assemble(("[ok]", STYLES["[ok]"]), " every property holds and every witness was found")
+        text = " every property holds and every witness was found"
+        if unexercised:
+            text += f"; accepted as not exercised at these bounds: {', '.join(unexercised)}"
+        return Text.assemble(("[ok]", STYLES["[ok]"]), text)
     parts = [f"{p.name} {p.status}" for p in report.properties if p.failed]
     parts += ["deadlock"] * bool(r.deadlocks) + ["incomplete search"] * (not r.complete)
+    if unexercised and not report.accept_unexercised:
+        which = ", ".join(unexercised) if len(unexercised) <= 4 else f"{len(unexercised)} properties"
+        parts.append(f"not exercised at these bounds: {which} (listed above; --accept-unexercised accepts them)")
     return Text.assemble(("[fail]", STYLES["[fail]"]), " " + "; ".join(parts))
 
 
@@ -81,7 +101,7 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
     out.print()
     out.print(property_table(report))
     out.print()
-    needs = [p for p in report.properties if p.status == UNEXERCISED and p.needs]
+    needs = [p for p in report.unexercised if p.needs]
     for p in needs:
         out.print(f"not exercised at these bounds: {p.name} needs {p.needs}", markup=False)
     if needs:
@@ -123,6 +143,7 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
             "properties": [p.name for p in report.properties if p.companion],
         },
         "deadlock_trace": paths.get("deadlock"),
+        "accept_unexercised": report.accept_unexercised,
         "exit": report.exit_code,
         "properties": [
             {"name": p.name, "kind": p.kind, "clauses": list(p.clauses), "holds": p.holds,

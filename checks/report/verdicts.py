@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pausecheck.model import CLAUSES, COMPANION_BOUNDS, DEFAULT_BOUNDS, READINGS, Bounds, Machine
+from pausecheck.model import CLAUSES, COMPANION_BOUNDS, DEFAULT_BOUNDS, READINGS, Bounds, Machine, missing_bound
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
 from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
@@ -18,6 +18,10 @@ __all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report", "check"
 HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING, EXCUSED = (
     "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING", "excused",
 )
+# An incomplete search establishes nothing but the violations and witnesses it found.
+UNREFUTED, UNFOUND = "no violation found (incomplete)", "not found (incomplete)"
+PARTLY = "holds in part"  # a clause some of whose properties hold and the others are not exercised
+FAILURES = (VIOLATED, VACUOUS, MISSING, UNREFUTED, UNFOUND)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +31,8 @@ class PropertyVerdict:
     name: str
     kind: str
     clauses: tuple[str, ...]
-    status: str  # holds, VIOLATED, VACUOUS, not exercised (always/transition); witnessed, MISSING
+    status: str  # holds, VIOLATED, VACUOUS, not exercised, no violation found (incomplete); witnessed,
+    # MISSING, not exercised, not found (incomplete)
     holds: bool
     witnessed: bool
     message: str | None
@@ -39,7 +44,8 @@ class PropertyVerdict:
 
     @property
     def failed(self) -> bool:
-        return self.status in (VIOLATED, VACUOUS, MISSING)
+        """Not established: violated, vacuous, missing, or left open by an incomplete search."""
+        return self.status in FAILURES
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,12 @@ class Report:
     machine: Machine
     companion: Result | None = None  # the search at the companion bounds, if one ran
     companion_machine: Machine | None = None
+    accept_unexercised: bool = False  # the user accepts properties these bounds cannot exercise
+
+    @property
+    def unexercised(self) -> tuple[PropertyVerdict, ...]:
+        """The properties these bounds cannot exercise (each says which bound would)."""
+        return tuple(p for p in self.properties if p.status == UNEXERCISED)
 
     @property
     def bounds(self) -> dict[str, int]:
@@ -80,46 +92,50 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0: complete and every check passed; 1: a violation, a vacuous property, a missing witness or
-        clause coverage, a deadlock, or an incomplete search."""
+        """0: complete and every property established at these bounds (or, with `accept_unexercised`,
+        every property the bounds can exercise); 1: a violation, a vacuous property, a missing witness
+        or clause coverage, a deadlock, an incomplete search, or an unexercised property not accepted."""
         ok = (
             self.result.complete
             and (self.companion is None or (self.companion.complete and self.companion.deadlocks == 0))
             and self.result.deadlocks == 0
             and not any(p.failed for p in self.properties)
-            and not any(c.status in (VIOLATED, VACUOUS, MISSING) for c in self.clauses)
+            and not any(c.status in FAILURES for c in self.clauses)
+            and (self.accept_unexercised or not self.unexercised)
         )
         return 0 if ok else 1
 
 
 def _verdict(machine: Machine, result: Result, prop: Any) -> PropertyVerdict:
-    exercised = prop.applies is None or prop.applies(machine.bounds)
+    needs = missing_bound(prop, machine.bounds, machine.properties)
     if prop.kind == SOMETIMES:
         found = result.witnesses.get(prop.name)
-        status = WITNESSED if found else (MISSING if exercised else UNEXERCISED)
+        status = WITNESSED if found else UNEXERCISED if needs else MISSING if result.complete else UNFOUND
         return PropertyVerdict(prop.name, prop.kind, prop.clauses, status, found is not None, found is not None,
-                               None, found, None, prop.doc, prop.needs)
+                               None, found, None, prop.doc, needs)
     violation = result.violations.get(prop.name)
     witnessed = prop.situation is None or prop.situation in result.witnesses
     if violation is not None:
         status = VIOLATED
-    elif not exercised and not witnessed:
+    elif needs:
         status = UNEXERCISED
+    elif not result.complete:
+        status = UNREFUTED
     else:
         status = HOLDS if witnessed else VACUOUS
     return PropertyVerdict(prop.name, prop.kind, prop.clauses, status, violation is None, witnessed,
-                           violation.message if violation else None, violation, prop.situation, prop.doc,
-                           prop.needs)
+                           violation.message if violation else None, violation, prop.situation, prop.doc, needs)
 
 
 def _clause_status(props: list[PropertyVerdict]) -> str:
-    """Violated or vacuous if any property is; not exercised only if none of them is."""
+    """The worst of its properties' verdicts; not exercised only if none of them is."""
     if not props:
         return MISSING
-    for status in (VIOLATED, VACUOUS):
+    for status in (VIOLATED, VACUOUS, UNREFUTED):
         if any(p.status == status for p in props):
             return status
-    return UNEXERCISED if all(p.status == UNEXERCISED for p in props) else HOLDS
+    exercised = sum(p.status != UNEXERCISED for p in props)
+    return UNEXERCISED if not exercised else HOLDS if exercised == len(props) else PARTLY
 
 
 def build_report(machine: Machine, result: Result) -> Report:
@@ -130,16 +146,19 @@ def build_report(machine: Machine, result: Result) -> Report:
 
 def check(
     bounds: Bounds = DEFAULT_BOUNDS, reading: str = "conformant", *, limits: Limits = NO_LIMITS,
-    companion: bool = True, progress: Callable[[str], Progress | None] | None = None,
+    companion: bool = True, accept_unexercised: bool = False,
+    progress: Callable[[str], Progress | None] | None = None,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
     At the default bounds, and unless `companion` is False, a second search at `COMPANION_BOUNDS`
     judges the properties one execution cannot exercise (isolation). `progress(label)` may return a
-    callback for the search it names ("check", then "companion").
+    callback for the search it names ("check", then "companion"). With `accept_unexercised`, the
+    properties these bounds cannot exercise do not fail the check (they are still reported).
     """
     machine = Machine(bounds, READINGS[reading])
     report = build_report(machine, explore(machine, limits, progress("check") if progress else None))
+    report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
     other = companion_machine(machine, COMPANION_BOUNDS) if companion and bounds == DEFAULT_BOUNDS else None
     if other is not None:
         result = explore(other, limits, progress("companion") if progress else None)
@@ -150,7 +169,9 @@ def check(
 def companion_machine(machine: Machine, bounds: Bounds) -> Machine | None:
     """The machine for a companion search: the properties the main bounds cannot exercise (and their
     witnesses), at bounds that can. None if the main bounds exercise everything."""
-    wanted = {p.name for p in machine.properties if p.applies is not None and not p.applies(machine.bounds)}
+    registry = machine.properties
+    wanted = {p.name for p in registry
+              if missing_bound(p, machine.bounds, registry) and not missing_bound(p, bounds, registry)}
     wanted |= {p.situation for p in machine.properties if p.name in wanted and p.situation}
     if not wanted:
         return None
