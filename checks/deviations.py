@@ -11,14 +11,28 @@ from collections.abc import Callable
 from typing import Any
 
 from pausecheck.model import Bounds, Patch
-from pausecheck.model.actions import Answer, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from pausecheck.model.actions import (
+    Answer,
+    NodeFails,
+    ObserveAgain,
+    Poll,
+    PutBack,
+    ReportFailure,
+    StartWriteBack,
+    ToolFails,
+    ToolInterrupts,
+    WriteMessage,
+)
 from pausecheck.model.rules import hold
 from pausecheck.model.state import (
+    APPROVED,
     CANCELLED,
     COMPLETED,
+    DECLINED,
     FAILED,
     INTERRUPTED,
     PENDING,
+    PUT_BACK,
     RUNNING,
     Attempt,
     Question,
@@ -39,6 +53,31 @@ def on(kind: type, deviate: Callable[[Bounds, State, Any, State], State]) -> Pat
     return patch
 
 
+def both(*patches: Patch) -> Patch:
+    """A patch that applies each of `patches` in turn (each deviates on its own action kind)."""
+    def patch(bounds: Bounds, pre: State, action: Any, post: State) -> State:
+        for p in patches:
+            post = p(bounds, pre, action, post)
+        return post
+    patch.__name__ = "_and_".join(p.__name__ for p in patches)
+    return patch
+
+
+def _question(state: State, a: Answer) -> Question:
+    """The question an answer names."""
+    return next(q for q in find_execution(state, a.execution).questions if q.id == a.question)
+
+
+def answering(deviate: Callable[[Bounds, State, Answer, State], State]) -> Patch:
+    """A patch on answers to the pending question only (a late answer to a settled one is left alone)."""
+    def patch(bounds: Bounds, pre: State, action: Any, post: State) -> State:
+        if type(action) is Answer and _question(pre, action).status == PENDING:
+            return deviate(bounds, pre, action, post)
+        return post
+    patch.__name__ = deviate.__name__
+    return patch
+
+
 def _set(state: State, execution_id: str, **fields: Any) -> State:
     return with_execution(state, find_execution(state, execution_id)._replace(**fields))
 
@@ -52,6 +91,21 @@ def _collected(state: State, execution_id: str) -> tuple[int, ...]:
     return segment.collected if segment is not None else ()
 
 
+def _taken(state: State, execution_id: str) -> tuple[int, ...]:
+    segment = find_segment(state, execution_id)
+    return segment.taken if segment is not None else ()
+
+
+def _segment(state: State, execution_id: str, **fields: Any) -> State:
+    return with_segment(state, execution_id, find_segment(state, execution_id)._replace(**fields))
+
+
+def _last_message(post: State, eid: str, *messages: tuple[int, ...]) -> State:
+    """The post-state with the message just written replaced by `messages`."""
+    e = find_execution(post, eid)
+    return _set(post, eid, messages=e.messages[:-1] + messages)
+
+
 def _rehold(post: State, pre: State, eid: str, kept: tuple[int, ...], dropped: tuple[int, ...]) -> State:
     """The pause's post-state with a deviant held list and one warning per deviant drop."""
     post = _set(post, eid, held=kept)
@@ -62,36 +116,27 @@ def _rehold(post: State, pre: State, eid: str, kept: tuple[int, ...], dropped: t
 # The write-back: take, merge, deliver (T7.4-T7.8)
 
 
-def take_keeps_held(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
-    # A successful write-back reads the held list but never clears it.
-    return _set(post, a.execution, held=_held(pre, a.execution)) if a.write_ok else post
+def take_keeps_held(b: Bounds, pre: State, a: StartWriteBack, post: State) -> State:
+    # The write-back copies the held list instead of taking it: the list is never cleared.
+    return _set(post, a.execution, held=_held(pre, a.execution))
 
 
-def write_back_skips_held(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
-    # The write-back writes only what the segment collected and leaves the held list stranded.
-    if not a.write_ok:
+def write_back_skips_held(b: Bounds, pre: State, a: StartWriteBack, post: State) -> State:
+    # The write-back takes nothing: it writes only what the segment collected; the held list is stranded.
+    return _segment(_set(post, a.execution, held=_held(pre, a.execution)), a.execution, taken=())
+
+
+def held_merged_after(b: Bounds, pre: State, a: WriteMessage, post: State) -> State:
+    # The merge appends what was taken after the resumed segment's own artifacts.
+    return _last_message(post, a.execution, _collected(pre, a.execution) + _taken(pre, a.execution)) if a.ok else post
+
+
+def held_on_separate_message(b: Bounds, pre: State, a: WriteMessage, post: State) -> State:
+    # What was taken goes out on a message of its own, before the one with the segment's artifacts.
+    taken, collected = _taken(pre, a.execution), _collected(pre, a.execution)
+    if not a.ok or not taken or not collected:
         return post
-    e = find_execution(post, a.execution)
-    return _set(post, a.execution, held=_held(pre, a.execution),
-                messages=e.messages[:-1] + (_collected(pre, a.execution),))
-
-
-def held_merged_after(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
-    # The merge appends the held list after the resumed segment's own artifacts.
-    if not a.write_ok:
-        return post
-    e = find_execution(post, a.execution)
-    merged = _collected(pre, a.execution) + _held(pre, a.execution)
-    return _set(post, a.execution, messages=e.messages[:-1] + (merged,))
-
-
-def held_on_separate_message(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
-    # Held artifacts go out on a message of their own, before the one with the segment's artifacts.
-    held, collected = _held(pre, a.execution), _collected(pre, a.execution)
-    if not a.write_ok or not held or not collected:
-        return post
-    e = find_execution(post, a.execution)
-    return _set(post, a.execution, messages=e.messages[:-1] + (held, collected))
+    return _last_message(post, a.execution, taken, collected)
 
 
 def resume_reemits_artifacts(b: Bounds, pre: State, a: Answer, post: State) -> State:
@@ -100,64 +145,64 @@ def resume_reemits_artifacts(b: Bounds, pre: State, a: Answer, post: State) -> S
     if not a.approve:
         return post
     again = tuple(r for r, origin in enumerate(post.artifacts, 1) if origin.execution == a.execution)
-    return with_segment(post, a.execution, find_segment(post, a.execution)._replace(collected=again))
+    return _segment(post, a.execution, collected=again)
 
 
 # ---------------------------------------------------------------------------------------------
-# A failed write-back: put back, then report (T7.10-T7.12)
+# A failed write-back: write nothing, put back, then report (T7.10-T7.12)
 
 
-def no_put_back(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
-    # A failed write-back reports the failure with what it took still in hand: it is gone.
-    return post if a.write_ok else _set(post, a.execution, held=())
+def no_put_back(b: Bounds, pre: State, a: PutBack, post: State) -> State:
+    # The put-back forgets what the write-back took: it is gone.
+    return _set(post, a.execution, held=_held(pre, a.execution))
 
 
-def put_back_by_assignment(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+def put_back_by_assignment(b: Bounds, pre: State, a: PutBack, post: State) -> State:
     # The put-back assigns the taken list to the held list instead of prepending it (A-T5).
-    return post if a.write_ok else _set(post, a.execution, held=_held(pre, a.execution))
+    return _set(post, a.execution, held=_taken(pre, a.execution))
 
 
-def read_then_clear_take(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
-    # The take only reads (it clears after a successful write); the failure path still "puts
-    # back" in front of the list it never cleared, so the held list now carries everything twice.
-    if a.write_ok:
-        return post
-    held = _held(pre, a.execution)
-    return _set(post, a.execution, held=held + held)
+def clear_after_write(b: Bounds, pre: State, a: WriteMessage, post: State) -> State:
+    # With a take that only reads, a successful write clears the held list afterwards.
+    return _set(post, a.execution, held=()) if a.ok else post
 
 
-def report_before_put_back(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
-    # The failure is reported while the taken list is still in the segment's memory; it goes back
-    # only with the retry. Durably, nothing is held while the failure is reported.
-    if a.write_ok:
-        return post
-    segment = find_segment(post, a.execution)
-    post = with_segment(post, a.execution, segment._replace(collected=_held(pre, a.execution) + segment.collected))
-    return _set(post, a.execution, held=())
+def report_before_put_back(b: Bounds, pre: State, a: WriteMessage, post: State) -> State:
+    # The failure goes straight to reporting while what was taken stays in the segment's memory.
+    return post if a.ok else _segment(post, a.execution, phase=PUT_BACK)
 
 
-def failure_not_reported(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+def retry_takes_from_memory(b: Bounds, pre: State, a: StartWriteBack, post: State) -> State:
+    # ... and the retry takes what it still had in memory together with the held list.
+    return _segment(post, a.execution, taken=_taken(pre, a.execution) + _taken(post, a.execution))
+
+
+def failure_not_reported(b: Bounds, pre: State, a: ReportFailure, post: State) -> State:
     # The write-back puts back and retries silently: the failure is never reported on the run.
-    if a.write_ok:
-        return post
     return _set(post, a.execution, write_failures=find_execution(pre, a.execution).write_failures)
 
 
-def failed_write_lands(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+def failed_write_lands(b: Bounds, pre: State, a: WriteMessage, post: State) -> State:
     # The write is persisted but its acknowledgement is lost: reported failed and put back, yet
     # the message exists, so the retry delivers the same artifacts again (A-T14).
-    if a.write_ok:
+    if a.ok:
         return post
     e = find_execution(post, a.execution)
-    merged = _held(pre, a.execution) + _collected(pre, a.execution)
-    return _set(post, a.execution, messages=e.messages + (merged,))
+    return _set(post, a.execution, messages=e.messages + (_taken(pre, a.execution) + _collected(pre, a.execution),))
 
 
-def failed_write_back_releases_collected(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+def failed_write_back_releases_collected(b: Bounds, pre: State, a: ReportFailure, post: State) -> State:
     # Only the taken list is put back; the segment releases what it collected (A-T4, letter).
-    if a.write_ok:
-        return post
-    return with_segment(post, a.execution, find_segment(post, a.execution)._replace(collected=()))
+    return _segment(post, a.execution, collected=())
+
+
+def put_back_merged_bounded(b: Bounds, pre: State, a: PutBack, post: State) -> State:
+    # The put-back holds the merged list (what was taken and what the segment collected, A-T4 reading
+    # B) and applies the held bound to it, dropping the newest with warnings (A-T9).
+    kept, dropped = hold(_taken(pre, a.execution) + _collected(pre, a.execution), _held(pre, a.execution),
+                         b.held_bound)
+    post = _segment(_set(post, a.execution, held=kept), a.execution, collected=())
+    return post._replace(warnings=post.warnings + tuple(Warning(a.execution, r) for r in dropped))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,7 +330,7 @@ def interrupt_closes_attempt(b: Bounds, pre: State, a: ToolInterrupts, post: Sta
 
 
 def _asked(pre: State, a: Answer) -> str:
-    return find_execution(pre, a.execution).questions[-1].call
+    return _question(pre, a).call
 
 
 def resume_flips_attempt(b: Bounds, pre: State, a: Answer, post: State) -> State:
@@ -351,12 +396,41 @@ def tool_failure_recorded_completed(b: Bounds, pre: State, a: ToolFails, post: S
     return _relabel(post, a.execution, a.call, FAILED, COMPLETED)
 
 
-def tool_failure_fails_run(b: Bounds, pre: State, a: FinishSegment, post: State) -> State:
+def tool_failure_fails_run(b: Bounds, pre: State, a: WriteMessage, post: State) -> State:
     # The verdict fails a run with any failed attempt, routed or not (ERR-8 read literally, A-G4).
     e = find_execution(post, a.execution)
-    if a.write_ok and e.status == COMPLETED and any(t.status == FAILED for t in e.attempts):
+    if a.ok and e.status == COMPLETED and any(t.status == FAILED for t in e.attempts):
         return _set(post, a.execution, status=FAILED)
     return post
+
+
+def unrouted_failure_handled(b: Bounds, pre: State, a: NodeFails, post: State) -> State:
+    # A node failure without an error edge is treated as handled: it never counts (O11.1 ignored).
+    return post if a.routed else _set(post, a.execution, unhandled=find_execution(pre, a.execution).unhandled)
+
+
+def routed_failure_counted(b: Bounds, pre: State, a: NodeFails, post: State) -> State:
+    # A node failure routed along its error edge still counts as unhandled (E9.1 ignored).
+    return _set(post, a.execution, unhandled=find_execution(pre, a.execution).unhandled + 1) if a.routed else post
+
+
+def failed_run_strands_held(b: Bounds, pre: State, a: StartWriteBack, post: State) -> State:
+    # A run headed for failure (an unhandled failure) ends without taking its held list: the held
+    # artifacts are stranded on a finished run (A-T8 for failed runs).
+    if a.final and find_execution(pre, a.execution).unhandled:
+        return write_back_skips_held(b, pre, a, post)
+    return post
+
+
+def stale_answer_overrides(b: Bounds, pre: State, a: Answer, post: State) -> State:
+    # A late answer to a question already settled overwrites the recorded answer (a second tab wins).
+    question = _question(pre, a)
+    if question.status == PENDING:
+        return post
+    e = find_execution(post, a.execution)
+    verdict = APPROVED if a.approve else DECLINED
+    return _set(post, a.execution, questions=tuple(q._replace(status=verdict) if q.id == a.question else q
+                                                  for q in e.questions))
 
 
 def decline_fails_run(b: Bounds, pre: State, a: Answer, post: State) -> State:
@@ -402,4 +476,5 @@ def question_per_gated_call(b: Bounds, pre: State, a: ToolInterrupts, post: Stat
 def answer_leaves_question_pending(b: Bounds, pre: State, a: Answer, post: State) -> State:
     # The run resumes but the answered question record is never closed: it stays pending.
     e = find_execution(post, a.execution)
-    return _set(post, a.execution, questions=e.questions[:-1] + (e.questions[-1]._replace(status=PENDING),))
+    return _set(post, a.execution, questions=tuple(q._replace(status=PENDING) if q.id == a.question else q
+                                                  for q in e.questions))

@@ -90,9 +90,9 @@ class Evidence:
 
 def evidence_of(report: Report) -> list[Evidence]:
     """Every counterexample and witness of a report (and its first deadlock), each built once."""
-    origins = {False: (report.machine, command_line(report.machine.bounds, report.reading))}
-    if report.companion_machine is not None:
-        origins[True] = (report.companion_machine, command_line(report.companion_machine.bounds, report.reading))
+    origins = {None: (report.machine, command_line(report.machine.bounds, report.reading))}
+    for c in report.companions:
+        origins[c.name] = (c.machine, command_line(c.machine.bounds, report.reading))
     out = []
     for verdict in report.properties:
         if verdict.discovery is None:
@@ -104,7 +104,7 @@ def evidence_of(report: Report) -> list[Evidence]:
                                 description=verdict.doc, command=command)
         out.append(Evidence(verdict.name, document, command, violated))
     if report.result.deadlock is not None:
-        machine, command = origins[False]
+        machine, command = origins[None]
         document = trace_of(machine, report.result.deadlock, name=DEADLOCK, command=command)
         out.append(Evidence(DEADLOCK, document, command, True))
     return out

@@ -19,7 +19,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from pausecheck.model import Bounds, Machine, Patch
-from pausecheck.model.actions import Answer, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from pausecheck.model.actions import (
+    Answer,
+    NodeFails,
+    ObserveAgain,
+    Poll,
+    PutBack,
+    ReportFailure,
+    StartWriteBack,
+    ToolFails,
+    ToolInterrupts,
+    WriteMessage,
+)
 from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.state import State
 
@@ -74,56 +85,63 @@ def mutate(machine: Machine, mutant: Mutant) -> Machine:
 _TWO_SESSIONS = Bounds(sessions=2, calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0)
 _TWO_TURNS = Bounds(turns=2, calls=2, per_call=1, artifacts=2, pauses=1, write_failures=0, observations=0)
 _ROOMY_HELD = Bounds(artifacts=2, held_bound=2)  # room to hold two, so order shows without drops
+_NODE_FAILURE = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, node_failures=1,
+                       held_bound=1)  # a node fails (the defaults have none), with an artifact held
 
 M = Mutant
 MUTANTS: tuple[Mutant, ...] = (
     # the write-back
     M("take_keeps_held", ("T7.7",), "a successful write-back reads the held list without clearing it",
-      "write_back_delivers", 7, d.on(FinishSegment, d.take_keeps_held)),
+      "write_back_delivers", 7, d.on(StartWriteBack, d.take_keeps_held)),
     M("write_back_skips_held", ("T7.4", "T7.6"), "the write-back delivers only the segment's own artifacts; "
-      "the held list is never taken", "write_back_delivers", 7, d.on(FinishSegment, d.write_back_skips_held)),
+      "the held list is never taken", "write_back_delivers", 7, d.on(StartWriteBack, d.write_back_skips_held)),
     M("held_merged_after", ("T7.5",), "the write-back appends the held list after the resumed segment's artifacts",
-      "merge_order", 8, d.on(FinishSegment, d.held_merged_after)),
+      "merge_order", 9, d.on(WriteMessage, d.held_merged_after)),
     M("held_on_separate_message", ("T7.6",), "held artifacts are delivered on a message of their own, "
-      "not merged into the resumed turn's message", "write_back_delivers", 8,
-      d.on(FinishSegment, d.held_on_separate_message)),
+      "not merged into the resumed turn's message", "write_back_delivers", 9,
+      d.on(WriteMessage, d.held_on_separate_message)),
     M("resume_reemits_artifacts", ("T7.8",), "on approve, calls that already ran re-emit their results with "
       "their artifacts, collected again: double delivery in one message (A-T12, RT-TOOL-9)",
-      "no_double_delivery", 8, d.on(Answer, d.resume_reemits_artifacts)),
+      "no_double_delivery", 9, d.answering(d.resume_reemits_artifacts)),
     # a failed write-back
     M("no_put_back", ("T7.10", "T7.12"), "a failed write-back does not put back what it took",
-      "failed_write_back_restores", 7, d.on(FinishSegment, d.no_put_back)),
+      "failed_write_back_restores", 9, d.on(PutBack, d.no_put_back)),
     M("read_then_clear_take", ("T7.7", "T7.8"), "the take only reads and clears after a successful write; a "
       "failure puts back in front of the uncleared list, so the held artifacts are delivered twice",
-      "no_double_delivery", 8, d.on(FinishSegment, d.read_then_clear_take)),
+      "no_double_delivery", 12,
+      d.both(d.on(StartWriteBack, d.take_keeps_held), d.on(WriteMessage, d.clear_after_write))),
     M("report_before_put_back", ("T7.11", "T7.10"), "a failed write-back reports while what it took is only in "
-      "the segment's memory; it is put back with the retry", "failed_write_back_restores", 7,
-      d.on(FinishSegment, d.report_before_put_back)),
+      "the segment's memory; it is put back with the retry", "failed_write_back_restores", 9,
+      d.both(d.on(WriteMessage, d.report_before_put_back), d.on(StartWriteBack, d.retry_takes_from_memory))),
     M("failure_not_reported", ("T7.11",), "a failed write-back puts back and retries but never reports the failure",
-      "failed_write_back_restores", 2, d.on(FinishSegment, d.failure_not_reported)),
+      "failed_write_back_restores", 5, d.on(ReportFailure, d.failure_not_reported)),
     M("failed_write_lands", ("T7.8", "T7.12"), "a write reported failed was persisted (lost acknowledgement); "
-      "the put-back makes the retry deliver the same artifacts again (A-T14)", "no_double_delivery", 5,
-      d.on(FinishSegment, d.failed_write_lands)),
+      "the put-back makes the retry deliver the same artifacts again (A-T14)", "no_double_delivery", 9,
+      d.on(WriteMessage, d.failed_write_lands)),
     M("failed_write_back_releases_collected", ("T7.12",), "a failed write-back puts back what it took but the "
-      "segment releases what it collected itself (A-T4, letter)", "no_loss", 4,
-      d.on(FinishSegment, d.failed_write_back_releases_collected)),
+      "segment releases what it collected itself (A-T4, letter)", "no_loss", 7,
+      d.on(ReportFailure, d.failed_write_back_releases_collected)),
     M("put_back_by_assignment", ("T7.10",), "the put-back assigns the taken list instead of prepending it (A-T5)",
-      None, None, d.on(FinishSegment, d.put_back_by_assignment), equivalent=True,
-      reason="take, write and put-back are one atomic step (A-T6), so nothing is added to the held list "
-      "between the take and the put-back: assigning and prepending coincide"),
+      None, None, d.on(PutBack, d.put_back_by_assignment), equivalent=True,
+      reason="between an execution's take and its put-back no step adds to its held list (holds happen only at "
+      "a pause, and a segment in a write-back makes no call; concurrent segments are A-T7): assigning and "
+      "prepending coincide"),
+    M("put_back_merged_bounded", ("T7.12",), "a failed write-back puts back the merged list (what it took and "
+      "what the segment collected, A-T4 reading B) under the held bound, dropping the newest with warnings",
+      "failed_write_back_restores", 6, d.on(PutBack, d.put_back_merged_bounded)),
     # the hold at a pause
     M("drop_oldest", ("T7.14",), "an overflowing held list drops its oldest entries, not its newest",
-      "drops_newest_with_warning", 5, d.on(ToolInterrupts, d.drop_oldest)),
+      "drops_newest_with_warning", 11, d.on(ToolInterrupts, d.drop_oldest)),
     M("drop_all_on_overflow", ("T7.14",), "an overflowing pause drops everything it brought in, not only the "
-      "excess over the bound", "drops_newest_with_warning", 5, d.on(ToolInterrupts, d.drop_all_on_overflow)),
+      "excess over the bound", "drops_newest_with_warning", 11, d.on(ToolInterrupts, d.drop_all_on_overflow)),
     M("drop_without_warning", ("T7.15",), "an overflowing held list drops the newest entries silently",
-      "no_loss", 5, d.on(ToolInterrupts, d.drop_without_warning)),
-    M("unbounded_held", ("T7.13",), "the held list has no bound", "held_bounded", 5,
+      "no_loss", 11, d.on(ToolInterrupts, d.drop_without_warning)),
+    M("unbounded_held", ("T7.13",), "the held list has no bound", "held_bounded", 11,
       d.on(ToolInterrupts, d.unbounded_held)),
     M("repause_holds_only_new", ("T7.9",), "a resume that pauses again holds only its own segment's artifacts",
       "repause_holds_everything", 8, d.on(ToolInterrupts, d.repause_holds_only_new)),
     M("repause_prepends_new", ("T7.9", "T7.5"), "a re-pause holds the new segment's artifacts before the old "
-      "held list (A-T15)", "merge_order", 11, d.on(ToolInterrupts, d.repause_prepends_new), bounds=_ROOMY_HELD),
+      "held list (A-T15)", "merge_order", 12, d.on(ToolInterrupts, d.repause_prepends_new), bounds=_ROOMY_HELD),
     M("pause_discards_collected", ("T7.1",), "a pause discards what its segment collected",
       "no_loss", 5, d.on(ToolInterrupts, d.pause_discards_collected)),
     M("pause_writes_interim_message", ("T7.1", "T7.9"), "the pausing segment writes an interim message with what "
@@ -147,16 +165,16 @@ MUTANTS: tuple[Mutant, ...] = (
       "instead of recording it interrupted", "interrupted_not_failed", 3,
       d.on(ToolInterrupts, d.interrupt_closes_attempt)),
     M("resume_flips_attempt", ("G6.3", "G6.4"), "a resume flips the interrupted attempt back to running "
-      "instead of adding a new one", "resume_supersedes", 4, d.on(Answer, d.resume_flips_attempt)),
+      "instead of adding a new one", "resume_supersedes", 4, d.answering(d.resume_flips_attempt)),
     M("resume_as_fresh_call", ("G6.3",), "on approve the consumer re-issues the call under a fresh call id",
-      "resume_supersedes", 4, d.on(Answer, d.resume_as_fresh_call)),
+      "resume_supersedes", 4, d.answering(d.resume_as_fresh_call)),
     M("superseded_left_interrupted", ("G6.4", "G6.5"), "on approve the new attempt is recorded but the "
-      "superseded one is left interrupted, holding the finished run paused", "no_phantom_pause", 6,
-      d.on(Answer, d.superseded_left_interrupted)),
+      "superseded one is left interrupted, holding the finished run paused", "no_phantom_pause", 7,
+      d.answering(d.superseded_left_interrupted)),
     M("decline_leaves_interrupted", ("G6.4", "G6.5"), "the superseded attempt is cancelled only on approve; a "
-      "decline leaves it interrupted (A-G1)", "no_phantom_pause", 5, d.on(Answer, d.decline_leaves_interrupted)),
+      "decline leaves it interrupted (A-G1)", "no_phantom_pause", 6, d.answering(d.decline_leaves_interrupted)),
     M("decline_reissues_call", ("G6.3",), "a decline re-fires the consumer like an approval: the declined call "
-      "runs as a new attempt (G5.1)", "resume_supersedes", 4, d.on(Answer, d.decline_reissues_call)),
+      "runs as a new attempt (G5.1)", "resume_supersedes", 4, d.answering(d.decline_reissues_call)),
     # failures and the verdict
     M("tool_failure_unhandled", ("G6.6", "G6.8", "E9.5"), "a tool failure counts towards the run's unhandled failures",
       "tool_failures_handled", 3, d.on(ToolFails, d.tool_failure_unhandled)),
@@ -167,14 +185,23 @@ MUTANTS: tuple[Mutant, ...] = (
       d.on(ToolFails, d.tool_failure_recorded_completed)),
     M("failures_relabelled_on_resume", ("G6.6",), "resuming relabels the execution's failed attempts as "
       "completed: a failure sitting in the trail waiting to be relabelled", "trail_never_relabelled", 6,
-      d.on(Answer, d.failures_relabelled_on_resume)),
+      d.answering(d.failures_relabelled_on_resume)),
     M("tool_failure_fails_run", ("G6.7", "E9.5"), "the verdict fails a run with any failed attempt, as if a tool "
-      "failure were unrouted (ERR-8 read literally, A-G4)", "handled_run_completes", 4,
-      d.on(FinishSegment, d.tool_failure_fails_run)),
+      "failure were unrouted (ERR-8 read literally, A-G4)", "handled_run_completes", 5,
+      d.on(WriteMessage, d.tool_failure_fails_run)),
+    M("unrouted_failure_handled", ("O11.1",), "a node failure without an error edge is treated as handled",
+      "handled_run_completes", 4, d.on(NodeFails, d.unrouted_failure_handled), bounds=_NODE_FAILURE),
+    M("routed_failure_counted", ("E9.1",), "a node failure routed along its error edge still counts as unhandled",
+      "handled_run_completes", 4, d.on(NodeFails, d.routed_failure_counted), bounds=_NODE_FAILURE),
+    M("failed_run_strands_held", ("T7.4", "T7.12"), "a run headed for failure ends without taking its held list "
+      "(A-T8 for a failed run)", "finished_holds_nothing", 9, d.on(StartWriteBack, d.failed_run_strands_held),
+      bounds=_NODE_FAILURE),
+    M("stale_answer_overrides", ("G6.9",), "a late answer to a question already settled overwrites the "
+      "recorded answer (a second tab wins)", "stale_answer_changes_nothing", 5, d.on(Answer, d.stale_answer_overrides)),
     M("decline_fails_run", ("G5.2",), "a decline fails the run instead of handing the consumer a denial",
-      "handled_run_completes", 4, d.on(Answer, d.decline_fails_run)),
+      "handled_run_completes", 4, d.answering(d.decline_fails_run)),
     M("decline_stalls", ("G5.2",), "a decline marks the run running but never re-fires the consumer",
-      DEADLOCK, 4, d.on(Answer, d.decline_stalls)),
+      DEADLOCK, 4, d.answering(d.decline_stalls)),
     # questions
     M("question_per_observation", ("G6.9",), "each observation of the same interrupt raises another question",
       "one_question_per_pause", 4, d.on(ObserveAgain, d.question_per_observation)),
@@ -184,7 +211,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("question_per_gated_call", ("G6.9",), "a pause raises a question for every call of the segment's batch (A-G7)",
       "one_question_per_pause", 5, d.on(ToolInterrupts, d.question_per_gated_call)),
     M("answer_leaves_question_pending", ("G6.9",), "the run resumes but the answered question stays pending",
-      "no_phantom_pause", 4, d.on(Answer, d.answer_leaves_question_pending)),
+      "no_phantom_pause", 4, d.answering(d.answer_leaves_question_pending)),
 )
 del M
 

@@ -2,22 +2,27 @@
 
 from .actions import (
     ACTION_TYPES,
+    WRITE_BACK,
     Action,
     ActionError,
     Answer,
     CallTool,
-    FinishSegment,
+    NodeFails,
     ObserveAgain,
     Poll,
+    PutBack,
+    ReportFailure,
     StartTurn,
+    StartWriteBack,
     ToolFails,
     ToolInterrupts,
     ToolReturns,
+    WriteMessage,
     action_from_json,
     action_to_json,
 )
 from .clauses import CLAUSES, Clause, clause
-from .config import BOUND_HELP, COMPANION_BOUNDS, DEFAULT_BOUNDS, BoundError, Bounds
+from .config import BOUND_HELP, COMPANION_BOUNDS, COMPANIONS, DEFAULT_BOUNDS, BoundError, Bounds
 from .machine import Machine, Patch
 from .observe import observe, shown, white_box
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, missing_bound, property_named
@@ -25,14 +30,14 @@ from .reading import CONFORMANT, READINGS, Choice, Reading
 from .rules import RULE_OF, RULES, Rule, enabled, step
 from .state import INITIAL, State
 
-MODEL_VERSION = "pausecheck-model/1"
+MODEL_VERSION = "pausecheck-model/2"  # 2: the write-back in steps, node failures, answers name questions
 
 __all__ = [
-    "ACTION_TYPES", "Action", "ActionError", "Answer", "CallTool", "FinishSegment", "ObserveAgain",
-    "Poll", "StartTurn", "ToolFails", "ToolInterrupts", "ToolReturns", "action_from_json",
-    "action_to_json", "CLAUSES", "Clause", "clause", "BOUND_HELP", "COMPANION_BOUNDS", "DEFAULT_BOUNDS", "BoundError",
-    "Bounds", "Machine", "Patch", "observe", "shown", "white_box", "ALWAYS", "PROPERTIES",
-    "SOMETIMES", "TRANSITION", "Context", "Property", "property_named", "missing_bound", "CONFORMANT", "READINGS",
-    "Choice", "Reading", "RULE_OF", "RULES", "Rule", "enabled", "step", "INITIAL", "State",
-    "MODEL_VERSION",
+    "ACTION_TYPES", "Action", "ActionError", "Answer", "CallTool", "NodeFails", "PutBack", "ReportFailure",
+    "StartWriteBack", "WriteMessage", "WRITE_BACK", "ObserveAgain", "Poll", "StartTurn", "ToolFails",
+    "ToolInterrupts", "ToolReturns", "action_from_json", "action_to_json", "CLAUSES", "Clause", "clause",
+    "BOUND_HELP", "COMPANION_BOUNDS", "COMPANIONS", "DEFAULT_BOUNDS", "BoundError", "Bounds", "Machine", "Patch",
+    "observe", "shown", "white_box", "ALWAYS", "PROPERTIES", "SOMETIMES", "TRANSITION", "Context", "Property",
+    "property_named", "missing_bound", "CONFORMANT", "READINGS", "Choice", "Reading", "RULE_OF", "RULES", "Rule",
+    "enabled", "step", "INITIAL", "State", "MODEL_VERSION",
 ]

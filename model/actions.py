@@ -12,7 +12,8 @@ from typing import Any, ClassVar, Union
 
 __all__ = [
     "StartTurn", "CallTool", "ToolReturns", "ToolFails", "ToolInterrupts", "ObserveAgain",
-    "Poll", "Answer", "FinishSegment", "Action", "ACTION_TYPES", "action_to_json",
+    "Poll", "Answer", "NodeFails", "StartWriteBack", "WriteMessage", "PutBack", "ReportFailure", "WRITE_BACK",
+    "Action", "ACTION_TYPES", "action_to_json",
     "action_from_json", "ActionError", "sort_key",
 ]
 
@@ -100,37 +101,95 @@ class Poll:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """The pending question is answered; the execution resumes in a new segment."""
+    """An answer to question `question` (its number, q1, q2, ...) of the execution.
+
+    An answer to the pending question settles it and resumes the run in a new segment; an answer to
+    a question already answered (a second tab, a retried request) changes nothing (INT-19).
+    """
 
     KIND: ClassVar[str] = "answer"
     execution: str
+    question: int
     approve: bool
 
     def __str__(self) -> str:
         verb = "approves" if self.approve else "declines"
-        return f"{self.execution}: the operator {verb} and the run resumes"
+        return f"{self.execution}: the operator {verb} q{self.question}"
 
 
 @dataclass(frozen=True, slots=True)
-class FinishSegment:
-    """The running segment finishes: its write-back writes the turn's assistant message, or fails."""
+class NodeFails:
+    """A graph-node unit of the run fails, with an error edge (`routed`: handled) or without (unhandled)."""
 
-    KIND: ClassVar[str] = "finish-segment"
+    KIND: ClassVar[str] = "node-fails"
     execution: str
-    write_ok: bool
+    routed: bool
 
     def __str__(self) -> str:
-        outcome = "succeeds" if self.write_ok else "FAILS"
-        return f"{self.execution}: the segment finishes and its write-back {outcome}"
+        edge = "along its error edge (handled)" if self.routed else "with no error edge (unhandled)"
+        return f"{self.execution}: a graph node fails {edge}"
+
+
+@dataclass(frozen=True, slots=True)
+class StartWriteBack:
+    """The segment starts a write-back: it takes the held list (destructively, T7.7). `final`: the
+    segment ends with this message; otherwise it writes an interim message and carries on (A-T11)."""
+
+    KIND: ClassVar[str] = "start-write-back"
+    execution: str
+    final: bool
+
+    def __str__(self) -> str:
+        what = "finishes" if self.final else "writes an interim message"
+        return f"{self.execution}: the segment {what}; its write-back takes the held list"
+
+
+@dataclass(frozen=True, slots=True)
+class WriteMessage:
+    """The write-back writes the turn's assistant message (taken ++ collected), or the write fails."""
+
+    KIND: ClassVar[str] = "write-message"
+    execution: str
+    ok: bool
+
+    def __str__(self) -> str:
+        return f"{self.execution}: the assistant message is written" if self.ok else \
+            f"{self.execution}: writing the assistant message FAILS"
+
+
+@dataclass(frozen=True, slots=True)
+class PutBack:
+    """A failed write-back puts what it took back in front of the held list (T7.10)."""
+
+    KIND: ClassVar[str] = "put-back"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: the failed write-back puts back what it took"
+
+
+@dataclass(frozen=True, slots=True)
+class ReportFailure:
+    """A failed write-back reports its failure on the run (T7.11); the segment then only retries."""
+
+    KIND: ClassVar[str] = "report-failure"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: the failed write-back reports the failure"
+
+
+# The steps of one write-back, in order: take, write, and on failure put back, then report.
+WRITE_BACK: tuple[type, ...] = (StartWriteBack, WriteMessage, PutBack, ReportFailure)
 
 
 Action = Union[
-    StartTurn, CallTool, ToolReturns, ToolFails, ToolInterrupts, ObserveAgain, Poll, Answer,
-    FinishSegment,
+    StartTurn, CallTool, ToolReturns, ToolFails, ToolInterrupts, ObserveAgain, Poll, Answer, NodeFails,
+    StartWriteBack, WriteMessage, PutBack, ReportFailure,
 ]
 ACTION_TYPES: tuple[type, ...] = (
-    StartTurn, CallTool, ToolReturns, ToolFails, ToolInterrupts, ObserveAgain, Poll, Answer,
-    FinishSegment,
+    StartTurn, CallTool, ToolReturns, ToolFails, ToolInterrupts, ObserveAgain, Poll, Answer, NodeFails,
+    StartWriteBack, WriteMessage, PutBack, ReportFailure,
 )
 _BY_KIND = {cls.KIND: cls for cls in ACTION_TYPES}
 _ORDER = {cls: i for i, cls in enumerate(ACTION_TYPES)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-__all__ = ["Bounds", "BoundError", "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "BOUND_HELP"]
+__all__ = ["Bounds", "BoundError", "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "COMPANIONS", "BOUND_HELP"]
 
 
 class BoundError(ValueError):
@@ -33,6 +33,8 @@ BOUND_HELP: dict[str, tuple[int, str]] = {
     "pauses": (0, "pauses (interrupts that raise a question) per execution"),
     "write_failures": (0, "write-backs that fail, in total"),
     "observations": (0, "repeated observations of one pending interrupt"),
+    "interim_writes": (0, "interim assistant messages one execution may write before its last (A-T11)"),
+    "node_failures": (0, "graph-node units that fail, in total (routed along an error edge or not)"),
     "held_bound": (0, "capacity of a held list (T7.13); overflow drops the newest with a warning"),
 }
 
@@ -44,12 +46,14 @@ class Bounds:
     sessions: int = 1
     turns: int = 1
     calls: int = 2
-    per_call: int = 2
+    per_call: int = 1
     artifacts: int = 3
     pauses: int = 2
     write_failures: int = 1
     observations: int = 1
-    held_bound: int = 1
+    interim_writes: int = 0
+    node_failures: int = 0
+    held_bound: int = 2
 
     def __post_init__(self) -> None:
         for name, (minimum, _) in BOUND_HELP.items():
@@ -68,7 +72,14 @@ class Bounds:
 
 DEFAULT_BOUNDS = Bounds()
 
-# The companion of the default check: the smallest bounds with two executions that both hold an
-# artifact across a pause (two sessions, so they interleave). The default check runs them for the
-# properties one execution cannot exercise (isolation, T7.2); they explore in about 2 s.
-COMPANION_BOUNDS = Bounds(sessions=2, calls=1, per_call=1, artifacts=1, pauses=2, write_failures=0, observations=0)
+# The companions of the default check: small bounds that exercise what the defaults do not, each
+# for the properties that need it. The default check runs them after the main search (a few seconds).
+COMPANIONS: tuple[tuple[str, Bounds], ...] = (
+    ("two sessions", Bounds(sessions=2, calls=1, per_call=1, artifacts=1, pauses=1, write_failures=1,
+                            observations=0, interim_writes=0, node_failures=0, held_bound=1)),
+    ("interim messages", Bounds(calls=1, per_call=1, artifacts=2, pauses=2, write_failures=0, observations=0,
+                                interim_writes=1, node_failures=0, held_bound=1)),
+    ("node failures", Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0,
+                             interim_writes=0, node_failures=1, held_bound=1)),
+)
+COMPANION_BOUNDS = COMPANIONS[0][1]  # the two-session companion (isolation, T7.2)

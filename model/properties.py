@@ -6,7 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .actions import Answer, FinishSegment, ToolFails, ToolInterrupts, ToolReturns
+from .actions import (
+    Answer,
+    PutBack,
+    ReportFailure,
+    StartWriteBack,
+    ToolFails,
+    ToolInterrupts,
+    ToolReturns,
+    WriteMessage,
+)
 from .config import Bounds
 from .property import ALWAYS, SOMETIMES, TRANSITION, Context, Property
 from .state import (
@@ -39,6 +48,8 @@ def _places(state: State) -> dict[int, list[str]]:
     for segment in state.segments:
         for r in segment.collected:
             places[r].append(f"collected by the segment of {segment.execution}")
+        for r in segment.taken:
+            places[r].append(f"taken by the write-back of {segment.execution}")
     for e in state.executions:
         for r in e.held:
             places[r].append(f"held by {e.id}")
@@ -74,11 +85,18 @@ def _no_loss(state: State, ctx: Context) -> str | None:
 
 
 def _held_hidden(state: State, ctx: Context) -> str | None:
-    wire = {(eid, r) for eid, refs in ctx.shown(state) for r in refs}
+    wire = {r: turn for turn, refs in ctx.shown(state) for r in refs}
     for e in state.executions:
         for r in e.held:
-            if (e.id, r) in wire:
-                return f"{ref_name(r)} is held by {e.id} and shown on its turn"
+            if r in wire:
+                return f"{ref_name(r)} is held by {e.id} and shown on the turn of {wire[r]}"
+    return None
+
+
+def _finished_holds_nothing(state: State, ctx: Context) -> str | None:
+    for e in state.executions:
+        if e.status in FINISHED and e.held:
+            return f"{e.id} finished {e.status} still holding {_names(e.held)}: never delivered nor warned"
     return None
 
 
@@ -124,19 +142,30 @@ def _no_phantom_pause(state: State, ctx: Context) -> str | None:
     return None
 
 
+def _unrouted(execution: Any) -> int:
+    """The graph-node failures of an execution with no error edge: its only unhandled failures."""
+    return sum(1 for routed in execution.node_failures if not routed)
+
+
 def _tool_failures_handled(state: State, ctx: Context) -> str | None:
-    # Every failed unit of work in this model is a tool invocation, so nothing may count (E9.5).
+    # The unhandled count is exactly the node failures without an error edge: tool failures never
+    # count (E9.5, G6.8), routed node failures neither (E9.1).
     for e in state.executions:
-        if e.unhandled:
+        if e.unhandled != _unrouted(e):
             failed = sum(1 for a in e.attempts if a.status == FAILED)
-            return f"{e.id} counts {e.unhandled} unhandled failure(s); its {failed} failure(s) are all tool failures"
+            return f"{e.id} counts {e.unhandled} unhandled failure(s), yet only {_unrouted(e)} of its failures " \
+                   f"lack an error edge ({failed} tool failure(s), {len(e.node_failures)} node failure(s))"
     return None
 
 
 def _handled_run_completes(state: State, ctx: Context) -> str | None:
     for e in state.executions:
-        if e.status in FINISHED and e.status != COMPLETED:
-            return f"{e.id} finished {e.status} although every failure in it was a handled tool failure"
+        if e.status not in FINISHED:
+            continue
+        if _unrouted(e) and e.status != FAILED:
+            return f"{e.id} finished {e.status} despite a node failure with no error edge (O11.1)"
+        if not _unrouted(e) and e.status != COMPLETED:
+            return f"{e.id} finished {e.status} although every failure in it was handled"
     return None
 
 
@@ -161,7 +190,7 @@ def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) 
 
 
 def _messages_only_from_write_back(pre: State, action: Any, post: State, ctx: Context) -> str | None:
-    writer = action.execution if type(action) is FinishSegment and action.write_ok else None
+    writer = action.execution if type(action) is WriteMessage and action.ok else None
     before = {e.id: e.messages for e in pre.executions}
     for e in post.executions:
         if e.id != writer and e.messages != before.get(e.id, ()):
@@ -183,7 +212,7 @@ def _trail_never_relabelled(pre: State, action: Any, post: State, ctx: Context) 
             own = mine and old.status == RUNNING and getattr(action, "call", None) == old.call \
                 and _OWN_EVENT.get(type(action)) == new.status
             answered = mine and type(action) is Answer and old.status == INTERRUPTED and new.status == CANCELLED \
-                and e.questions[-1].call == old.call
+                and _answered(pre, action).call == old.call
             if not (own or answered):
                 return f"attempt {i} of {e.id} ({old.call}) was relabelled {old.status} -> {new.status} by: {action}"
         if len(after[e.id]) < len(e.attempts):
@@ -206,32 +235,56 @@ def _records(event: str, expected: str) -> Callable[[State, Any, State, Context]
     return check
 
 
-def _write_back_delivers(pre: State, action: FinishSegment, post: State, ctx: Context) -> str | None:
-    if not action.write_ok:
-        return None
+def _answered(state: State, action: Answer) -> Any:
+    """The question an answer names."""
+    return next(q for q in find_execution(state, action.execution).questions if q.id == action.question)
+
+
+def _write_back_delivers(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
-    expected = before.held + find_segment(pre, action.execution).collected
+    segment = find_segment(pre, action.execution)
+    if type(action) is StartWriteBack:
+        taken = find_segment(post, action.execution).taken
+        if taken != before.held or after.held:
+            return f"the write-back of {action.execution} took [{_names(taken)}] of the held list " \
+                   f"[{_names(before.held)}], leaving [{_names(after.held)}]"
+        return None
+    if not action.ok:
+        return None
+    expected = segment.taken + segment.collected
     written = after.messages[len(before.messages):]
     if len(written) != 1 or written[0] != expected:
         got = "; ".join(f"[{_names(m)}]" for m in written) or "no message"
-        return f"the write-back of {action.execution} wrote {got}, expected [{_names(expected)}] (held first)"
-    if after.held:
-        return f"after its write-back {action.execution} still holds [{_names(after.held)}]"
+        return f"the write-back of {action.execution} wrote {got}, expected [{_names(expected)}] (what it took first)"
     return None
 
 
-def _failed_write_back_restores(pre: State, action: FinishSegment, post: State, ctx: Context) -> str | None:
-    if action.write_ok:
-        return None
+def _failed_write_back_restores(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
+    segment = find_segment(pre, action.execution)
+    if len(post.warnings) != len(pre.warnings):
+        return f"the failed write-back of {action.execution} dropped artifacts (T7.12: it destroys nothing)"
+    if type(action) is WriteMessage:
+        if not action.ok and after.messages != before.messages:
+            return f"the failed write-back of {action.execution} still wrote a message"
+        return None
+    if type(action) is PutBack:
+        if after.held != segment.taken + before.held:
+            return f"the failed write-back of {action.execution} put back [{_names(after.held)}], expected " \
+                   f"[{_names(segment.taken + before.held)}] (what it took, in front)"
+        return None
+    if segment.taken:
+        return f"the failed write-back of {action.execution} reported failure without putting back " \
+               f"{_names(segment.taken)}"
     if after.write_failures != before.write_failures + 1:
         return f"the failed write-back of {action.execution} was not reported"
-    dropped = {w.ref for w in post.warnings[len(pre.warnings):]}
-    missing = [r for r in before.held if r not in after.held and r not in dropped]
-    if missing:
-        return f"the failed write-back of {action.execution} reported failure without putting back {_names(missing)}"
-    if after.messages != before.messages:
-        return f"the failed write-back of {action.execution} still wrote a message"
+    return None
+
+
+def _stale_answer_changes_nothing(pre: State, action: Answer, post: State, ctx: Context) -> str | None:
+    question = _answered(pre, action)
+    if question.status != PENDING and post != pre:
+        return f"an answer to q{question.id} of {action.execution}, already {question.status}, changed the state"
     return None
 
 
@@ -264,11 +317,13 @@ def _drops_newest_with_warning(pre: State, action: Any, post: State, ctx: Contex
 
 
 def _resume_supersedes(pre: State, action: Answer, post: State, ctx: Context) -> str | None:
-    call = find_execution(pre, action.execution).questions[-1].call
-    before, after = _trail(pre, action.execution, call), _trail(post, action.execution, call)
+    question = _answered(pre, action)
+    if question.status != PENDING:
+        return None
+    before, after = _trail(pre, action.execution, question.call), _trail(post, action.execution, question.call)
     expected = before[:-1] + [CANCELLED] + ([RUNNING] if action.approve else [])
     if after != expected:
-        return f"answering resumed {call} of {action.execution} with attempts {after}, expected {expected}"
+        return f"answering resumed {question.call} of {action.execution} with attempts {after}, expected {expected}"
     return None
 
 
@@ -280,7 +335,10 @@ INVARIANTS: tuple[Property, ...] = (
              "every artifact is in exactly one place: collected, held, delivered, or dropped with a warning",
              situation="held_across_pause"),
     Property("held_hidden", ALWAYS, ("T7.3",), _held_hidden,
-             "a held artifact is never shown on the wire", situation="poll_while_holding"),
+             "no turn of any session shows an artifact that any execution holds", situation="poll_while_holding"),
+    Property("finished_holds_nothing", ALWAYS, ("T7.4", "T7.12"), _finished_holds_nothing,
+             "a finished execution holds nothing: its held artifacts were delivered or dropped with a warning",
+             situation="completes_after_pause"),
     Property("merge_order", ALWAYS, ("T7.5", "T7.6"), _merge_order,
              "a message lists held artifacts first, then the resumed segment's, each in arrival order",
              situation="merged_held_and_new"),
@@ -293,19 +351,21 @@ INVARIANTS: tuple[Property, ...] = (
              "a finished execution holds no interrupted attempt; a paused one has exactly one pending question",
              situation="completes_after_pause"),
     Property("tool_failures_handled", ALWAYS, ("G6.6", "G6.8", "E9.5"), _tool_failures_handled,
-             "tool failures never count as unhandled", situation="tool_failure"),
-    Property("handled_run_completes", ALWAYS, ("G6.7", "E9.1", "O11.4", "G5.2"), _handled_run_completes,
-             "a run whose only failures are tool failures or declines completes",
-             situation="completes_after_failure"),
+             "only node failures without an error edge count as unhandled; tool failures never do",
+             situation="tool_failure"),
+    Property("handled_run_completes", ALWAYS, ("G6.7", "E9.1", "O11.1", "O11.4", "G5.2"), _handled_run_completes,
+             "a finished run is failed exactly when a node failed without an error edge, else completed",
+             situation="fails_after_unrouted_failure"),
     Property("write_back_delivers", TRANSITION, ("T7.4", "T7.5", "T7.6", "T7.7"), _write_back_delivers,
-             "a write-back takes the held list and writes held ++ collected on one message",
-             situation="delivered_after_pause", on=(FinishSegment,)),
+             "a write-back takes the whole held list and writes what it took ++ what the segment collected on "
+             "one message", situation="delivered_after_pause", on=(StartWriteBack, WriteMessage)),
     Property("repause_holds_everything", TRANSITION, ("T7.9", "T7.1"), _repause_holds_everything,
              "a pause holds the old held list and everything the segment collected (or warns)",
              situation="repause_with_held", on=(ToolInterrupts,)),
     Property("failed_write_back_restores", TRANSITION, ("T7.10", "T7.11", "T7.12"), _failed_write_back_restores,
-             "a failed write-back puts back what it took before it reports the failure",
-             situation="write_back_fails_with_held", on=(FinishSegment,)),
+             "a failed write-back writes nothing, puts back what it took in front of the held list, then "
+             "reports the failure, and drops nothing", situation="write_back_fails_with_held",
+             on=(WriteMessage, PutBack, ReportFailure)),
     Property("drops_newest_with_warning", TRANSITION, ("T7.14", "T7.15"), _drops_newest_with_warning,
              "an overflow drops the newest entries, one warning each", situation="warned_drop"),
     Property("one_question_per_pause", TRANSITION, ("G6.9",), _one_question_per_pause,
@@ -327,6 +387,8 @@ INVARIANTS: tuple[Property, ...] = (
     Property("resume_supersedes", TRANSITION, ("G6.3", "G6.4"), _resume_supersedes,
              "a resumed call records a new attempt and cancels the superseded interrupted one",
              situation="approve", on=(Answer,)),
+    Property("stale_answer_changes_nothing", TRANSITION, ("G6.9",), _stale_answer_changes_nothing,
+             "an answer to a question no longer pending changes nothing", situation="stale_answer", on=(Answer,)),
 )
 PROPERTIES: tuple[Property, ...] = INVARIANTS + WITNESSES
 

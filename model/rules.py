@@ -14,13 +14,17 @@ from .actions import (
     Action,
     Answer,
     CallTool,
-    FinishSegment,
+    NodeFails,
     ObserveAgain,
     Poll,
+    PutBack,
+    ReportFailure,
     StartTurn,
+    StartWriteBack,
     ToolFails,
     ToolInterrupts,
     ToolReturns,
+    WriteMessage,
 )
 from .config import Bounds
 from .reading import Reading
@@ -34,7 +38,11 @@ from .state import (
     INTERRUPTED,
     PAUSED,
     PENDING,
+    PUT_BACK,
     RUNNING,
+    TAKEN,
+    WORKING,
+    WRITE_FAILED,
     Artifact,
     Attempt,
     Execution,
@@ -120,6 +128,20 @@ def _live(state: State) -> Iterator[tuple[Execution, Segment]]:
         yield find_execution(state, segment.execution), segment
 
 
+def _working(state: State) -> Iterator[tuple[Execution, Segment]]:
+    """Each execution whose segment may do work: no write-back in progress, none failed to retry."""
+    for execution, segment in _live(state):
+        if segment.phase == WORKING and not segment.write_failed:
+            yield execution, segment
+
+
+def _at(state: State, phase: str) -> Iterator[Execution]:
+    """Each execution whose segment's write-back stands at `phase`."""
+    for execution, segment in _live(state):
+        if segment.phase == phase:
+            yield execution
+
+
 # ---------------------------------------------------------------------------------------------
 # Start a turn: a session runs one turn at a time; each turn launches one execution.
 
@@ -143,8 +165,8 @@ def _start_turn(bounds: Bounds, reading: Reading, state: State, action: StartTur
 
 
 def _call_tool_guard(bounds: Bounds, state: State) -> Iterator[Action]:
-    for execution, segment in _live(state):
-        if segment.calls < bounds.calls and not segment.write_failed and running_attempt(execution) is None:
+    for execution, segment in _working(state):
+        if segment.calls < bounds.calls and running_attempt(execution) is None:
             yield CallTool(execution.id)
 
 
@@ -266,51 +288,125 @@ def _poll(bounds: Bounds, reading: Reading, state: State, action: Poll) -> State
 
 def _answer_guard(bounds: Bounds, state: State) -> Iterator[Action]:
     for execution in state.executions:
-        if execution.status == PAUSED and execution.questions and execution.questions[-1].status == PENDING:
-            yield Answer(execution.id, False)
-            yield Answer(execution.id, True)
+        if execution.status in FINISHED or not execution.questions:
+            continue
+        question = execution.questions[-1]
+        if question.status == PENDING:
+            if execution.status == PAUSED:
+                yield Answer(execution.id, question.id, False)
+                yield Answer(execution.id, question.id, True)
+        else:  # a second tab answers the latest question again, the other way: it comes too late
+            yield Answer(execution.id, question.id, question.status != APPROVED)
 
 
 def _answer(bounds: Bounds, reading: Reading, state: State, action: Answer) -> State:
     execution = find_execution(state, action.execution)
-    question = execution.questions[-1]
+    question = next(q for q in execution.questions if q.id == action.question)
+    if question.status != PENDING:
+        return state  # an answer to a question no longer pending changes nothing (INT-19, G6.9)
     settled = question._replace(status=APPROVED if action.approve else DECLINED)
     execution = _with_attempt(execution, question.call, INTERRUPTED, CANCELLED)
     if action.approve:
         # The consumer is re-fired and re-issues the same call: a new attempt of its own (G6.3).
         execution = execution._replace(attempts=execution.attempts + (Attempt(question.call, RUNNING),))
-    execution = execution._replace(status=RUNNING, questions=execution.questions[:-1] + (settled,))
+    questions = tuple(settled if q.id == question.id else q for q in execution.questions)
+    execution = execution._replace(status=RUNNING, questions=questions)
     state = with_execution(state, execution)
     return with_segment(state, execution.id, Segment(execution.id, 0, ()))
 
 
 # ---------------------------------------------------------------------------------------------
-# Finish a segment: the write-back takes the held list, prepends it to what the segment collected
-# and writes the turn's assistant message (T7.4-T7.8); the ORC-11 ladder decides the status. A
-# failing write-back puts back what it took before reporting (T7.10-T7.12) and the segment retries.
+# A graph-node unit fails: along an error edge it is handled; without one it counts towards the
+# run's unhandled failures, which fail the run at its end (E9.1, O11.1).
 
 
-def _finish_guard(bounds: Bounds, state: State) -> Iterator[Action]:
-    for execution, _ in _live(state):
+def _node_fails_guard(bounds: Bounds, state: State) -> Iterator[Action]:
+    if sum(len(e.node_failures) for e in state.executions) >= bounds.node_failures:
+        return
+    for execution, _ in _working(state):
         if running_attempt(execution) is None:
-            if state.write_failures < bounds.write_failures:
-                yield FinishSegment(execution.id, False)
-            yield FinishSegment(execution.id, True)
+            yield NodeFails(execution.id, False)
+            yield NodeFails(execution.id, True)
 
 
-def _finish(bounds: Bounds, reading: Reading, state: State, action: FinishSegment) -> State:
+def _node_fails(bounds: Bounds, reading: Reading, state: State, action: NodeFails) -> State:
+    execution = find_execution(state, action.execution)
+    execution = execution._replace(node_failures=execution.node_failures + (action.routed,),
+                                   unhandled=execution.unhandled + (0 if action.routed else 1))
+    return with_execution(state, execution)
+
+
+# ---------------------------------------------------------------------------------------------
+# The write-back, step by step (T7.4-T7.12): take the held list; write the assistant message (taken
+# ++ collected) or fail; on failure put back what was taken, then report. A final write-back ends
+# the segment and the ORC-11 ladder decides the status; an interim one lets the segment carry on.
+
+
+def _start_write_back_guard(bounds: Bounds, state: State) -> Iterator[Action]:
+    for execution, segment in _live(state):
+        if segment.phase != WORKING or running_attempt(execution) is not None:
+            continue
+        if segment.write_failed:
+            yield StartWriteBack(execution.id, segment.final)  # a retry of the same write-back
+            continue
+        if len(execution.messages) < bounds.interim_writes:
+            yield StartWriteBack(execution.id, False)
+        yield StartWriteBack(execution.id, True)
+
+
+def _start_write_back(bounds: Bounds, reading: Reading, state: State, action: StartWriteBack) -> State:
     execution = find_execution(state, action.execution)
     segment = find_segment(state, action.execution)
-    taken, execution = execution.held, execution._replace(held=())  # taking is destructive (T7.7)
-    if not action.write_ok:
-        execution = execution._replace(held=taken + execution.held)  # put back first (T7.10, T7.11)
-        execution = execution._replace(write_failures=execution.write_failures + 1)  # then report
+    state = with_execution(state, execution._replace(held=()))  # taking is destructive (T7.7)
+    return with_segment(state, execution.id,
+                        segment._replace(phase=TAKEN, taken=execution.held, final=action.final))
+
+
+def _write_message_guard(bounds: Bounds, state: State) -> Iterator[Action]:
+    for execution in _at(state, TAKEN):
+        if state.write_failures < bounds.write_failures:
+            yield WriteMessage(execution.id, False)
+        yield WriteMessage(execution.id, True)
+
+
+def _write_message(bounds: Bounds, reading: Reading, state: State, action: WriteMessage) -> State:
+    execution = find_execution(state, action.execution)
+    segment = find_segment(state, action.execution)
+    if not action.ok:
         state = state._replace(write_failures=state.write_failures + 1)
-        # The segment keeps what it collected and does nothing more but retry (A-T4, A-T11).
-        return with_segment(with_execution(state, execution), execution.id, segment._replace(write_failed=True))
-    execution = execution._replace(messages=execution.messages + (taken + segment.collected,))
+        return with_segment(state, execution.id, segment._replace(phase=WRITE_FAILED))
+    execution = execution._replace(messages=execution.messages + (segment.taken + segment.collected,))
+    if not segment.final:  # an interim message: the segment carries on with nothing in hand
+        state = with_execution(state, execution)
+        return with_segment(state, execution.id, segment._replace(phase=WORKING, taken=(), collected=(),
+                                                                  write_failed=False))
     execution = execution._replace(status=verdict(execution))
     return with_segment(with_execution(state, execution), execution.id, None)
+
+
+def _put_back_guard(bounds: Bounds, state: State) -> Iterator[Action]:
+    for execution in _at(state, WRITE_FAILED):
+        yield PutBack(execution.id)
+
+
+def _put_back(bounds: Bounds, reading: Reading, state: State, action: PutBack) -> State:
+    execution = find_execution(state, action.execution)
+    segment = find_segment(state, action.execution)
+    state = with_execution(state, execution._replace(held=segment.taken + execution.held))  # in front (A-T5)
+    return with_segment(state, execution.id, segment._replace(phase=PUT_BACK, taken=()))
+
+
+def _report_failure_guard(bounds: Bounds, state: State) -> Iterator[Action]:
+    for execution in _at(state, PUT_BACK):
+        yield ReportFailure(execution.id)
+
+
+def _report_failure(bounds: Bounds, reading: Reading, state: State, action: ReportFailure) -> State:
+    execution = find_execution(state, action.execution)
+    segment = find_segment(state, action.execution)
+    state = with_execution(state, execution._replace(write_failures=execution.write_failures + 1))
+    # The segment keeps what it collected and does nothing more but retry (A-T4).
+    return with_segment(state, execution.id, segment._replace(phase=WORKING, write_failed=True))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,9 +416,9 @@ RULES: tuple[Rule, ...] = (
          "a session with no live turn starts one; it launches an execution and its first segment"),
     Rule(CallTool, (), _call_tool_guard, _call_tool,
          "the consumer issues a fresh call; its first attempt runs"),
-    Rule(ToolReturns, ("T6.2", "T2.3"), _tool_returns_guard, _tool_returns,
+    Rule(ToolReturns, (), _tool_returns_guard, _tool_returns,
          "the attempt completes; its artifacts are collected by the segment in arrival order"),
-    Rule(ToolFails, ("G6.6", "G6.7", "G6.8", "E9.5", "E9.6"), _tool_fails_guard, _tool_fails,
+    Rule(ToolFails, ("G6.6", "G6.7", "G6.8", "E9.5"), _tool_fails_guard, _tool_fails,
          "the attempt is recorded failed, handled: the unhandled count is untouched"),
     Rule(ToolInterrupts, ("G6.1", "G6.2", "G6.9", "T7.1", "T7.2", "T7.9", "T7.13", "T7.14", "T7.15", "O11.2"),
          _tool_interrupts_guard, _tool_interrupts,
@@ -330,11 +426,19 @@ RULES: tuple[Rule, ...] = (
     Rule(ObserveAgain, ("G6.9",), _observe_again_guard, _observe_again,
          "the same interrupt is seen again: no new question"),
     Rule(Poll, ("T7.3",), _poll_guard, _poll, "a caller reads the live turn; nothing changes"),
-    Rule(Answer, ("G6.3", "G6.4", "G5.1", "G5.2", "G5.3"), _answer_guard, _answer,
-         "the question is settled, the superseded attempt cancelled, the run resumes"),
-    Rule(FinishSegment, ("T7.4", "T7.5", "T7.6", "T7.7", "T7.8", "T7.10", "T7.11", "T7.12", "O11.1", "O11.4", "G6.5"),
-         _finish_guard, _finish,
-         "the write-back takes the held list, prepends it and writes the message, or puts back and reports"),
+    Rule(Answer, ("G6.3", "G6.4", "G5.2", "G6.9"), _answer_guard, _answer,
+         "the pending question is settled, the superseded attempt cancelled, the run resumes; an answer to a "
+         "question no longer pending changes nothing"),
+    Rule(NodeFails, ("E9.1", "O11.1"), _node_fails_guard, _node_fails,
+         "a graph node fails: handled along an error edge, else counted unhandled"),
+    Rule(StartWriteBack, ("T7.4", "T7.7"), _start_write_back_guard, _start_write_back,
+         "the write-back takes the held list"),
+    Rule(WriteMessage, ("T7.5", "T7.6", "T7.8", "O11.1", "O11.4", "G6.5"), _write_message_guard, _write_message,
+         "the message carries taken ++ collected; a final one ends the segment, the ladder decides the status"),
+    Rule(PutBack, ("T7.10", "T7.12"), _put_back_guard, _put_back,
+         "a failed write-back puts what it took back in front of the held list"),
+    Rule(ReportFailure, ("T7.11",), _report_failure_guard, _report_failure,
+         "then it reports the failure; the segment only retries"),
 )
 RULE_OF: dict[type, Rule] = {rule.action: rule for rule in RULES}
 
@@ -354,15 +458,24 @@ def clauses_of(pre: State, action: Action, post: State) -> tuple[str, ...]:
             if len(post.warnings) > len(pre.warnings):
                 cites += ["T7.13", "T7.14", "T7.15"]
             return tuple(cites)
+        case Answer() if pre == post:
+            return ("G6.9",)
         case Answer(approve=True):
-            return ("G6.3", "G6.4", "G5.3")
+            return ("G6.3", "G6.4")
         case Answer(approve=False):
-            return ("G6.4", "G5.1", "G5.2")
-        case FinishSegment(write_ok=False):
-            return ("T7.10", "T7.11", "T7.12")
-        case FinishSegment(execution=eid):
-            ladder = {COMPLETED: "O11.4", FAILED: "O11.1", PAUSED: "O11.2"}[find_execution(post, eid).status]
-            return ("T7.4", "T7.5", "T7.6", "T7.7", ladder)
+            return ("G6.4", "G5.2")
+        case NodeFails(routed=True):
+            return ("E9.1",)
+        case NodeFails(routed=False):
+            return ("O11.1",)
+        case WriteMessage(ok=False):
+            return ()
+        case WriteMessage(execution=eid):
+            after = find_execution(post, eid)
+            if after.status == RUNNING:  # an interim message
+                return ("T7.5", "T7.6", "T7.8")
+            ladder = {COMPLETED: "O11.4", FAILED: "O11.1", PAUSED: "O11.2"}[after.status]
+            return ("T7.5", "T7.6", "T7.8", ladder)
     return RULE_OF[type(action)].clauses
 
 

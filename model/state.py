@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 __all__ = [
     "RUNNING", "PAUSED", "COMPLETED", "FAILED", "INTERRUPTED", "CANCELLED",
-    "PENDING", "APPROVED", "DECLINED", "FINISHED",
+    "PENDING", "APPROVED", "DECLINED", "FINISHED", "WORKING", "TAKEN", "WRITE_FAILED", "PUT_BACK",
     "Artifact", "Attempt", "Question", "Execution", "Segment", "Warning", "State",
     "INITIAL", "ref_name", "id_key", "find_execution", "find_segment", "with_execution", "with_segment",
 ]
@@ -71,6 +71,12 @@ class Execution(NamedTuple):
     messages: tuple[tuple[int, ...], ...]  # each assistant message's toolArtifacts, as refs
     unhandled: int  # the ERR-9 unhandled-failure count
     write_failures: int  # failed write-backs reported for this execution
+    node_failures: tuple[bool, ...] = ()  # each failed graph-node unit, in order: routed along an error edge?
+
+
+# The phases of a segment's write-back: none in progress, the held list taken, the write failed,
+# what was taken put back (then the failure is reported and the phase returns to WORKING).
+WORKING, TAKEN, WRITE_FAILED, PUT_BACK = "working", "taken", "write failed", "put back"
 
 
 class Segment(NamedTuple):
@@ -79,7 +85,10 @@ class Segment(NamedTuple):
     execution: str
     calls: int  # fresh calls issued in this pass
     collected: tuple[int, ...]  # artifact refs collected in this pass, in arrival order
-    write_failed: bool = False  # its write-back failed: it does no more work, only retries (A-T4)
+    write_failed: bool = False  # a write-back of it failed: it does no more work, only retries (A-T4)
+    phase: str = WORKING  # where its write-back stands
+    taken: tuple[int, ...] = ()  # what its write-back took from the held list and holds in hand
+    final: bool = False  # its write-back in progress (or to retry) ends the segment
 
 
 class Warning(NamedTuple):

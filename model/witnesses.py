@@ -8,10 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .actions import Answer, CallTool, FinishSegment, ObserveAgain, Poll, ToolFails, ToolInterrupts
+from .actions import (
+    Answer,
+    CallTool,
+    NodeFails,
+    ObserveAgain,
+    Poll,
+    ToolFails,
+    ToolInterrupts,
+    WriteMessage,
+)
 from .config import Bounds
 from .property import SOMETIMES, Context, Property
-from .state import COMPLETED, DECLINED, FAILED, State, find_execution, find_segment
+from .state import COMPLETED, DECLINED, FAILED, PENDING, State, find_execution, find_segment
 
 __all__ = ["WITNESSES", "at_least", "two_executions"]
 
@@ -20,9 +29,15 @@ def _held(state: State, execution_id: str) -> tuple[int, ...]:
     return find_execution(state, execution_id).held
 
 
-def _finished_with(post: State, action: FinishSegment, test: Callable[[Any], bool]) -> bool:
+def _finished_with(post: State, action: WriteMessage, test: Callable[[Any], bool], status: str = COMPLETED) -> bool:
     e = find_execution(post, action.execution)
-    return action.write_ok and e.status == COMPLETED and test(e)
+    return action.ok and e.status == status and test(e)
+
+
+def _taken(state: State, execution_id: str) -> tuple[int, ...]:
+    """What the write-back of this execution's segment holds in hand."""
+    segment = find_segment(state, execution_id)
+    return segment.taken if segment is not None else ()
 
 
 def _artifact_beside_another_execution(pre: State, action: Any, post: State, ctx: Context) -> bool:
@@ -84,12 +99,12 @@ def _overflow(bounds: Bounds) -> str | None:
 
 WITNESSES: tuple[Property, ...] = (
     Property("delivered_after_pause", SOMETIMES, ("T7.6",),
-             lambda pre, a, post, ctx: a.write_ok and bool(_held(pre, a.execution)),
-             "a write-back delivers artifacts held across a pause", on=(FinishSegment,), requires=_holds),
+             lambda pre, a, post, ctx: a.ok and bool(_taken(pre, a.execution)),
+             "a write-back delivers artifacts held across a pause", on=(WriteMessage,), requires=_holds),
     Property("merged_held_and_new", SOMETIMES, ("T7.5",),
-             lambda pre, a, post, ctx: a.write_ok and bool(_held(pre, a.execution))
+             lambda pre, a, post, ctx: a.ok and bool(_taken(pre, a.execution))
              and bool(find_segment(pre, a.execution).collected),
-             "a write-back merges held artifacts with the resumed segment's own", on=(FinishSegment,),
+             "a write-back merges held artifacts with the resumed segment's own", on=(WriteMessage,),
              requires=at_least(_holds, artifacts=2)),
     Property("held_across_pause", SOMETIMES, ("T7.1",),
              lambda pre, a, post, ctx: bool(_held(post, a.execution)),
@@ -102,8 +117,8 @@ WITNESSES: tuple[Property, ...] = (
              lambda pre, a, post, ctx: len(find_execution(post, a.execution).questions) >= 2,
              "one execution pauses twice", on=(ToolInterrupts,), requires=at_least(pauses=2)),
     Property("write_back_fails_with_held", SOMETIMES, ("T7.10",),
-             lambda pre, a, post, ctx: not a.write_ok and bool(_held(pre, a.execution)),
-             "a write-back fails while artifacts are held", on=(FinishSegment,),
+             lambda pre, a, post, ctx: not a.ok and bool(_taken(pre, a.execution)),
+             "a write-back fails with held artifacts in hand", on=(WriteMessage,),
              requires=at_least(_holds, write_failures=1)),
     Property("warned_drop", SOMETIMES, ("T7.14", "T7.15"),
              lambda pre, a, post, ctx: len(post.warnings) > len(pre.warnings),
@@ -115,9 +130,9 @@ WITNESSES: tuple[Property, ...] = (
     Property("interrupt_observed_twice", SOMETIMES, ("G6.9",), lambda pre, a, post, ctx: True,
              "the tool plane observes the same interrupt again", on=(ObserveAgain,),
              requires=at_least(pauses=1, observations=1)),
-    Property("approve", SOMETIMES, ("G6.3", "G5.3"), lambda pre, a, post, ctx: a.approve,
+    Property("approve", SOMETIMES, ("G6.3",), lambda pre, a, post, ctx: a.approve,
              "a question is approved", on=(Answer,), requires=at_least(pauses=1)),
-    Property("decline", SOMETIMES, ("G5.1",), lambda pre, a, post, ctx: not a.approve,
+    Property("decline", SOMETIMES, ("G5.2",), lambda pre, a, post, ctx: not a.approve,
              "a question is declined", on=(Answer,), requires=at_least(pauses=1)),
     Property("two_calls_in_segment", SOMETIMES, (),
              lambda pre, a, post, ctx: find_segment(post, a.execution).calls >= 2,
@@ -126,13 +141,33 @@ WITNESSES: tuple[Property, ...] = (
              "a tool call fails", on=(ToolFails,)),
     Property("completes_after_pause", SOMETIMES, ("G6.5",),
              lambda pre, a, post, ctx: _finished_with(post, a, lambda e: bool(e.questions)),
-             "an execution that paused completes", on=(FinishSegment,), requires=at_least(pauses=1)),
+             "an execution that paused completes", on=(WriteMessage,), requires=at_least(pauses=1)),
     Property("completes_after_failure", SOMETIMES, ("E9.5",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)),
-             "an execution with a tool failure completes", on=(FinishSegment,)),
+             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)
+                                                      and all(e.node_failures)),
+             "an execution with a tool failure completes", on=(WriteMessage,)),
     Property("completes_after_decline", SOMETIMES, ("G5.2",),
              lambda pre, a, post, ctx: _finished_with(post, a, lambda e: DECLINED in (q.status for q in e.questions)),
-             "an execution with a declined call completes", on=(FinishSegment,), requires=at_least(pauses=1)),
+             "an execution with a declined call completes", on=(WriteMessage,), requires=at_least(pauses=1)),
+    Property("two_write_backs", SOMETIMES, ("T7.4", "T7.8"),
+             lambda pre, a, post, ctx: a.ok and len(find_execution(post, a.execution).messages) >= 2,
+             "one execution writes a second assistant message (an interim one first)", on=(WriteMessage,),
+             requires=at_least(interim_writes=1)),
+    Property("interim_write_delivers_held", SOMETIMES, ("T7.4", "T7.8"),
+             lambda pre, a, post, ctx: a.ok and not find_segment(pre, a.execution).final
+             and bool(_taken(pre, a.execution)),
+             "an interim write-back delivers held artifacts, and the segment carries on", on=(WriteMessage,),
+             requires=at_least(_holds, interim_writes=1)),
+    Property("stale_answer", SOMETIMES, ("G6.9",),
+             lambda pre, a, post, ctx: next(q for q in find_execution(pre, a.execution).questions
+                                            if q.id == a.question).status != PENDING,
+             "an answer arrives for a question already answered", on=(Answer,), requires=at_least(pauses=1)),
+    Property("routed_node_failure", SOMETIMES, ("E9.1",), lambda pre, a, post, ctx: a.routed,
+             "a graph node fails along its error edge", on=(NodeFails,), requires=at_least(node_failures=1)),
+    Property("fails_after_unrouted_failure", SOMETIMES, ("O11.1",),
+             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: not all(e.node_failures), FAILED),
+             "an execution with a node failure without an error edge finishes failed", on=(WriteMessage,),
+             requires=at_least(node_failures=1)),
     Property("artifact_beside_another_execution", SOMETIMES, ("T7.2",), _artifact_beside_another_execution,
              "an execution holds or has delivered an artifact while another execution exists",
              requires=two_executions),

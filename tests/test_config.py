@@ -12,10 +12,8 @@ from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds
 from .strategies import bounds
 
 # The defaults the pinned state counts of test_explore were measured under.
-EXPECTED_DEFAULTS = {
-    "sessions": 1, "turns": 1, "calls": 2, "per_call": 2, "artifacts": 3, "pauses": 2,
-    "write_failures": 1, "observations": 1, "held_bound": 1,
-}
+EXPECTED_DEFAULTS = {"sessions": 1, "turns": 1, "calls": 2, "per_call": 1, "artifacts": 3, "pauses": 2,
+                     "write_failures": 1, "observations": 1, "interim_writes": 0, "node_failures": 0, "held_bound": 2}
 
 
 def test_defaults() -> None:

@@ -33,13 +33,13 @@ def _names(names: list[str]) -> str:
 
 def clause_table() -> str:
     """The clause catalogue of docs/clauses.md, from CLAUSES and PROPERTIES."""
-    lines = ["| Clause | Rule | Text (pausecheck's fragment) | Formalised by | Witnessed by | Excused |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| Clause | Rule | Text (pausecheck's fragment) | Formalised by | Witnessed by | Strength | Note |",
+             "|---|---|---|---|---|---|---|"]
     for c in CLAUSES:
         checks = [p.name for p in PROPERTIES if c.id in p.clauses and p.kind != SOMETIMES]
         witnesses = [p.name for p in PROPERTIES if c.id in p.clauses and p.kind == SOMETIMES]
-        lines.append(f'| {c.id} | {c.rule} | "{c.text}" | {_names(checks)} | {_names(witnesses)} | '
-                     f"{c.excused or '-'} |")
+        lines.append(f'| {c.id} | {c.rule} | "{c.text}" | {_names(checks)} | {_names(witnesses)} | {c.strength} | '
+                     f"{c.note or '-'} |")
     return "\n".join(lines)
 
 
@@ -88,13 +88,13 @@ def test_clause_table_matches_the_catalogue() -> None:
     ids = {c.id for c in CLAUSES}
     for c in CLAUSES:
         assert c.id in rows, f"docs/clauses.md has no row for {c.id}"
-        _, rule, text, checks, witnesses, excused = rows[c.id]
+        _, rule, text, checks, witnesses, strength, note = rows[c.id]
         assert rule == c.rule
         assert text == f'"{c.text}"', f"{c.id}: text drifted"
         citing = {p.name for p in PROPERTIES if c.id in p.clauses}
         assert _listed(checks) | _listed(witnesses) == citing, f"{c.id}: properties drifted"
         assert _listed(checks) == {p.name for p in PROPERTIES if c.id in p.clauses and p.kind != SOMETIMES}
-        assert excused == (c.excused or "-")
+        assert (strength, note) == (c.strength, c.note or "-"), f"{c.id}: strength or note drifted"
     stale = {key for key in rows if re.fullmatch(r"[A-Z]\d+\.\d+", key)} - ids
     assert not stale, f"docs/clauses.md has rows for clauses the catalogue lacks: {sorted(stale)}"
 
@@ -181,7 +181,7 @@ def test_tutorial_shrink_example(tmp_path: Path) -> None:
     document = pausecheck.load_trace(path, complete=False)
     actions = decode_actions(document, str(path))
     found = shrink(machine_for(document["#meta"], str(path)), actions, document["#meta"]["property"])
-    assert found is not None and (len(actions), len(found.actions)) == (11, 8)
+    assert found is not None and (len(actions), len(found.actions)) == (13, 10)
 
 
 def test_api_names_and_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

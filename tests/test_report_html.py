@@ -133,10 +133,10 @@ def test_the_diagram_of_a_golden_trace() -> None:
     for state in document["states"][1:]:
         assert all(clause in svg for clause in state["#meta"]["clauses"])
     deviating = [s["#meta"]["index"] for s in document["states"] if s["#meta"].get("deviates")]
-    assert deviating == [7] and "mutant deviates here" in svg
+    assert deviating == [9] and "mutant deviates here" in svg
     red = {int(t.get("data-step")) for t in labels if t.get("fill") == "#c62828"}
-    assert red == {7}
-    assert [(a.source, a.target) for a in arrows_of(document) if a.step == 7][0] == ("runtime", "store")
+    assert red == {9}
+    assert [(a.source, a.target) for a in arrows_of(document) if a.step == 9][0] == ("runtime", "store")
 
 
 def test_the_mermaid_body_has_the_same_arrows() -> None:

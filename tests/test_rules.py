@@ -16,15 +16,19 @@ from pausecheck.model import (
     Answer,
     Bounds,
     CallTool,
-    FinishSegment,
     Machine,
+    NodeFails,
     ObserveAgain,
     Poll,
+    PutBack,
+    ReportFailure,
     StartTurn,
+    StartWriteBack,
     State,
     ToolFails,
     ToolInterrupts,
     ToolReturns,
+    WriteMessage,
     enabled,
     step,
 )
@@ -65,8 +69,12 @@ def candidates(bounds: Bounds, state: State) -> Iterator[Action]:
         yield StartTurn(session)
     for e in executions:
         yield from (CallTool(e), ObserveAgain(e), Poll(e))
-        yield from (Answer(e, approve) for approve in (False, True))
-        yield from (FinishSegment(e, ok) for ok in (False, True))
+        questions = range(0, 1 + max((len(x.questions) for x in state.executions), default=0) + 1)
+        yield from (Answer(e, q, approve) for q in questions for approve in (False, True))
+        yield from (StartWriteBack(e, final) for final in (False, True))
+        yield from (WriteMessage(e, ok) for ok in (False, True))
+        yield from (NodeFails(e, routed) for routed in (False, True))
+        yield from (PutBack(e), ReportFailure(e))
         for c in calls:
             yield from (ToolFails(e, c), ToolInterrupts(e, c))
             yield from (ToolReturns(e, c, n) for n in range(-1, bounds.per_call + 2))
@@ -158,11 +166,15 @@ def test_states_are_canonical_and_hashable(mw: Walk, rich: State) -> None:
 
 @WALKS
 @given(machine_walks(), reachable_states())
-def test_only_poll_leaves_the_state_unchanged(mw: Walk, rich: State) -> None:
-    """Every other action records something; a silent no-op rule would hide from the explorer."""
+def test_only_poll_and_a_late_answer_leave_the_state_unchanged(mw: Walk, rich: State) -> None:
+    """Every other action records something; a silent no-op rule would hide from the explorer. A
+    late answer (to a question already settled) is a no-op by the rules (INT-19)."""
     for machine, state in states_of(mw, rich):
         for action, post in machine.successors(state):
-            assert (post == state) == isinstance(action, Poll), str(action)
+            late = isinstance(action, Answer) and any(
+                q.id == action.question and q.status != "pending"
+                for e in state.executions if e.id == action.execution for q in e.questions)
+            assert (post == state) == (isinstance(action, Poll) or late), str(action)
 
 
 def test_canonical_check_rejects_mutable_parts() -> None:

@@ -102,7 +102,8 @@ def test_render_names_steps_changes_and_verdict(witnesses):
     doc = next(d for d in witnesses if d["#meta"]["property"] == "write_back_fails_with_held")
     text = render(doc, "pausecheck replay x")
     assert text.splitlines()[0].startswith("[witness] write_back_fails_with_held (T7.10)")
-    assert "FAILS" in text and "e1.write_failures: 0 -> 1" in text
+    assert "writing the assistant message FAILS" in text and "\n    write_failures: 0 -> 1" in text
+    assert "e1.segment.write_back: final, taken -> final, write failed" in text
     assert text.rstrip().endswith("reproduce with: pausecheck replay x")
 
 
@@ -113,6 +114,6 @@ def test_explanation_names_the_steps_behind_the_values():
     doc = load_trace(GOLDEN_DIR / "failed_write_lands.itf.json")
     meta = doc["#meta"]
     assert meta["explanation"] == explain(meta["message"], doc["states"])
-    assert meta["explanation"] == ("a1 (produced at step 3) is delivered on message 1 of e1 (written at step 4) "
-                                   "and again on message 2 of e1 (written at step 5)")
+    assert meta["explanation"] == ("a1 (produced at step 3) is delivered on message 1 of e1 (written at step 5) "
+                                   "and again on message 2 of e1 (written at step 9)")
     assert render(doc).splitlines()[0].endswith(meta["explanation"])

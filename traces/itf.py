@@ -59,12 +59,13 @@ def encode_state(state: State) -> dict[str, Any]:
                 "messages": [_refs(m) for m in e.messages],
                 "unhandled": e.unhandled,
                 "write_failures": e.write_failures,
+                "node_failures": ["routed" if routed else "unrouted" for routed in e.node_failures],
             }
             for e in state.executions
         ],
         "segments": [
             {"execution": s.execution, "calls": s.calls, "collected": _refs(s.collected),
-             "write_failed": s.write_failed}
+             "write_failed": s.write_failed, "phase": s.phase, "taken": _refs(s.taken), "final": s.final}
             for s in state.segments
         ],
         "warnings": [{"execution": w.execution, "artifact": ref_name(w.ref)} for w in state.warnings],

@@ -37,11 +37,15 @@ def flat_view(state: dict[str, Any]) -> dict[str, str]:
         out[f"{p}.messages"] = _list(e["messages"])
         out[f"{p}.unhandled"] = str(e["unhandled"])
         out[f"{p}.write_failures"] = str(e["write_failures"])
+        out[f"{p}.node_failures"] = _list(e.get("node_failures", []))
     for s in state["segments"]:
         key = f"{s['execution']}.segment"
-        retry = "; write-back failed, retrying" if s["write_failed"] else ""
+        retry = "; a write-back failed, it only retries" if s["write_failed"] else ""
         out[key] = f"running, {s['calls']} fresh call(s){retry}"
         out[f"{key}.collected"] = _list(s["collected"])
+        kind = "final" if s["final"] else "interim"
+        out[f"{key}.write_back"] = "none in progress" if s["phase"] == "working" else f"{kind}, {s['phase']}"
+        out[f"{key}.taken"] = _list(s["taken"])
     out["warnings"] = _list([f"{w['artifact']} dropped by {w['execution']}" for w in state["warnings"]])
     out["write_failures"] = str(state["write_failures"])
     return out

@@ -22,7 +22,7 @@ from ..console import Reporter, console
 from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
 from ..explore import Limits
 from ..golden import golden_documents
-from ..graph import GraphTooLarge, around, state_graph, write_graph
+from ..graph import GraphTooLarge, around, state_graph, transitions, write_graph
 from ..killmatrix import KillMatrix, kill_matrix
 from ..mutants import MUTANTS, Mutant, mutant_named
 from ..report import Report, check
@@ -222,7 +222,7 @@ def _graph(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     _write(args.out, "")  # fail early and in one line on a path that cannot be written
     write_graph(graph, args.format, args.out)
-    print(f"wrote {graph.number_of_nodes():,} states and {graph.number_of_edges():,} transitions "
+    print(f"wrote {graph.number_of_nodes():,} states and {transitions(graph):,} transitions "
           f"({args.format}) to {args.out}")
     return 0
 

@@ -39,9 +39,10 @@ exit: as for check; the report is written in every case."""
 EPILOG_GRAPH = """\
 examples:
   pausecheck graph --calls 1 --per-call 1 --artifacts 1 --pauses 1 --write-failures 0 --observations 0 \\
-                   --format dot --out small.dot         46 states; `dot -Tsvg small.dot > small.svg`
-  pausecheck graph --around out/violation-no_loss.itf.json --format graphml --out near.graphml
-                                        a trace and its successors, at the trace's own bounds (for Gephi)"""
+                   --format dot --out small.dot         65 states; `dot -Tsvg small.dot > small.svg`
+  pausecheck graph --around traces/golden/no_put_back.itf.json --format graphml --out near.graphml
+                                        a trace and its successors, at the trace's own bounds and mutant
+                                        (for Gephi)"""
 
 
 class _Parser(argparse.ArgumentParser):

@@ -3,6 +3,7 @@
 
 from .verdicts import (
     ClauseVerdict,
+    Companion,
     PropertyVerdict,
     Report,
     build_report,
@@ -11,5 +12,5 @@ from .verdicts import (
     with_companion,
 )
 
-__all__ = ["ClauseVerdict", "PropertyVerdict", "Report", "build_report", "check", "companion_machine",
+__all__ = ["ClauseVerdict", "Companion", "PropertyVerdict", "Report", "build_report", "check", "companion_machine",
            "with_companion"]

@@ -20,7 +20,9 @@ from .verdicts import Report
 __all__ = ["html_report", "verdict_summary", "status_class", "anchor", "ordered", "stats_rows", "mutant_target"]
 
 _CLASSES = {"holds": "ok", "witnessed": "ok", "VIOLATED": "bad", "MISSING": "bad", "VACUOUS": "warn",
-            "not exercised": "muted", "excused": "muted"}
+            "not exercised": "muted", "excused": "muted", "by construction": "muted"}
+# a clause's strength -> CSS class
+_STRENGTHS = {"full": "ok", "partial": "warn", "by-construction": "muted", "excused": "muted"}
 
 _CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #263238;
@@ -86,7 +88,8 @@ def verdict_summary(report: Report) -> tuple[bool, list[str]]:
     if not report.accept_unexercised:
         why += [f"{p.name} is not exercised at these bounds: it needs {p.needs}" for p in report.unexercised]
     why += [f"clause {c.id} is MISSING: no property formalises it" for c in report.clauses if c.status == "MISSING"]
-    for label, result in (("search", report.result), ("companion search", report.companion)):
+    searches = [("search", report.result)] + [(f"companion search ({c.name})", c.result) for c in report.companions]
+    for label, result in searches:
         if result is not None and result.deadlocks:
             why.append(f"the {label} found {result.deadlocks:,} deadlocked states (unfinished, nothing enabled)")
         if result is not None and not result.complete:
@@ -123,21 +126,27 @@ def _header(report: Report, title: str) -> str:
         f"</code> · exit code {report.exit_code}</p>",
         f'<div class="verdict {"ok" if ok else "bad"}"><strong>{word}</strong><ul>{items}</ul></div>',
         f"<p>bounds: {_bounds(report.bounds)}</p>",
-        *([f"<p>companion bounds: {_bounds(report.companion_bounds)}</p>"] if report.companion_bounds else []),
+        *[f"<p>companion bounds ({escape(c.name)}): {_bounds(c.machine.bounds.as_dict())}</p>"
+          for c in report.companions],
         "</header>",
     ])
+
+
+def _strength(c: Any) -> str:
+    """The strength cell: the word, and under it the note of a clause that is not at full strength."""
+    word = f'<span class="status {_STRENGTHS.get(c.strength, "muted")}">{escape(c.strength)}</span>'
+    return word + (f'<br><span class="small">{escape(c.note)}</span>' if c.note else "")
 
 
 def _clauses(report: Report, traced: set[str]) -> str:
     rows = []
     for c in report.clauses:
-        about = (f"not modelled: {escape(c.excused or '')}" if c.status == "excused"
-                 else ", ".join(_link(p, traced) for p in c.properties) or "-")
+        about = ", ".join(_link(p, traced) for p in c.properties) or "-"
         witnesses = ", ".join(_link(w, traced) for w in c.witnesses) or "-"
         rule = f'<span class="nowrap">{escape(c.rule)}</span>'
         rows.append([f'<strong id="clause-{escape(c.id)}">{escape(c.id)}</strong>', rule,
-                     f"<q>{escape(c.text)}</q>", _status(c.status), about, witnesses])
-    return _section("clauses", "Clauses", _table(["clause", "rule", "text", "verdict", "properties / excuse",
+                     f"<q>{escape(c.text)}</q>", _status(c.status), _strength(c), about, witnesses])
+    return _section("clauses", "Clauses", _table(["clause", "rule", "text", "verdict", "strength", "properties",
                                                   "witnesses"], rows))
 
 
@@ -146,7 +155,7 @@ def _property_notes(p: Any) -> str:
     if p.message:
         notes.append(escape(p.message))
     if p.companion:
-        notes.append('<span class="small">judged by the companion search</span>')
+        notes.append(f'<span class="small">judged by the companion search ({escape(p.companion)})</span>')
     if p.status == "not exercised" and p.needs:
         notes.append(f"needs {escape(p.needs)}")
     return "<br>".join(notes) or "-"
@@ -229,7 +238,7 @@ def _matrix(matrix: Any) -> str:
 def stats_rows(report: Report) -> list[list[str]]:
     """Plain-text rows (search, states, transitions, depth, seconds, states/s, complete, deadlocks)."""
     rows = []
-    for label, r in (("main", report.result), ("companion", report.companion)):
+    for label, r in [("main", report.result)] + [(f"companion: {c.name}", c.result) for c in report.companions]:
         if r is None:
             continue
         rate = r.states_per_second
@@ -243,8 +252,9 @@ def _stats(report: Report) -> str:
     head = ["search", "states", "transitions", "depth", "seconds", "states/s", "complete", "deadlocks"]
     rows = [[escape(c) if i in (0, 6) else f'<span class="num">{escape(c)}</span>' for i, c in enumerate(row)]
             for row in stats_rows(report)]
-    judged = ", ".join(p.name for p in report.properties if p.companion)
-    note = f"<p>the companion search judged: {escape(judged)}</p>" if judged else ""
+    note = "".join(f"<p>the companion search ({escape(c.name)}) judged: "
+                   f"{escape(', '.join(p.name for p in report.properties if p.companion == c.name))}</p>"
+                   for c in report.companions)
     return _section("stats", "Statistics", _table(head, rows) + note)
 
 

@@ -14,7 +14,7 @@ from .verdicts import Report
 __all__ = ["markdown_report"]
 
 _MARKS = {"holds": "✅", "witnessed": "✅", "VIOLATED": "❌", "MISSING": "❌", "VACUOUS": "⚠️",
-          "not exercised": "➖", "excused": "➖"}
+          "not exercised": "➖", "excused": "➖", "by construction": "➖"}
 
 
 def _cell(text: str) -> str:
@@ -51,25 +51,31 @@ def _header(report: Report) -> list[str]:
              f"pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading `{report.reading}` · exit code {report.exit_code}",
              "", f"**{'[ok]' if ok else '[fail]'}**", ""]
     lines += [f"- {w}" for w in why] + ["", f"bounds: {_bounds(report.bounds)}", ""]
-    if report.companion_bounds:
-        lines += [f"companion bounds: {_bounds(report.companion_bounds)}", ""]
+    for c in report.companions:
+        lines += [f"companion bounds ({c.name}): {_bounds(c.machine.bounds.as_dict())}", ""]
     return lines
+
+
+def _strength(c: Any) -> str:
+    """The strength cell: the word, then the note of a clause that is not at full strength."""
+    return f"{_cell(c.strength)}<br>{_cell(c.note)}" if c.note else _cell(c.strength)
 
 
 def _clauses(report: Report, traced: set[str]) -> list[str]:
     rows = []
     for c in report.clauses:
-        about = (f"not modelled: {_cell(c.excused or '')}" if c.status == "excused"
-                 else ", ".join(_link(p, traced) for p in c.properties) or "-")
+        about = ", ".join(_link(p, traced) for p in c.properties) or "-"
         witnesses = ", ".join(_link(w, traced) for w in c.witnesses) or "-"
-        rows.append([f"**{c.id}**", _cell(c.rule), f"“{_cell(c.text)}”", _status(c.status), about, witnesses])
-    return ["## Clauses", ""] + _table(["clause", "rule", "text", "verdict", "properties / excuse", "witnesses"], rows)
+        rows.append([f"**{c.id}**", _cell(c.rule), f"“{_cell(c.text)}”", _status(c.status), _strength(c), about,
+                     witnesses])
+    return ["## Clauses", ""] + _table(["clause", "rule", "text", "verdict", "strength", "properties", "witnesses"],
+                                       rows)
 
 
 def _notes(p: Any) -> str:
     notes = [_cell(p.message)] if p.message else []
     if p.companion:
-        notes.append("judged by the companion search")
+        notes.append(f"judged by the companion search ({p.companion})")
     if p.status == "not exercised" and p.needs:
         notes.append(f"needs {_cell(p.needs)}")
     return "; ".join(notes) or "-"
@@ -122,8 +128,10 @@ def _matrix(matrix: Any) -> list[str]:
 def _stats(report: Report) -> list[str]:
     head = ["search", "states", "transitions", "depth", "seconds", "states/s", "complete", "deadlocks"]
     lines = ["## Statistics", ""] + _table(head, stats_rows(report))
-    judged = ", ".join(p.name for p in report.properties if p.companion)
-    return lines + ([f"the companion search judged: {judged}", ""] if judged else [])
+    for c in report.companions:
+        judged = ", ".join(p.name for p in report.properties if p.companion == c.name)
+        lines += [f"the companion search ({c.name}) judged: {judged}", ""]
+    return lines
 
 
 def markdown_report(report: Report, evidence: list[Any], matrix: Any = None) -> str:

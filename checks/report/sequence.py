@@ -85,11 +85,18 @@ def _primary(action: dict[str, Any], pre: dict[str, Any], post: dict[str, Any]) 
     if kind == "poll":
         return "caller", "runtime", f"poll {ex}"
     if kind == "answer":
-        pending = [q["id"] for q in before.get("questions", []) if q["status"] == "pending"]
         verb = "approve" if action.get("approve") else "decline"
-        return "caller", "runtime", f"{verb} {pending[0] if pending else 'question'}"
-    if kind == "finish-segment":
-        return "runtime", "store", "write-back ok" if action.get("write_ok") else "write-back FAILS"
+        return "caller", "runtime", f"{verb} q{action.get('question')}"
+    if kind == "node-fails":
+        return "runtime", "store", "node fails " + ("(routed)" if action.get("routed") else "(unrouted)")
+    if kind == "start-write-back":
+        return "runtime", "store", "take held list (" + ("final" if action.get("final") else "interim") + " write-back)"
+    if kind == "write-message":
+        return "runtime", "store", "write message" if action.get("ok") else "write message FAILS"
+    if kind == "put-back":
+        return "runtime", "store", "put back what was taken"
+    if kind == "report-failure":
+        return "runtime", "caller", "report the failed write-back"
     return "caller", "runtime", str(kind)
 
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .verdicts import (
+    BY_CONSTRUCTION,
     EXCUSED,
     HOLDS,
     MISSING,
@@ -21,14 +22,15 @@ from .verdicts import (
     VIOLATED,
     WITNESSED,
     Report,
+    strength_note,
 )
 
-__all__ = ["print_check", "check_json", "print_matrix", "STYLES", "stats_line"]
+__all__ = ["print_check", "check_json", "print_matrix", "STYLES", "stats_line", "clause_table"]
 
 # verdict word -> style; anything not listed is printed plain
 STYLES = {HOLDS: "green", WITNESSED: "green", VIOLATED: "bold red", VACUOUS: "bold red", MISSING: "bold red",
           UNEXERCISED: "yellow", PARTLY: "yellow", UNREFUTED: "bold red", UNFOUND: "bold red", EXCUSED: "cyan",
-          "[ok]": "bold green", "[fail]": "bold red"}
+          BY_CONSTRUCTION: "cyan", "[ok]": "bold green", "[fail]": "bold red"}
 
 
 def stats_line(r: Any) -> str:
@@ -53,14 +55,20 @@ def _table(*columns: str) -> Table:
     return table
 
 
+# strength -> style
+STRENGTH_STYLES = {"full": "green", "partial": "yellow", "by-construction": "cyan", "excused": "cyan"}
+
+
 def clause_table(report: Report) -> Table:
-    """Every clause: id, quoted text (and why it is not modelled), verdict, the properties checking it."""
-    table = _table("clause", "text", "verdict", "checked by")
+    """Every clause: id, quoted text (and the note on its strength), verdict, strength, the properties
+    checking it."""
+    table = _table("clause", "text", "verdict", "strength", "checked by")
     for c in report.clauses:
         text = Text(f'"{c.text}"')
-        if c.excused:
-            text.append(f"\nnot modelled: {c.excused}", style="dim")
-        table.add_row(c.id, text, _verdict(c.status), ", ".join(c.properties) or "-")
+        if c.note:
+            text.append("\n" + strength_note(c), style="dim")
+        table.add_row(c.id, text, _verdict(c.status), Text(c.strength, style=STRENGTH_STYLES.get(c.strength, "")),
+                      ", ".join(c.properties) or "-")
     return table
 
 
@@ -70,7 +78,7 @@ def property_table(report: Report) -> Table:
     for p in report.properties:
         meaning = Text(p.doc)
         if p.companion:
-            meaning.append(" [judged by the companion search]", style="dim")
+            meaning.append(f" [judged by the companion search: {p.companion}]", style="dim")
         table.add_row(p.name, p.kind, _verdict(p.status), " ".join(p.clauses), p.situation or "-", meaning)
     return table
 
@@ -112,10 +120,11 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
     if r.deadlocks:
         out.print(f"deadlocks: {r.deadlocks:,} states are not finished and have no enabled action", markup=False)
     out.print(stats_line(r), markup=False)
-    if report.companion is not None:
-        judged = ", ".join(p.name for p in report.properties if p.companion)
-        out.print(f"companion search for {judged}, at {_flags(report.companion_bounds or {})}:", markup=False)
-        out.print("  " + stats_line(report.companion), markup=False)
+    for c in report.companions:
+        judged = ", ".join(p.name for p in report.properties if p.companion == c.name)
+        out.print(f"companion search ({c.name}) for {judged}, at {_flags(c.machine.bounds.as_dict())}:",
+                  markup=False)
+        out.print("  " + stats_line(c.result), markup=False)
     out.print(_verdict_line(report))
     if written:
         out.print(f"traces written to {written}", markup=False)
@@ -136,12 +145,13 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
         "bounds": report.bounds,
         "reading": report.reading,
         "deadlocks": r.deadlocks,
-        "companion": None if report.companion is None else {
-            "bounds": report.companion_bounds, "complete": report.companion.complete,
-            "states": report.companion.states, "transitions": report.companion.transitions,
-            "depth": report.companion.depth, "seconds": round(report.companion.seconds, 3),
-            "properties": [p.name for p in report.properties if p.companion],
-        },
+        "companions": [
+            {"name": c.name, "bounds": c.machine.bounds.as_dict(), "complete": c.result.complete,
+             "states": c.result.states, "transitions": c.result.transitions, "depth": c.result.depth,
+             "seconds": round(c.result.seconds, 3),
+             "properties": [p.name for p in report.properties if p.companion == c.name]}
+            for c in report.companions
+        ],
         "deadlock_trace": paths.get("deadlock"),
         "accept_unexercised": report.accept_unexercised,
         "exit": report.exit_code,
@@ -153,7 +163,8 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
         ],
         "clauses": [
             {"id": c.id, "rule": c.rule, "text": c.text, "properties": list(c.properties),
-             "witnesses": list(c.witnesses), "status": c.status, "excused": c.excused}
+             "witnesses": list(c.witnesses), "status": c.status, "excused": c.excused,
+             "strength": c.strength, "note": c.note}
             for c in report.clauses
         ],
     }

@@ -7,16 +7,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pausecheck.model import CLAUSES, COMPANION_BOUNDS, DEFAULT_BOUNDS, READINGS, Bounds, Machine, missing_bound
+from pausecheck.model import CLAUSES, COMPANIONS, DEFAULT_BOUNDS, READINGS, Bounds, Machine, missing_bound
+from pausecheck.model import clauses as catalogue
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
 from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 
-__all__ = ["PropertyVerdict", "ClauseVerdict", "Report", "build_report", "check", "companion_machine",
-           "with_companion"]
+__all__ = ["PropertyVerdict", "ClauseVerdict", "Companion", "Report", "build_report", "check", "companion_machine",
+           "with_companion", "strength_note"]
 
-HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING, EXCUSED = (
-    "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING", "excused",
+HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING, EXCUSED, BY_CONSTRUCTION = (
+    "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING", "excused", "by construction",
 )
 # An incomplete search establishes nothing but the violations and witnesses it found.
 UNREFUTED, UNFOUND = "no violation found (incomplete)", "not found (incomplete)"
@@ -40,7 +41,7 @@ class PropertyVerdict:
     situation: str | None
     doc: str
     needs: str | None = None
-    companion: bool = False  # established by the companion search, not the main one
+    companion: str | None = None  # the companion search that established it (None: the main one)
 
     @property
     def failed(self) -> bool:
@@ -50,7 +51,8 @@ class PropertyVerdict:
 
 @dataclass(frozen=True, slots=True)
 class ClauseVerdict:
-    """One clause: the properties formalising it and their joint verdict, or why it is excused."""
+    """One clause: the properties formalising it and their joint verdict, its strength in the model
+    (full, partial, by-construction, excused: model/clauses.py) and the note explaining a weaker one."""
 
     id: str
     rule: str
@@ -58,7 +60,23 @@ class ClauseVerdict:
     properties: tuple[str, ...]
     witnesses: tuple[str, ...]
     status: str
-    excused: str | None
+    excused: str | None  # why no property formalises it (the note of an excused or by-construction clause)
+    strength: str = "full"
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Companion:
+    """A companion search: named bounds that exercise what the main bounds cannot, for some properties."""
+
+    name: str
+    machine: Machine
+    result: Result
+
+    @property
+    def judged(self) -> tuple[str, ...]:
+        """The properties it judged (its machine's)."""
+        return tuple(p.name for p in self.machine.properties)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +87,7 @@ class Report:
     properties: tuple[PropertyVerdict, ...]
     clauses: tuple[ClauseVerdict, ...]
     machine: Machine
-    companion: Result | None = None  # the search at the companion bounds, if one ran
-    companion_machine: Machine | None = None
+    companions: tuple[Companion, ...] = ()  # the companion searches that ran, in order
     accept_unexercised: bool = False  # the user accepts properties these bounds cannot exercise
 
     @property
@@ -87,17 +104,13 @@ class Report:
         return self.machine.reading.name
 
     @property
-    def companion_bounds(self) -> dict[str, int] | None:
-        return None if self.companion_machine is None else self.companion_machine.bounds.as_dict()
-
-    @property
     def exit_code(self) -> int:
         """0: complete and every property established at these bounds (or, with `accept_unexercised`,
         every property the bounds can exercise); 1: a violation, a vacuous property, a missing witness
         or clause coverage, a deadlock, an incomplete search, or an unexercised property not accepted."""
         ok = (
             self.result.complete
-            and (self.companion is None or (self.companion.complete and self.companion.deadlocks == 0))
+            and all(c.result.complete and c.result.deadlocks == 0 for c in self.companions)
             and self.result.deadlocks == 0
             and not any(p.failed for p in self.properties)
             and not any(c.status in FAILURES for c in self.clauses)
@@ -151,42 +164,46 @@ def check(
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
-    At the default bounds, and unless `companion` is False, a second search at `COMPANION_BOUNDS`
-    judges the properties one execution cannot exercise (isolation). `progress(label)` may return a
-    callback for the search it names ("check", then "companion"). With `accept_unexercised`, the
+    At the default bounds, and unless `companion` is False, the companion searches (`COMPANIONS`)
+    judge the properties the defaults cannot exercise (isolation, interim messages, node failures).
+    `progress(label)` may return a callback for the search it names ("check", "companion: NAME").
+    With `accept_unexercised`, the
     properties these bounds cannot exercise do not fail the check (they are still reported).
     """
     machine = Machine(bounds, READINGS[reading])
     report = build_report(machine, explore(machine, limits, progress("check") if progress else None))
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
-    other = companion_machine(machine, COMPANION_BOUNDS) if companion and bounds == DEFAULT_BOUNDS else None
-    if other is not None:
-        result = explore(other, limits, progress("companion") if progress else None)
-        report = with_companion(report, other, result)
+    if not companion or bounds != DEFAULT_BOUNDS:
+        return report
+    for name, other_bounds in COMPANIONS:
+        other = companion_machine(report, other_bounds)
+        if other is not None:
+            result = explore(other, limits, progress(f"companion: {name}") if progress else None)
+            report = with_companion(report, Companion(name, other, result))
     return report
 
 
-def companion_machine(machine: Machine, bounds: Bounds) -> Machine | None:
-    """The machine for a companion search: the properties the main bounds cannot exercise (and their
-    witnesses), at bounds that can. None if the main bounds exercise everything."""
-    registry = machine.properties
-    wanted = {p.name for p in registry
-              if missing_bound(p, machine.bounds, registry) and not missing_bound(p, bounds, registry)}
-    wanted |= {p.situation for p in machine.properties if p.name in wanted and p.situation}
+def companion_machine(report: Report, bounds: Bounds) -> Machine | None:
+    """The machine for a companion search at `bounds`: the properties the report leaves unexercised
+    that these bounds exercise (and their witnesses). None if there are none."""
+    machine, registry = report.machine, report.machine.properties
+    open_ = {v.name for v in report.unexercised}
+    wanted = {p.name for p in registry if p.name in open_ and not missing_bound(p, bounds, registry)}
+    wanted |= {p.situation for p in registry if p.name in wanted and p.situation}
     if not wanted:
         return None
-    chosen = tuple(p for p in machine.properties if p.name in wanted)
+    chosen = tuple(p for p in registry if p.name in wanted)
     return dataclasses.replace(machine, bounds=bounds, properties=chosen)
 
 
-def with_companion(report: Report, machine: Machine, result: Result) -> Report:
-    """The report with every property the main search could not exercise judged by the companion
-    search instead (a property of the companion machine)."""
-    judged = {v.name: dataclasses.replace(v, companion=True)
-              for v in (_verdict(machine, result, p) for p in machine.properties)}
+def with_companion(report: Report, companion: Companion) -> Report:
+    """The report with every property the main search could not exercise, and the companion search
+    did, judged by the companion search instead."""
+    judged = {v.name: dataclasses.replace(v, companion=companion.name)
+              for v in (_verdict(companion.machine, companion.result, p) for p in companion.machine.properties)}
     verdicts = tuple(judged.get(v.name, v) if v.status == UNEXERCISED else v for v in report.properties)
-    return dataclasses.replace(report, properties=verdicts, clauses=_clauses(verdicts), companion=result,
-                               companion_machine=machine)
+    return dataclasses.replace(report, properties=verdicts, clauses=_clauses(verdicts),
+                               companions=report.companions + (companion,))
 
 
 def _clauses(verdicts: tuple[PropertyVerdict, ...]) -> tuple[ClauseVerdict, ...]:
@@ -195,10 +212,19 @@ def _clauses(verdicts: tuple[PropertyVerdict, ...]) -> tuple[ClauseVerdict, ...]
     for clause in CLAUSES:
         props = [v for v in checks if clause.id in v.clauses]
         witnesses = tuple(dict.fromkeys(v.situation for v in props if v.situation))
-        if clause.excused and not props:
-            status = EXCUSED
+        # a clause no property formalises is excused or by construction if the catalogue says why, else MISSING
+        unformalised = not props and clause.strength in (catalogue.EXCUSED, catalogue.BY_CONSTRUCTION) \
+            and bool(clause.note)
+        if unformalised:
+            status = EXCUSED if clause.strength == catalogue.EXCUSED else BY_CONSTRUCTION
         else:
             status = _clause_status(props)
         clauses.append(ClauseVerdict(clause.id, clause.rule, clause.text, tuple(p.name for p in props), witnesses,
-                                     status, clause.excused))
+                                     status, clause.note if unformalised else None, clause.strength, clause.note))
     return tuple(clauses)
+
+
+def strength_note(c: ClauseVerdict) -> str:
+    """The line under a clause's text saying why it is not at full strength ("" when it is)."""
+    label = {"partial": "partial", "by-construction": "by construction", "excused": "not modelled"}.get(c.strength)
+    return f"{label}: {c.note}" if label and c.note else ""

@@ -1,0 +1,232 @@
+"""Every example command line runs as its text says: those of README.md (its ```sh blocks, its
+commands table and its prose) and those of the `--help` epilogs of every command.
+
+Each example runs in-process through `pausecheck.checks.cli.main` in a temporary directory: the
+files it writes (`--out`, a shrunk trace) land there, and the repository files it reads
+(`traces/golden/...`) are copied there first. The exit code it must give is the one its text states
+("exit 1", "the exit is 0"), else 0. Where the text promises more that is cheap to check (a JSON
+object, files under `--out`, a number of states), that is checked too.
+
+The examples at the default bounds share one search: `check` is memoised on its arguments, so the
+five of them cost one exploration. The examples documented to take minutes (every mutant) are slow.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pausecheck.checks.cli import commands, main
+from pausecheck.checks.cli.parser import parser
+from pausecheck.checks.report import check
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+# What a placeholder of the commands table stands for when the example is run.
+PLACEHOLDERS = {"FILE": "traces/golden/no_put_back.itf.json"}
+SKIPPED = ("pip install", "python -m venv", "python3 -m venv", "pytest", ". .venv/bin/activate")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One documented command line, where it is documented, and what the text around it says."""
+
+    argv: tuple[str, ...]
+    where: str
+    says: str
+
+    @property
+    def exit(self) -> int:
+        """The exit code the text states ("exit 1", "exits 0", "the exit is 0"), else 0."""
+        stated = {int(n) for n in re.findall(r"\bexit(?:s| is| code)?:? (\d)\b", self.says)}
+        assert len(stated) <= 1, f"{self.where}: the text states several exit codes {sorted(stated)}"
+        return stated.pop() if stated else 0
+
+    @property
+    def slow(self) -> bool:
+        """Documented to take minutes: every mutant explored."""
+        every_mutant = self.argv[:1] == ("mutants",) and not {"--only", "--list"} & set(self.argv)
+        return every_mutant or "--mutants" in self.argv
+
+    @property
+    def id(self) -> str:
+        return " ".join(self.argv) or "(none)"
+
+
+def _command(line: str) -> tuple[str, ...] | None:
+    """The arguments of a `pausecheck ...` command line, or None if it is not one to run."""
+    words = shlex.split(line)
+    if len(words) < 2 or words[0] != "pausecheck":
+        return None
+    return tuple(PLACEHOLDERS.get(w, w) for w in words[1:])
+
+
+def readme_examples(text: str | None = None) -> list[Example]:
+    """The `pausecheck` command lines of README.md: in ```sh blocks (each `&&` part that is one; the
+    install and pytest parts are skipped), and in inline code in the prose and the commands table."""
+    text = README.read_text(encoding="utf-8") if text is None else text
+    found = []
+    for lang, body in FENCE.findall(text):
+        if lang not in ("sh", "bash", "console", "shell"):
+            continue
+        for line in body.splitlines():
+            for part in line.split("&&"):
+                part = part.strip().removeprefix("$ ")
+                if part.startswith(SKIPPED):
+                    continue
+                argv = _command(part)
+                if argv is not None:
+                    found.append(Example(argv, f"README.md ```{lang}``` block", line))
+    prose = FENCE.sub("", text)
+    for paragraph in re.split(r"\n\s*\n", prose):
+        for line in paragraph.splitlines() if paragraph.startswith("|") else [paragraph]:
+            for code in re.findall(r"`([^`]+)`", line):
+                argv = _command(" ".join(code.split()))
+                if argv is not None:
+                    where = "README.md commands table" if line.startswith("|") else "README.md prose"
+                    found.append(Example(argv, where, _sentence(line, code)))
+    return found
+
+
+def _sentence(text: str, code: str) -> str:
+    """The sentence (or table row) of `text` in which the inline `code` stands."""
+    if text.startswith("|"):
+        return text
+    flat = " ".join(text.split())
+    for sentence in re.split(r"(?<=[.;])\s+", flat):
+        if " ".join(code.split()) in sentence:
+            return sentence
+    return flat
+
+
+def help_examples() -> list[Example]:
+    """The `pausecheck` command lines of every command's `--help` epilog ("examples:"): a line that
+    starts with `pausecheck` (continued after a trailing backslash) up to two spaces, then what it
+    does, which may go on over the more deeply indented lines below it."""
+    found = []
+    sub = next(a for a in parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, command in sub.choices.items():
+        lines = (command.epilog or "").splitlines()
+        i = 0
+        while i < len(lines):
+            line = lines[i].strip()
+            i += 1
+            if not line.startswith("pausecheck "):
+                continue
+            while line.endswith("\\") and i < len(lines):
+                line = line[:-1].rstrip() + " " + lines[i].strip()
+                i += 1
+            command_line, says = (re.split(r"\s{2,}", line, maxsplit=1) + [""])[:2]
+            while i < len(lines) and lines[i].startswith(" " * 10) and lines[i].strip() \
+                    and not lines[i].strip().startswith("pausecheck"):
+                says += " " + lines[i].strip()
+                i += 1
+            argv = _command(command_line)
+            assert argv is not None, f"`pausecheck {name} --help`: cannot read the example {line!r}"
+            found.append(Example(argv, f"pausecheck {name} --help", says.strip()))
+    return found
+
+
+def examples() -> list[Example]:
+    """Every documented example once (the first place it is documented; the texts of all of them)."""
+    merged: dict[tuple[str, ...], Example] = {}
+    for example in readme_examples() + help_examples():
+        if example.argv in merged:
+            first = merged[example.argv]
+            example = Example(example.argv, first.where, first.says + " / " + example.says)
+        merged[example.argv] = example
+    return list(merged.values())
+
+
+EXAMPLES = examples()
+
+
+def test_the_examples_are_found() -> None:
+    readme = {e.argv[0] for e in readme_examples()}
+    assert {"check", "report", "mutants", "replay", "shrink", "graph"} <= readme
+    helped = {e.where for e in help_examples()}
+    assert {"pausecheck check --help", "pausecheck report --help", "pausecheck graph --help"} <= helped
+    assert ("check",) in {e.argv for e in readme_examples()}  # the end of the install line
+    assert not any(a in ("pip", "pytest", "install") for e in EXAMPLES for a in e.argv)
+    small = next(e for e in EXAMPLES if "--accept-unexercised" in e.argv)
+    assert small.where == "pausecheck check --help" and small.exit == 0 and "not exercised" in small.says
+
+
+def test_example_parsing() -> None:
+    text = ("```sh\npython3 -m venv .venv && pip install -e . && pausecheck check --pauses 1\n```\n\n"
+            "| `pausecheck replay FILE` | confirms it (exit 1 for a violation) |\n\n"
+            "Run `pausecheck --version`. Then `pausecheck graph\n--out g.dot` writes it; `pausecheck.model` is not.\n")
+    found = readme_examples(text)
+    assert [(e.argv, e.exit) for e in found] == [
+        (("check", "--pauses", "1"), 0), (("replay", PLACEHOLDERS["FILE"]), 1), (("--version",), 0),
+        (("graph", "--out", "g.dot"), 0)]
+
+
+_CHECKS: dict[str, Any] = {}
+
+
+def _shared_check(bounds: Any, reading: str = "conformant", **options: Any) -> Any:
+    """`check`, run once per distinct set of arguments (the progress callback aside)."""
+    progress = options.pop("progress", None)
+    key = repr((bounds, reading, sorted(options.items())))
+    if key not in _CHECKS:
+        _CHECKS[key] = check(bounds, reading, progress=progress, **options)
+    return _CHECKS[key]
+
+
+def _prepare(argv: tuple[str, ...], tmp: Path) -> list[str]:
+    """The arguments to run in `tmp`: each repository file read is copied there (at the same relative
+    path, so that what is written beside it stays there), each absolute `--out` rewritten into it."""
+    out = list(argv)
+    for i, arg in enumerate(out):
+        source = ROOT / arg
+        if not Path(arg).is_absolute() and "/" in arg and source.is_file():
+            (tmp / arg).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, tmp / arg)
+        if i and out[i - 1] in ("--out", "--golden") and Path(arg).is_absolute():
+            out[i] = str(tmp / Path(arg).name)
+    return out
+
+
+def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]:
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # --version and --help exit through argparse
+        code = stop.code if isinstance(stop.code, int) else 0
+    return code, capsys.readouterr().out
+
+
+def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
+    """What the text promises beyond the exit code, where it is cheap to check."""
+    if "--json" in argv:
+        assert isinstance(json.loads(out), dict)
+    if "--out" in argv:
+        written = tmp / argv[argv.index("--out") + 1]
+        assert written.exists(), f"{example.id}: nothing written to {written}"
+        if written.is_dir():
+            assert any(written.glob("*.itf.json")), f"{example.id}: no trace under {written}"
+        elif argv[0] == "report" and "--format" not in argv:
+            assert written.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    for count in re.findall(r"\b(\d[\d,]*) states\b", example.says):
+        assert f"wrote {count} states" in out, f"{example.id}: the text promises {count} states"
+
+
+@pytest.mark.parametrize("example", [pytest.param(e, id=e.id, marks=[pytest.mark.slow] if e.slow else [])
+                                     for e in EXAMPLES])
+def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(commands, "check", _shared_check)
+    monkeypatch.setenv("NO_COLOR", "1")
+    argv = _prepare(example.argv, tmp_path)
+    code, out = _run(capsys, argv)
+    assert code == example.exit, (f"`pausecheck {example.id}` ({example.where}) exits {code}, its text says "
+                                  f"{example.exit}: {example.says}\n{out[-1500:]}")
+    _promises(example, argv, out, tmp_path)

@@ -1,0 +1,193 @@
+"""Liveness: the three properties hold on small bounds, the graph agrees with the explorer, and each
+property is broken by a deliberately broken machine (patched rules, or a hand-made graph with a cycle)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+import pytest
+from pausecheck.checks.liveness import Lasso, LivenessGraphTooLarge, LivenessResult, check_liveness, lasso_document
+from pausecheck.model import BOUND_HELP, Bounds, Machine
+from pausecheck.model.state import FINISHED, find_execution, with_execution, with_segment
+from pausecheck.traces.replay import replay
+
+from pausecheck import explore
+
+# Small bounds; any bound not named here (the model grows new ones) sits at its minimum, to keep this fast.
+MINIMA = {name: minimum for name, (minimum, _) in BOUND_HELP.items()}
+SMALL = Machine(Bounds(**MINIMA | dict(calls=2, per_call=1, artifacts=2, pauses=1, write_failures=1, held_bound=1)))
+NAMES = ("no_stuck_execution", "eventual_delivery", "declined_run_completes")
+
+
+def _is_decline(action: Any) -> bool:
+    return type(action).__name__ == "Answer" and getattr(action, "approve", None) is False
+
+
+def decline_does_not_resume(bounds: Bounds, pre: Any, action: Any, post: Any) -> Any:
+    """A declined answer leaves the run without a segment: nothing ever drives it again."""
+    return with_segment(post, action.execution, None) if _is_decline(action) else post
+
+
+def finish_reholds(bounds: Bounds, pre: Any, action: Any, post: Any) -> Any:
+    """When an execution finishes, artifact a1 is put back into its held list, where it stays."""
+    if not post.artifacts:
+        return post
+    before = {e.id: e.status for e in pre.executions}
+    for e in post.executions:
+        if e.status in FINISHED and before.get(e.id) not in FINISHED and 1 not in e.held:
+            post = with_execution(post, find_execution(post, e.id)._replace(held=e.held + (1,)))
+    return post
+
+
+@pytest.fixture(scope="module")
+def small() -> LivenessResult:
+    return check_liveness(SMALL)
+
+
+@pytest.fixture(scope="module")
+def stuck() -> tuple[Machine, LivenessResult]:
+    machine = dataclasses.replace(SMALL, patch=decline_does_not_resume)
+    return machine, check_liveness(machine)
+
+
+@pytest.fixture(scope="module")
+def rehold() -> tuple[Machine, LivenessResult]:
+    machine = dataclasses.replace(SMALL, patch=finish_reholds)
+    return machine, check_liveness(machine)
+
+
+def test_all_hold_on_small_bounds(small: LivenessResult) -> None:
+    assert [v.name for v in small.verdicts] == list(NAMES)
+    assert all(v.holds and v.lasso is None and v.message is None for v in small.verdicts)
+    assert all(v.clauses and v.doc for v in small.verdicts)
+
+
+def test_facts_agree_with_the_explorer(small: LivenessResult) -> None:
+    result = explore(SMALL)
+    facts = small.facts
+    assert (facts.states, facts.transitions) == (result.states, result.transitions)
+    assert facts.edges + facts.self_loops <= facts.transitions
+    assert facts.nontrivial_sccs == 0  # the model is acyclic apart from self-loops
+    assert 0 < facts.final_states <= facts.end_states < facts.states
+    assert facts.seconds > 0
+
+
+def test_max_states_guard() -> None:
+    with pytest.raises(LivenessGraphTooLarge, match="more than 10 states"):
+        check_liveness(SMALL, max_states=10)
+
+
+def _assert_lasso(lasso: Lasso | None) -> Lasso:
+    """A lasso is a real path whose loop closes; returns it for more checks."""
+    assert lasso is not None
+    assert 0 <= lasso.loop_start < len(lasso.states)
+    assert len(lasso.actions) in (len(lasso.states) - 1, len(lasso.states))
+    return lasso
+
+
+def test_a_decline_that_does_not_resume_is_stuck(stuck: tuple[Machine, LivenessResult]) -> None:
+    machine, result = stuck
+    assert not result.verdict("no_stuck_execution").holds
+    assert not result.verdict("declined_run_completes").holds
+    for name in ("no_stuck_execution", "declined_run_completes"):
+        lasso = _assert_lasso(result.verdict(name).lasso)
+        last = lasso.states[-1]
+        assert lasso.loop_start == len(lasso.states) - 1  # a stutter: the run just stops
+        assert not machine.is_final(last)
+        assert all(post == last for _, post in machine.successors(last))
+        assert any(_is_decline(a) for a in lasso.actions)
+    message = result.verdict("declined_run_completes").message
+    assert message is not None and "declined and unfinished" in message
+
+
+def test_an_artifact_held_after_finishing_is_never_delivered(rehold: tuple[Machine, LivenessResult]) -> None:
+    machine, result = rehold
+    verdict = result.verdict("eventual_delivery")
+    assert not verdict.holds
+    lasso = _assert_lasso(verdict.lasso)
+    assert lasso.loop_start == len(lasso.states) - 1
+    assert any(1 in e.held for e in lasso.states[-1].executions)
+    assert verdict.message is not None and "a1" in verdict.message
+    assert result.verdict("no_stuck_execution").holds and result.verdict("declined_run_completes").holds
+
+
+class FakeExecution(NamedTuple):
+    id: str
+    status: str
+    held: tuple[int, ...] = ()
+    questions: tuple[Any, ...] = ()
+
+
+class FakeQuestion(NamedTuple):
+    status: str
+
+
+class FakeState(NamedTuple):
+    name: str
+    executions: tuple[FakeExecution, ...]
+
+
+class Go(NamedTuple):
+    to: str
+
+
+class CycleMachine:
+    """s0 -> s1 -> s2 -> s1 (a cycle holding a1 with e1 declined and running), s2 -> s3 (final)."""
+
+    def __init__(self) -> None:
+        declined = (FakeQuestion("declined"),)
+        held = FakeExecution("e1", "running", (1,), declined)
+        self.states = {
+            "s0": FakeState("s0", (FakeExecution("e1", "running"),)),
+            "s1": FakeState("s1", (held,)),
+            "s2": FakeState("s2", (held._replace(status="paused"),)),
+            "s3": FakeState("s3", (FakeExecution("e1", "completed", (), declined),)),
+        }
+        self.edges = {"s0": ("s1",), "s1": ("s2", "s1"), "s2": ("s1", "s3"), "s3": ("s3",)}
+
+    def init_states(self) -> tuple[FakeState, ...]:
+        return (self.states["s0"],)
+
+    def successors(self, state: FakeState) -> Iterator[tuple[Go, FakeState]]:
+        for target in self.edges[state.name]:
+            yield Go(target), self.states[target]
+
+    def is_final(self, state: FakeState) -> bool:
+        return state.name == "s3"
+
+
+def test_a_cycle_that_holds_an_artifact_is_reported() -> None:
+    machine = CycleMachine()
+    result = check_liveness(machine)
+    facts = result.facts
+    assert (facts.states, facts.transitions, facts.edges, facts.self_loops) == (4, 6, 4, 2)
+    assert (facts.nontrivial_sccs, facts.end_states, facts.final_states) == (1, 1, 1)
+    assert result.verdict("no_stuck_execution").holds  # s3 is reachable from everywhere
+    for name in ("eventual_delivery", "declined_run_completes"):
+        lasso = _assert_lasso(result.verdict(name).lasso)
+        assert [s.name for s in lasso.states] == ["s0", "s1", "s2"]
+        assert lasso.actions == (Go("s1"), Go("s2"), Go("s1"))  # the last closes the loop
+        assert lasso.loop_start == 1
+    assert "2-state cycle entered at step 1" in (result.verdict("eventual_delivery").message or "")
+
+
+def test_lasso_document_has_the_loop_and_replays(stuck: tuple[Machine, LivenessResult]) -> None:
+    machine, result = stuck
+    verdict = result.verdict("no_stuck_execution")
+    document = lasso_document(machine, verdict)
+    lasso = verdict.lasso
+    assert lasso is not None
+    assert document["loop"] == document["#meta"]["loop"] == lasso.loop_start
+    assert document["#meta"]["kind"] == "eventually" and document["#meta"]["verdict"] == "violation"
+    assert document["#meta"]["clauses"] == list(verdict.clauses)
+    assert len(document["states"]) == len(lasso.states)
+    replayed = replay(document, machine)
+    assert replayed.diverged_at is None, replayed.divergence
+    assert replayed.states == lasso.states
+
+
+def test_lasso_document_refuses_a_verdict_that_holds(small: LivenessResult) -> None:
+    with pytest.raises(ValueError, match="holds"):
+        lasso_document(SMALL, small.verdicts[0])
