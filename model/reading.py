@@ -52,15 +52,20 @@ CONFORMANT = Reading(
                "the pauses RT-TOOL-7's narrative has in view; others arrive with the readings issue"),
         Choice("A-T3", "the wire is the turn's assistant messages (their toolArtifacts, the turn result)",
                "job outputs, pause responses and snapshots are not modelled, so cannot expose anything"),
-        Choice("A-T5", "moot here: put-back restores the taken list in front, and since the write-back is "
-               "atomic (A-T6) nothing can arrive between take and put-back",
+        Choice("A-T5", "moot here: put-back restores the taken list in front of the held list; between an "
+               "execution's take and its put-back no step adds to that list (holds happen only at a pause, "
+               "and no concurrent segment of one execution exists, A-T7)",
                "so assignment, append and prepend coincide (the mutant put_back_by_assignment is equivalent)"),
-        Choice("A-T6", "take, write and put-back are one atomic step (no crash inside)",
+        Choice("A-T6", "take, write, put-back and report are separate steps, in that order; other executions' "
+               "steps and polls may fall between them; no crash falls between them",
                "crash and restart arrive with the readings issue"),
         Choice("A-T9", "the bound counts artifacts and is checked at every hold; newest = last to arrive",
                "one warning per dropped artifact, kept in a ghost set so no-loss holds modulo drops"),
-        Choice("A-T11", "a segment writes exactly one assistant message, at its end",
-               "no interim message, so the write-back and the end of a segment coincide"),
+        Choice("A-T11", "reading A: a segment may write interim assistant messages before its last; each is "
+               "a write-back that takes the held list (the next write-back, T7.4), and the segment carries "
+               "on and may pause again",
+               "an execution then performs several write-backs, so never delivering twice (T7.8) has a subject; "
+               "reading B (hold everything for the next resume) is the readings issue's"),
         Choice("A-T8", "a paused execution is never cancelled, expired or abandoned; a session starts no "
                "new turn while one is paused",
                "the fate of held artifacts at a terminal outcome is left to the readings issue"),
@@ -71,6 +76,9 @@ CONFORMANT = Reading(
                "an ambiguous failure is the mutant failed_write_lands"),
         Choice("A-T15", "a re-pause holds the old held list first, then the new segment's",
                "arrival order, as RT-TOOL-6's narrative keeps it"),
+        Choice("INT-19", "an answer names its question; an answer to a question no longer pending (a second "
+               "tab, a retried request) changes nothing",
+               "the latest settled question may be answered again the other way; the first answer stands"),
         Choice("A-G1", "a decline closes the interrupted attempt as cancelled and records no new attempt",
                "the tool never ran; the denial reaches the consumer as a tool error result (G5.1)"),
         Choice("A-G2", "the gate interrupt is stamped with the tool attempt; on answer it is cancelled, "

@@ -265,3 +265,13 @@ def test_graph_export_and_its_guard(tmp_path, capsys):
     assert code == 2 and "more than 10 states" in err and len(err.strip().splitlines()) == 1
     code, out, _ = run(capsys, "graph", "--around", GOLDEN, "--out", str(tmp_path / "near.dot"))
     assert code == 0 and "t7" in (tmp_path / "near.dot").read_text(encoding="utf-8")
+
+
+def test_check_liveness_reports_each_property(capsys):
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--liveness", "--json")
+    live = json.loads(out)["liveness"]
+    assert code == 0 and live["states"] == json.loads(out)["states"] and live["cycles"] == 0
+    assert [(p["name"], p["holds"]) for p in live["properties"]] == [
+        ("no_stuck_execution", True), ("eventual_delivery", True), ("declined_run_completes", True)]
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--liveness")
+    assert code == 0 and re.search(r"\neventual_delivery +holds +T7\.1 T7\.12 ", out)

@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 from pausecheck.checks.cli import commands, main
 from pausecheck.checks.cli.parser import parser
+from pausecheck.checks.killmatrix import kill_matrix
+from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.report import check
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -221,9 +223,18 @@ def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
 @pytest.mark.parametrize("example", [pytest.param(e, id=e.id, marks=[pytest.mark.slow] if e.slow else [])
                                      for e in EXAMPLES])
 def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+                                        monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(commands, "check", _shared_check)
+
+    def shared_kill_matrix(mutants: Any, bounds: Any = None, progress: Any = None, searching: Any = None) -> Any:
+        """Every mutant at its own bounds is the session's kill matrix (minutes): computed once, in conftest."""
+        mutants = tuple(mutants)
+        if bounds is None and mutants == tuple(MUTANTS):
+            return request.getfixturevalue("matrix")
+        return kill_matrix(mutants, bounds, progress, searching)
+
+    monkeypatch.setattr(commands, "kill_matrix", shared_kill_matrix)
     monkeypatch.setenv("NO_COLOR", "1")
     argv = _prepare(example.argv, tmp_path)
     code, out = _run(capsys, argv)

@@ -102,6 +102,10 @@ def parser() -> argparse.ArgumentParser:
     _search(check)
     check.add_argument("--out", type=Path, metavar="DIR", help="write counterexamples and witnesses as ITF JSON here")
     check.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
+    check.add_argument("--liveness", action="store_true",
+                       help="also judge liveness under weak fairness on the reachable graph (networkx): no stuck "
+                       "execution, every held artifact eventually delivered or warned, a declined run completes; "
+                       "about as long again as the search")
 
     rp = _add(commands, "replay", "re-execute an ITF trace on the model and say what it shows",
               "Re-execute every step of a trace written by pausecheck; name the first step and field where it "

@@ -25,7 +25,8 @@ from .verdicts import (
     strength_note,
 )
 
-__all__ = ["print_check", "check_json", "print_matrix", "STYLES", "stats_line", "clause_table"]
+__all__ = ["print_check", "check_json", "print_matrix", "print_liveness", "liveness_json", "STYLES", "stats_line",
+           "clause_table"]
 
 # verdict word -> style; anything not listed is printed plain
 STYLES = {HOLDS: "green", WITNESSED: "green", VIOLATED: "bold red", VACUOUS: "bold red", MISSING: "bold red",
@@ -83,15 +84,16 @@ def property_table(report: Report) -> Table:
     return table
 
 
-def _verdict_line(report: Report) -> Text:
+def _verdict_line(report: Report, live: Any = None) -> Text:
     r = report.result
     unexercised = [p.name for p in report.unexercised]
-    if report.exit_code == 0:
+    broken = [v.name for v in live.verdicts if not v.holds] if live is not None else []
+    if report.exit_code == 0 and not broken:
         text = " every property holds and every witness was found"
         if unexercised:
             text += f"; accepted as not exercised at these bounds: {', '.join(unexercised)}"
         return Text.assemble(("[ok]", STYLES["[ok]"]), text)
-    parts = [f"{p.name} {p.status}" for p in report.properties if p.failed]
+    parts = [f"{p.name} {p.status}" for p in report.properties if p.failed] + [f"{n} VIOLATED" for n in broken]
     parts += ["deadlock"] * bool(r.deadlocks) + ["incomplete search"] * (not r.complete)
     if unexercised and not report.accept_unexercised:
         which = ", ".join(unexercised) if len(unexercised) <= 4 else f"{len(unexercised)} properties"
@@ -99,7 +101,8 @@ def _verdict_line(report: Report) -> Text:
     return Text.assemble(("[fail]", STYLES["[fail]"]), " " + "; ".join(parts))
 
 
-def print_check(out: Console, report: Report, renders: list[str], command: str, written: str | None) -> None:
+def print_check(out: Console, report: Report, renders: list[str], command: str, written: str | None,
+                live: Any = None) -> None:
     """The human report: header, clause table, property table, counterexamples, statistics, verdict."""
     r = report.result
     out.print(f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}", markup=False)
@@ -125,7 +128,9 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
         out.print(f"companion search ({c.name}) for {judged}, at {_flags(c.machine.bounds.as_dict())}:",
                   markup=False)
         out.print("  " + stats_line(c.result), markup=False)
-    out.print(_verdict_line(report))
+    if live is not None:
+        print_liveness(out, live)
+    out.print(_verdict_line(report, live))
     if written:
         out.print(f"traces written to {written}", markup=False)
     elif report.exit_code:
@@ -219,3 +224,31 @@ def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, e
         out.print(Text.assemble(("[fail]", STYLES["[fail]"]), f" survived: {', '.join(matrix.survivors)}"))
     else:
         out.print(Text.assemble(("[ok]", STYLES["[ok]"]), " every mutant is killed or marked equivalent"))
+
+
+def print_liveness(out: Console, live: Any) -> None:
+    """The liveness verdicts (weak fairness on every state-changing step) and the graph's shape."""
+    f = live.facts
+    out.print(f"liveness under weak fairness: {f.states:,} states, {f.edges:,} state-changing edges, "
+              f"{f.nontrivial_sccs} cycle(s), {f.end_states:,} end states ({f.final_states:,} final), "
+              f"in {f.seconds:.1f} s", markup=False)
+    table = _table("property", "verdict", "clauses", "meaning")
+    for v in live.verdicts:
+        table.add_row(v.name, _verdict(HOLDS if v.holds else VIOLATED), " ".join(v.clauses), v.doc)
+    out.print(table)
+    for v in live.verdicts:
+        if not v.holds:
+            out.print(f"{v.name}: {v.message}", markup=False)
+    out.print()
+
+
+def liveness_json(live: Any) -> dict[str, Any]:
+    """The liveness part of `pausecheck check --liveness --json`."""
+    f = live.facts
+    return {
+        "states": f.states, "edges": f.edges, "cycles": f.nontrivial_sccs, "end_states": f.end_states,
+        "final_states": f.final_states, "seconds": round(f.seconds, 3),
+        "properties": [{"name": v.name, "clauses": list(v.clauses), "meaning": v.doc, "holds": v.holds,
+                        "message": v.message, "loop": None if v.lasso is None else v.lasso.loop_start}
+                       for v in live.verdicts],
+    }
