@@ -7,7 +7,7 @@ the clauses they break and what must catch them, is `checks/mutants.py`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pausecheck.model import Bounds, Patch
@@ -36,6 +36,7 @@ from pausecheck.model.state import (
     RUNNING,
     Attempt,
     Question,
+    Segment,
     State,
     Warning,
     find_execution,
@@ -64,8 +65,9 @@ def both(*patches: Patch) -> Patch:
 
 
 def _question(state: State, a: Answer) -> Question:
-    """The question an answer names."""
-    return next(q for q in find_execution(state, a.execution).questions if q.id == a.question)
+    """The question an answer names (a settled stand-in if the execution has none by that number)."""
+    found = (q for q in find_execution(state, a.execution).questions if q.id == a.question)
+    return next(found, Question("", DECLINED, 0, a.question))
 
 
 def answering(deviate: Callable[[Bounds, State, Answer, State], State]) -> Patch:
@@ -478,3 +480,27 @@ def answer_leaves_question_pending(b: Bounds, pre: State, a: Answer, post: State
     e = find_execution(post, a.execution)
     return _set(post, a.execution, questions=tuple(q._replace(status=PENDING) if q.id == a.question else q
                                                   for q in e.questions))
+
+
+# ---------------------------------------------------------------------------------------------
+# Behaviour removed or added
+
+
+def declines(b: Bounds, pre: State, a: Any) -> bool:
+    # Withheld: every decline.
+    return type(a) is Answer and not a.approve
+
+
+def failing_writes(b: Bounds, pre: State, a: Any) -> bool:
+    # Withheld: every failing write of an assistant message.
+    return type(a) is WriteMessage and not a.ok
+
+
+def resume_without_answer(b: Bounds, pre: State) -> Iterator[tuple[Answer, State]]:
+    # Added: a paused run resumes by itself (its answer names no question, q0) and re-fires nothing;
+    # the pending question is left as it was. Only before the run wrote a message, so that the run,
+    # which the ladder pauses again at its end, cannot loop writing messages.
+    for e in pre.executions:
+        if e.status == "paused" and not e.messages:
+            post = with_segment(_set(pre, e.id, status=RUNNING), e.id, Segment(e.id, 0, ()))
+            yield Answer(e.id, 0, True), post

@@ -21,8 +21,9 @@ that P is implied by Q.
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,7 @@ from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
 from .explore import Discovery, Progress, explore
-from .mutants import DEADLOCK, Mutant, bounds_of, mutate
+from .mutants import DEADLOCK, WITNESS_LOST, Mutant, bounds_of, mutate
 
 __all__ = ["MutantKill", "PropertyKills", "KillMatrix", "kill_matrix", "killer_names"]
 
@@ -121,18 +122,30 @@ class KillMatrix:
         }
 
 
+@functools.cache
+def _witnesses(bounds: Bounds) -> Mapping[str, Discovery]:
+    """The witnesses the rules reach at these bounds (one conformant search per bounds, remembered)."""
+    return explore(Machine(bounds)).witnesses
+
+
 def killer_names(machine: Machine) -> tuple[str, ...]:
     """The properties that can kill a mutant of this machine: always and transition, then deadlock."""
     return tuple(p.name for p in machine.properties if p.kind in (ALWAYS, TRANSITION)) + (DEADLOCK,)
 
 
-def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None) -> MutantKill:
+def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None,
+         baseline: Callable[[Bounds], Mapping[str, Discovery]]) -> MutantKill:
     result = explore(mutate(Machine(bounds), mutant), progress=searching)
     evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
     lengths = {name: len(d.actions) for name, d in result.violations.items()}
     if result.deadlock is not None:
         lengths[DEADLOCK] = len(result.deadlock.actions)
     killed = tuple(name for name in order if name in lengths)
+    if not killed:  # only behaviour removed? then a witness the rules reach is lost
+        lost = {WITNESS_LOST + name: len(found.actions) for name, found in baseline(bounds).items()
+                if name not in result.witnesses}
+        lengths.update(lost)
+        killed = tuple(lost)
     return MutantKill(
         name=mutant.name, clauses=mutant.clauses, bounds=bounds, killed_by=killed,
         shortest=tuple((name, lengths[name]) for name in killed), equivalent=mutant.equivalent,
@@ -191,6 +204,6 @@ def kill_matrix(
     for i, m in enumerate(mutants, 1):
         if progress is not None:
             progress(i, len(mutants), m.name)
-        rows.append(_row(m, bounds_of(m, bounds or DEFAULT_BOUNDS), order, searching))
+        rows.append(_row(m, bounds_of(m, bounds or DEFAULT_BOUNDS), order, searching, _witnesses))
     rows = tuple(rows)
     return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from pausecheck.model import Bounds, Machine, Patch
 from pausecheck.model.actions import (
@@ -31,12 +30,15 @@ from pausecheck.model.actions import (
     ToolInterrupts,
     WriteMessage,
 )
-from pausecheck.model.machine import DEADLOCK
+from pausecheck.model.machine import DEADLOCK, Block, Extra
 from pausecheck.model.state import State
 
 from . import deviations as d
 
-__all__ = ["DEADLOCK", "Mutant", "MUTANTS", "mutant_named", "mutate", "bounds_of"]
+__all__ = ["DEADLOCK", "WITNESS_LOST", "Mutant", "MUTANTS", "mutant_named", "mutate", "bounds_of"]
+
+# The killer named by a mutant that only removes behaviour: a witness the rules reach and it does not.
+WITNESS_LOST = "witness lost: "
 
 
 
@@ -51,6 +53,8 @@ class Mutant:
     shortest: int | None  # steps in the target's shortest counterexample at `bounds_of(mutant)`
     patch: Patch | None = None
     show: Callable[[State], tuple] | None = None
+    block: Block | None = None  # actions the deviant runtime never takes (behaviour removed)
+    extra: Extra | None = None  # actions it takes that the rules do not have (behaviour added)
     bounds: Bounds | None = None  # bounds it needs to be caught, where the defaults are not enough
     equivalent: bool = False  # no property can catch it: it behaves like the default at these bounds
     reason: str = ""  # why it is equivalent
@@ -58,8 +62,9 @@ class Mutant:
     def __post_init__(self) -> None:
         if not self.clauses:
             raise ValueError(f"mutant {self.name!r}: clauses must name at least one clause")
-        if self.patch is None and self.show is None:
-            raise ValueError(f"mutant {self.name!r}: needs a patch or a show, else it is the default")
+        if self.patch is None and self.show is None and self.block is None and self.extra is None:
+            raise ValueError(f"mutant {self.name!r}: needs a patch or a show (or a block or extra actions), "
+                             "else it is the default")
         if self.equivalent:
             if not self.reason or self.target is not None or self.shortest is not None:
                 raise ValueError(f"mutant {self.name!r}: an equivalent mutant has a reason and no target")
@@ -74,17 +79,15 @@ def bounds_of(mutant: Mutant, default: Bounds | None = None) -> Bounds:
 
 def mutate(machine: Machine, mutant: Mutant) -> Machine:
     """The machine with the mutant's deviation applied (its bounds are the machine's own)."""
-    changes: dict[str, Any] = {}
-    if mutant.patch is not None:
-        changes["patch"] = mutant.patch
-    if mutant.show is not None:
-        changes["show"] = mutant.show
+    changes = {name: getattr(mutant, name) for name in ("patch", "show", "block", "extra")
+               if getattr(mutant, name) is not None}
     return dataclasses.replace(machine, **changes)
 
 
 _TWO_SESSIONS = Bounds(sessions=2, calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0)
 _TWO_TURNS = Bounds(turns=2, calls=2, per_call=1, artifacts=2, pauses=1, write_failures=0, observations=0)
 _ROOMY_HELD = Bounds(artifacts=2, held_bound=2)  # room to hold two, so order shows without drops
+_SMALL = Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1)
 _NODE_FAILURE = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, node_failures=1,
                        held_bound=1)  # a node fails (the defaults have none), with an artifact held
 
@@ -212,6 +215,13 @@ MUTANTS: tuple[Mutant, ...] = (
       "one_question_per_pause", 5, d.on(ToolInterrupts, d.question_per_gated_call)),
     M("answer_leaves_question_pending", ("G6.9",), "the run resumes but the answered question stays pending",
       "no_phantom_pause", 4, d.answering(d.answer_leaves_question_pending)),
+    # behaviour removed or added (the rules' actions withheld, or actions the rules do not have)
+    M("decline_not_offered", ("G5.2",), "the runtime offers only approval: a question cannot be declined",
+      WITNESS_LOST + "decline", 4, block=d.declines),
+    M("write_never_fails", ("T7.10", "T7.11"), "the runtime's writes never fail (a store that cannot fail "
+      "hides the put-back path)", WITNESS_LOST + "write_back_fails_with_held", 8, block=d.failing_writes),
+    M("resume_without_answer", ("G6.9", "G6.5"), "a paused run may resume on its own (a timer), leaving its "
+      "question pending", "no_phantom_pause", 4, extra=d.resume_without_answer, bounds=_SMALL),
 )
 del M
 

@@ -17,22 +17,28 @@ from .reading import CONFORMANT, Reading
 from .rules import RULES, step
 from .state import FINISHED, INITIAL, State
 
-__all__ = ["Machine", "Patch", "DEADLOCK", "DEADLOCK_DOC"]
+__all__ = ["Machine", "Patch", "Block", "Extra", "DEADLOCK", "DEADLOCK_DOC"]
 
 DEADLOCK = "deadlock"  # the pseudo-property broken by a state that is not final and cannot move
 DEADLOCK_DOC = "a state that is not finished and has no enabled action"
 
 # A deviation applied to a default successor: (bounds, pre, action, post) -> the deviant post.
 Patch = Callable[[Bounds, State, Action, State], State]
+# A deviation that withholds an action the rules enable: (bounds, pre, action) -> withheld?
+Block = Callable[[Bounds, State, Action], bool]
+# A deviation that enables actions the rules do not: (bounds, pre) -> (action, post) pairs.
+Extra = Callable[[Bounds, State], Iterator[tuple[Action, State]]]
 
 
 @dataclass(frozen=True)
 class Machine:
-    """The model under given bounds and reading; `patch` and `show` are for mutants only."""
+    """The model under given bounds and reading; `patch`, `block`, `extra` and `show` are for mutants."""
 
     bounds: Bounds = DEFAULT_BOUNDS
     reading: Reading = CONFORMANT
     patch: Patch | None = None
+    block: Block | None = None
+    extra: Extra | None = None
     show: Callable[[State], tuple] = shown
     properties: tuple[Property, ...] = field(default=PROPERTIES)
 
@@ -42,17 +48,25 @@ class Machine:
 
     def successors(self, state: State) -> Iterator[tuple[Action, State]]:
         """Each enabled action with its successor, in canonical order."""
-        bounds, reading, patch = self.bounds, self.reading, self.patch
+        bounds, reading, patch, block = self.bounds, self.reading, self.patch, self.block
         for rule in RULES:
             for action in rule.guard(bounds, state):
+                if block is not None and block(bounds, state, action):
+                    continue
                 post = rule.effect(bounds, reading, state, action)
                 if patch is not None:
                     post = patch(bounds, state, action, post)
                 yield action, post
+        if self.extra is not None:
+            yield from self.extra(bounds, state)
 
     def step(self, state: State, action: Action) -> State | None:
         """The successor under one action, or None if it is not enabled."""
+        if self.block is not None and self.block(self.bounds, state, action):
+            return None
         post = step(self.bounds, self.reading, state, action)
+        if post is None and self.extra is not None:
+            return next((after for added, after in self.extra(self.bounds, state) if added == action), None)
         if post is not None and self.patch is not None:
             post = self.patch(self.bounds, state, action, post)
         return post

@@ -212,7 +212,7 @@ def _trail_never_relabelled(pre: State, action: Any, post: State, ctx: Context) 
             own = mine and old.status == RUNNING and getattr(action, "call", None) == old.call \
                 and _OWN_EVENT.get(type(action)) == new.status
             answered = mine and type(action) is Answer and old.status == INTERRUPTED and new.status == CANCELLED \
-                and _answered(pre, action).call == old.call
+                and getattr(_answered(pre, action), "call", None) == old.call
             if not (own or answered):
                 return f"attempt {i} of {e.id} ({old.call}) was relabelled {old.status} -> {new.status} by: {action}"
         if len(after[e.id]) < len(e.attempts):
@@ -236,8 +236,8 @@ def _records(event: str, expected: str) -> Callable[[State, Any, State, Context]
 
 
 def _answered(state: State, action: Answer) -> Any:
-    """The question an answer names."""
-    return next(q for q in find_execution(state, action.execution).questions if q.id == action.question)
+    """The question an answer names, or None if the execution has none by that number."""
+    return next((q for q in find_execution(state, action.execution).questions if q.id == action.question), None)
 
 
 def _write_back_delivers(pre: State, action: Any, post: State, ctx: Context) -> str | None:
@@ -283,7 +283,9 @@ def _failed_write_back_restores(pre: State, action: Any, post: State, ctx: Conte
 
 def _stale_answer_changes_nothing(pre: State, action: Answer, post: State, ctx: Context) -> str | None:
     question = _answered(pre, action)
-    if question.status != PENDING and post != pre:
+    if question is None and post != pre:
+        return f"an answer naming q{action.question}, which {action.execution} never raised, changed the state"
+    if question is not None and question.status != PENDING and post != pre:
         return f"an answer to q{question.id} of {action.execution}, already {question.status}, changed the state"
     return None
 
@@ -318,7 +320,7 @@ def _drops_newest_with_warning(pre: State, action: Any, post: State, ctx: Contex
 
 def _resume_supersedes(pre: State, action: Answer, post: State, ctx: Context) -> str | None:
     question = _answered(pre, action)
-    if question.status != PENDING:
+    if question is None or question.status != PENDING:
         return None
     before, after = _trail(pre, action.execution, question.call), _trail(post, action.execution, question.call)
     expected = before[:-1] + [CANCELLED] + ([RUNNING] if action.approve else [])
@@ -388,7 +390,8 @@ INVARIANTS: tuple[Property, ...] = (
              "a resumed call records a new attempt and cancels the superseded interrupted one",
              situation="approve", on=(Answer,)),
     Property("stale_answer_changes_nothing", TRANSITION, ("G6.9",), _stale_answer_changes_nothing,
-             "an answer to a question no longer pending changes nothing", situation="stale_answer", on=(Answer,)),
+             "an answer to a question no longer pending (or never raised) changes nothing", situation="stale_answer",
+             on=(Answer,)),
 )
 PROPERTIES: tuple[Property, ...] = INVARIANTS + WITNESSES
 

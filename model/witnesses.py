@@ -159,8 +159,8 @@ WITNESSES: tuple[Property, ...] = (
              "an interim write-back delivers held artifacts, and the segment carries on", on=(WriteMessage,),
              requires=at_least(_holds, interim_writes=1)),
     Property("stale_answer", SOMETIMES, ("G6.9",),
-             lambda pre, a, post, ctx: next(q for q in find_execution(pre, a.execution).questions
-                                            if q.id == a.question).status != PENDING,
+             lambda pre, a, post, ctx: any(q.id == a.question and q.status != PENDING
+                                           for q in find_execution(pre, a.execution).questions),
              "an answer arrives for a question already answered", on=(Answer,), requires=at_least(pauses=1)),
     Property("routed_node_failure", SOMETIMES, ("E9.1",), lambda pre, a, post, ctx: a.routed,
              "a graph node fails along its error edge", on=(NodeFails,), requires=at_least(node_failures=1)),

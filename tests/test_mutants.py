@@ -11,9 +11,9 @@ import json
 import pytest
 from pausecheck.checks.explore import explore
 from pausecheck.checks.killmatrix import KillMatrix, kill_matrix, killer_names
-from pausecheck.checks.mutants import DEADLOCK, MUTANTS, Mutant, bounds_of, mutant_named, mutate
+from pausecheck.checks.mutants import DEADLOCK, MUTANTS, WITNESS_LOST, Mutant, bounds_of, mutant_named, mutate
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
-from pausecheck.model.properties import ALWAYS, TRANSITION
+from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
 TARGET_RULES = ("RT-TOOL-7", "RT-GATE-6")
 KILLABLE = [m for m in MUTANTS if not m.equivalent]
@@ -47,6 +47,9 @@ def test_each_mutant_is_documented_and_targets_a_killing_property(mutant: Mutant
     assert set(mutant.clauses) <= known, f"unknown clause ids {set(mutant.clauses) - known}"
     if mutant.equivalent:
         assert mutant.reason and mutant.target is None
+    elif mutant.target.startswith(WITNESS_LOST):  # it only removes behaviour: a witness must go missing
+        assert property_named(mutant.target.removeprefix(WITNESS_LOST)).kind == SOMETIMES
+        assert mutant.block is not None and mutant.patch is None and mutant.extra is None
     else:
         assert mutant.target in killer_names(Machine())
         if mutant.target != DEADLOCK:
@@ -176,6 +179,31 @@ def test_kill_matrix_refuses_duplicate_names():
     m = mutant_named("no_put_back")
     with pytest.raises(ValueError, match="unique"):
         kill_matrix([m, m])
+
+
+def test_a_witness_is_lost_only_where_no_property_kills():
+    """A behaviour-removing mutant is killed by the witnesses it loses; one nothing else kills and that
+    loses nothing would survive (a mutant that withholds a poll, which no witness needs, say)."""
+    from pausecheck.model import Poll
+
+    small = Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1)
+    decline = mutant_named("decline_not_offered")
+    row = kill_matrix([decline], small).row(decline.name)
+    # in registry order; a late answer to an approval is a decline, so it goes too
+    assert row.killed_by == tuple(WITNESS_LOST + n for n in ("decline", "stale_answer", "completes_after_decline"))
+    polls = Mutant("no_polls", ("T7.3",), "polls are withheld", WITNESS_LOST + "poll_while_holding", 1,
+                   block=lambda b, pre, a: isinstance(a, Poll))
+    assert kill_matrix([polls], small).row("no_polls").survived  # these bounds hold nothing to poll
+
+
+def test_added_actions_replay_on_the_mutant():
+    """An action only a mutant takes is enabled on it (step), and not under the rules."""
+    m = mutant_named("resume_without_answer")
+    machine = mutate(Machine(m.bounds), m)
+    found = explore(machine).violations[m.target]
+    for pre, action, post in zip(found.states, found.actions, found.states[1:], strict=False):
+        assert machine.step(pre, action) == post
+    assert Machine(m.bounds).step(found.states[-2], found.actions[-1]) is None
 
 
 def test_a_mutant_changes_only_patch_and_show():

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..mutants import WITNESS_LOST
 from .verdicts import (
     BY_CONSTRUCTION,
     EXCUSED,
@@ -183,8 +184,11 @@ def _grid(matrix: Any, columns: list[str], targets: dict[str, str | None]) -> Ta
             steps = m.steps(name)
             star = "*" if name == targets.get(m.name) else ""
             cells.append(Text(".", style="dim") if steps is None else Text(f"{steps}{star}", style="green"))
+        lost = [name for name in m.killed_by if name.startswith(WITNESS_LOST)]
         if m.equivalent:
             cells.append(Text("equivalent: " + m.reason, style="cyan"))
+        elif lost:
+            cells.append(Text("killed: " + ", ".join(lost), style="green"))
         else:
             cells.append(Text("SURVIVED", style="bold red") if m.survived else "")
         table.add_row(*cells)
