@@ -326,6 +326,11 @@ def interrupt_recorded_failed(b: Bounds, pre: State, a: ToolInterrupts, post: St
     return _relabel(post, a.execution, a.call, INTERRUPTED, FAILED)
 
 
+def interrupt_keeps_running(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
+    # The interrupt is recorded and asked about, but the run's status stays running (O11.2 skipped).
+    return _set(post, a.execution, status=RUNNING)
+
+
 def interrupt_closes_attempt(b: Bounds, pre: State, a: ToolInterrupts, post: State) -> State:
     # The interrupt ends the attempt: it is closed as cancelled at the pause, never interrupted.
     return _relabel(post, a.execution, a.call, INTERRUPTED, CANCELLED)

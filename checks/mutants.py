@@ -164,6 +164,8 @@ MUTANTS: tuple[Mutant, ...] = (
     # the attempt trail
     M("interrupt_recorded_failed", ("G6.1", "G6.2"), "an interrupt escaping a tool records the attempt as failed",
       "interrupted_not_failed", 3, d.on(ToolInterrupts, d.interrupt_recorded_failed)),
+    M("interrupt_keeps_running", ("O11.2",), "an interrupt raises its question but leaves the run running: "
+      "the run is never paused", "no_phantom_pause", 3, d.on(ToolInterrupts, d.interrupt_keeps_running)),
     M("interrupt_closes_attempt", ("G6.1",), "an interrupt closes the attempt as cancelled at the pause "
       "instead of recording it interrupted", "interrupted_not_failed", 3,
       d.on(ToolInterrupts, d.interrupt_closes_attempt)),
@@ -189,8 +191,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M("failures_relabelled_on_resume", ("G6.6",), "resuming relabels the execution's failed attempts as "
       "completed: a failure sitting in the trail waiting to be relabelled", "trail_never_relabelled", 6,
       d.answering(d.failures_relabelled_on_resume)),
-    M("tool_failure_fails_run", ("G6.7", "E9.5"), "the verdict fails a run with any failed attempt, as if a tool "
-      "failure were unrouted (ERR-8 read literally, A-G4)", "handled_run_completes", 5,
+    M("tool_failure_fails_run", ("G6.7", "E9.5", "O11.4"), "the verdict fails a run with any failed attempt, as "
+      "if a tool failure were unrouted (ERR-8 read literally, A-G4)", "handled_run_completes", 5,
       d.on(WriteMessage, d.tool_failure_fails_run)),
     M("unrouted_failure_handled", ("O11.1",), "a node failure without an error edge is treated as handled",
       "handled_run_completes", 4, d.on(NodeFails, d.unrouted_failure_handled), bounds=_NODE_FAILURE),

@@ -333,7 +333,7 @@ INVARIANTS: tuple[Property, ...] = (
     Property("no_double_delivery", ALWAYS, ("T7.7", "T7.8"), _no_double_delivery,
              "no artifact is delivered twice: at most one message carries it, once",
              situation="delivered_after_pause"),
-    Property("no_loss", ALWAYS, ("T7.1", "T7.12"), _no_loss,
+    Property("no_loss", ALWAYS, ("T7.1", "T7.12", "T7.15"), _no_loss,
              "every artifact is in exactly one place: collected, held, delivered, or dropped with a warning",
              situation="held_across_pause"),
     Property("held_hidden", ALWAYS, ("T7.3",), _held_hidden,
