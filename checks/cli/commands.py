@@ -69,15 +69,15 @@ def _write_all(folder: Path, documents: dict[str, dict[str, Any]]) -> dict[str, 
     return paths
 
 
-def _run_check(args: argparse.Namespace, reporter: Reporter) -> Report:
-    return check(_bounds(args), args.reading, limits=Limits(max_states=args.max_states), companion=args.companion,
+def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> Report:
+    return check(bounds, args.reading, limits=Limits(max_states=args.max_states), companion=args.companion,
                  accept_unexercised=args.accept_unexercised, progress=reporter.search)
 
 
 def _check(args: argparse.Namespace) -> int:
     bounds = _bounds(args)
     with Reporter("check", color=not args.no_color) as reporter:
-        report = _run_check(args, reporter)
+        report = _run_check(args, bounds, reporter)
         live = _liveness(report.machine, args) if args.liveness else None
     evidence = evidence_of(report)
     if live is not None:
@@ -200,9 +200,9 @@ def _mutants(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    _bounds(args)
+    bounds = _bounds(args)
     with Reporter("report", color=not args.no_color) as reporter:
-        report = _run_check(args, reporter)
+        report = _run_check(args, bounds, reporter)
         matrix = _run_mutants(list(MUTANTS), reporter) if args.mutants else None
     evidence: list[Evidence] = evidence_of(report)
     render_report = html_report if args.format == "html" else markdown_report
