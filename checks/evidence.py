@@ -7,16 +7,18 @@ from pathlib import Path
 from typing import Any
 
 from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
+from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.itf import TraceError, load_trace, trace_document, write_trace
 from pausecheck.traces.replay import Replay, replay
 
 from .explore import Discovery
+from .liveness import LivenessVerdict
 from .mutants import mutant_named, mutate
 from .report import Report
 
 __all__ = ["Evidence", "evidence_of", "command_line", "document_for", "trace_of", "write_discovery", "machine_for",
-           "trace_name", "replay_file"]
+           "trace_name", "replay_file", "lasso_document"]
 
 
 def command_line(bounds: Bounds, reading: str, extra: str = "") -> str:
@@ -99,6 +101,10 @@ def evidence_of(report: Report) -> list[Evidence]:
             continue
         machine, command = origins[verdict.companion]
         violated = verdict.status == "VIOLATED"
+        if violated and verdict.kind == EVENTUALLY and report.liveness is not None:
+            document = lasso_document(machine, report.liveness.verdict(verdict.name), command)
+            out.append(Evidence(verdict.name, document, command, True))
+            continue
         document = document_for(machine, verdict.discovery, name=verdict.name, kind=verdict.kind,
                                 clauses=verdict.clauses, verdict="violation" if violated else "witness",
                                 description=verdict.doc, command=command)
@@ -147,3 +153,29 @@ def replay_file(path: str | Path) -> Replay:
     """Load an ITF trace written by pausecheck and replay it on the machine its `#meta` names."""
     document = load_trace(path)
     return replay(document, machine_for(document["#meta"], str(path)), str(path))
+
+
+def lasso_document(machine: Any, verdict: LivenessVerdict, command: str | None = None,
+                   mutant: str | None = None) -> dict[str, Any]:
+    """The ITF document of a violated verdict's lasso, with the top-level `loop` of Apalache ADR-015.
+
+    The states are the lasso's; a closing step (back to `loop`) is recorded as `#meta.loop_action`.
+    `mutant` names the catalogued mutant `machine` is, if any, so the file replays on it.
+    """
+    lasso = verdict.lasso
+    if lasso is None:
+        raise ValueError(f"{verdict.name} holds: there is no lasso to write")
+    steps = len(lasso.states) - 1
+    if command is None:
+        bounds = ", ".join(f"{k}={v}" for k, v in machine.bounds.as_dict().items())
+        command = (f"python -c 'from pausecheck.checks.liveness import check_liveness; from pausecheck.model import "
+                   f"Bounds, Machine, READINGS; print(check_liveness(Machine(Bounds({bounds}), "
+                   f"READINGS[\"{machine.reading.name}\"])))'")
+    discovery = Discovery(lasso.states, lasso.actions[:steps], verdict.message)
+    document = document_for(machine, discovery, name=verdict.name, kind="eventually", clauses=verdict.clauses,
+                            verdict="violation", description=verdict.doc, command=command, mutant=mutant)
+    document["loop"] = lasso.loop_start
+    document["#meta"]["loop"] = lasso.loop_start
+    closing = lasso.actions[steps] if len(lasso.actions) > steps else None
+    document["#meta"]["loop_action"] = None if closing is None else str(closing)
+    return document

@@ -24,17 +24,25 @@ A final state (`machine.is_final`) is normally an end state. The checks:
   non-trivial SCC (same approximation), in every state of which one execution has a declined
   question and is not finished.
 
+Each property is also *witnessed*: its trigger (a live execution, a held artifact, a declined
+question) occurs in some reachable state, and the witness is the shortest path to the nearest such
+state followed by the shortest path on to a final state, where the trigger is resolved. A property
+whose trigger never occurs holds vacuously; `needs` names the bound that would make it occur, if the
+bounds exclude it (the model's witness of the same situation says which).
+
 A counterexample is a `Lasso`: the shortest breadth-first path to the nearest offending end state
 or SCC, then the loop (a stutter, or a shortest cycle through the SCC's first-reached state). For
 `no_stuck_execution` that is the nearest stuck end state or cycle (the stuck states are closed under
 successors, so one exists), and the message names the first step from which no final state is reachable.
 
-The code relies only on the Machine interface (`init_states`, `successors`, `is_final`) and on
-`State.executions` (`.id`, `.status`, `.held`, `.questions[*].status`); never on action classes.
+The properties and their pending facts are the model's (`model/liveness.py`, `machine.liveness`);
+the code relies only on the Machine interface (`init_states`, `successors`, `is_final`, `bounds`,
+`liveness`), never on action classes.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from array import array
 from collections.abc import Callable, Hashable, Iterable
@@ -42,13 +50,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import networkx
-from pausecheck.model.state import FINISHED
+from pausecheck.model import Eventually, missing_bound, property_named
 
-from .evidence import document_for
-from .explore import Discovery
-
-__all__ = ["GraphFacts", "Lasso", "LivenessVerdict", "LivenessResult", "LivenessGraphTooLarge", "check_liveness",
-           "lasso_document"]
+__all__ = ["GraphFacts", "Lasso", "LivenessVerdict", "LivenessResult", "LivenessGraphTooLarge", "check_liveness"]
 
 DECLINED = "declined"
 
@@ -99,6 +103,13 @@ class LivenessVerdict:
     holds: bool
     lasso: Lasso | None
     message: str | None = None
+    witness: Lasso | None = None  # a path through the trigger to a final state (stuttering there)
+    needs: str | None = None  # the bound that would let the trigger occur, if the bounds exclude it
+
+    @property
+    def witnessed(self) -> bool:
+        """The trigger occurs in some reachable state: the verdict is not vacuous."""
+        return self.witness is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,17 +210,11 @@ def _nearest(ends: Iterable[int], sccs: Iterable[frozenset[int]]) -> tuple[int, 
     return min(options, key=lambda option: option[0], default=None)
 
 
-def _held(state: Any) -> frozenset[str]:
-    # Refs are named as on the wire ("a1"), so the trace explanation can say where each was produced.
-    return frozenset(f"a{ref}" for e in state.executions for ref in e.held)
-
-
-def _declined_unfinished(state: Any) -> frozenset[str]:
-    return frozenset(e.id for e in state.executions
-                     if e.status not in FINISHED and any(q.status == DECLINED for q in e.questions))
-
-
 Facts = Callable[[Any], frozenset[str]]  # what a state shows that must not persist forever
+
+
+def _pending(prop: Eventually, bounds: Any, state: Any) -> frozenset[str]:
+    return prop.pending(state, bounds)
 
 
 def _common(g: _Graph, scc: frozenset[int], facts: Facts) -> frozenset[str]:
@@ -254,12 +259,30 @@ def _stuck_check(g: _Graph, ends: list[int], sccs: list[frozenset[int]]) -> tupl
     return _lasso(g, node, scc), f"no final state is reachable from step {first} on: the run is stuck"
 
 
-CHECKS = (
-    ("no_stuck_execution", ("G6.5", "G5.2"), "from every reachable state a final state is reachable"),
-    ("eventual_delivery", ("T7.1", "T7.12"),
-     "every artifact held by an execution is eventually no longer held (delivered or dropped with a warning)"),
-    ("declined_run_completes", ("G5.2",), "an execution with a declined question eventually finishes"),
-)
+def _witness(g: _Graph, facts: Facts) -> Lasso | None:
+    """The nearest state where `facts` shows something, then the nearest final state after it."""
+    node = next((i for i, s in enumerate(g.states) if facts(s)), None)
+    if node is None:
+        return None
+    finals, parent, frontier = set(g.finals), {node: node}, [node]
+    reached = node if node in finals else None
+    while frontier and reached is None:  # breadth-first, on the state-changing steps
+        level = []
+        for f in frontier:
+            for t in g.digraph.successors(f):
+                if t not in parent:
+                    parent[t] = f
+                    level.append(t)
+        frontier, reached = level, min(finals.intersection(level), default=None)
+    if reached is None:
+        return None  # no final state after the trigger: no_stuck_execution is broken there
+    tail = [reached]
+    while tail[-1] != node:
+        tail.append(parent[tail[-1]])
+    path = _path(g, node) + tail[-2::-1]
+    states = tuple(g.states[i] for i in path)
+    actions = tuple(_step_between(g.machine, a, b) for a, b in zip(states, states[1:], strict=False))
+    return Lasso(states, actions, len(states) - 1)
 
 
 def check_liveness(machine: Any, *, max_states: int = 2_000_000) -> LivenessResult:
@@ -268,39 +291,14 @@ def check_liveness(machine: Any, *, max_states: int = 2_000_000) -> LivenessResu
     g = _build(machine, max_states)
     sccs = [frozenset(c) for c in networkx.strongly_connected_components(g.digraph) if len(c) > 1]
     ends = [n for n, degree in g.digraph.out_degree() if degree == 0]
-    outcomes = (
-        _stuck_check(g, ends, sccs),
-        _state_check(g, ends, sccs, _held, "held artifact ref(s)"),
-        _state_check(g, ends, sccs, _declined_unfinished, "declined and unfinished execution(s)"),
-    )
-    verdicts = tuple(LivenessVerdict(name, clauses, doc, lasso is None, lasso, message)
-                     for (name, clauses, doc), (lasso, message) in zip(CHECKS, outcomes, strict=True))
+    verdicts = []
+    for prop in machine.liveness:
+        facts: Facts = functools.partial(_pending, prop, machine.bounds)
+        lasso, message = (_stuck_check(g, ends, sccs) if prop.name == "no_stuck_execution"
+                          else _state_check(g, ends, sccs, facts, prop.what))
+        needs = missing_bound(property_named(prop.situation), machine.bounds) if prop.situation else None
+        verdicts.append(LivenessVerdict(prop.name, prop.clauses, prop.doc, lasso is None, lasso, message,
+                                        _witness(g, facts), needs))
     facts = GraphFacts(len(g.states), g.transitions, g.digraph.number_of_edges(), g.self_loops, len(sccs),
                        len(ends), len(g.finals), time.perf_counter() - started)
-    return LivenessResult(facts, verdicts)
-
-
-def lasso_document(machine: Any, verdict: LivenessVerdict, command: str | None = None,
-                   mutant: str | None = None) -> dict[str, Any]:
-    """The ITF document of a violated verdict's lasso, with the top-level `loop` of Apalache ADR-015.
-
-    The states are the lasso's; a closing step (back to `loop`) is recorded as `#meta.loop_action`.
-    `mutant` names the catalogued mutant `machine` is, if any, so the file replays on it.
-    """
-    lasso = verdict.lasso
-    if lasso is None:
-        raise ValueError(f"{verdict.name} holds: there is no lasso to write")
-    steps = len(lasso.states) - 1
-    if command is None:
-        bounds = ", ".join(f"{k}={v}" for k, v in machine.bounds.as_dict().items())
-        command = (f"python -c 'from pausecheck.checks.liveness import check_liveness; from pausecheck.model import "
-                   f"Bounds, Machine, READINGS; print(check_liveness(Machine(Bounds({bounds}), "
-                   f"READINGS[\"{machine.reading.name}\"])))'")
-    discovery = Discovery(lasso.states, lasso.actions[:steps], verdict.message)
-    document = document_for(machine, discovery, name=verdict.name, kind="eventually", clauses=verdict.clauses,
-                            verdict="violation", description=verdict.doc, command=command, mutant=mutant)
-    document["loop"] = lasso.loop_start
-    document["#meta"]["loop"] = lasso.loop_start
-    closing = lasso.actions[steps] if len(lasso.actions) > steps else None
-    document["#meta"]["loop_action"] = None if closing is None else str(closing)
-    return document
+    return LivenessResult(facts, tuple(verdicts))

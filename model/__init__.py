@@ -23,6 +23,7 @@ from .actions import (
 )
 from .clauses import CLAUSES, Clause, clause
 from .config import BOUND_HELP, COMPANION_BOUNDS, COMPANIONS, DEFAULT_BOUNDS, BoundError, Bounds
+from .liveness import EVENTUALLY, LIVENESS, Eventually, liveness_named
 from .machine import Machine, Patch
 from .observe import observe, shown, white_box
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, missing_bound, property_named
@@ -39,5 +40,5 @@ __all__ = [
     "BOUND_HELP", "COMPANION_BOUNDS", "COMPANIONS", "DEFAULT_BOUNDS", "BoundError", "Bounds", "Machine", "Patch",
     "observe", "shown", "white_box", "ALWAYS", "PROPERTIES", "SOMETIMES", "TRANSITION", "Context", "Property",
     "property_named", "missing_bound", "CONFORMANT", "READINGS", "Choice", "Reading", "RULE_OF", "RULES", "Rule",
-    "enabled", "step", "INITIAL", "State", "MODEL_VERSION",
+    "enabled", "step", "INITIAL", "State", "MODEL_VERSION", "EVENTUALLY", "LIVENESS", "Eventually", "liveness_named",
 ]

@@ -6,11 +6,12 @@ mutant (in `checks/`) can be the same machine with one deviation.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds
+from .liveness import LIVENESS, Eventually, judge_lasso, judge_witness
 from .observe import shown
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property
 from .reading import CONFORMANT, Reading
@@ -41,6 +42,7 @@ class Machine:
     extra: Extra | None = None
     show: Callable[[State], tuple] = shown
     properties: tuple[Property, ...] = field(default=PROPERTIES)
+    liveness: tuple[Eventually, ...] = field(default=LIVENESS)
 
     def init_states(self) -> tuple[State, ...]:
         """The single initial state: no session has started a turn."""
@@ -103,6 +105,22 @@ class Machine:
         if prop.kind == SOMETIMES:
             return bool(outcome), None
         return outcome is not None, outcome
+
+    def judge_eventually(self, name: str, states: Sequence[State], loop_start: int | None) -> tuple[bool, str | None]:
+        """For a liveness property: with `loop_start`, does this lasso break it (broken, what persists)?
+        Without, does this path witness it (witnessed, None)? An unknown name is shown by nothing."""
+        prop = next((p for p in self.liveness if p.name == name), None)
+        if prop is None or not states:
+            return False, None
+        if loop_start is None:
+            return judge_witness(prop, states, self.bounds, self.is_final), None
+        last = states[-1]
+        if loop_start == len(states) - 1:
+            closes = all(post == last for _, post in self.successors(last))
+        else:
+            closes = 0 <= loop_start < len(states) \
+                and any(post == states[loop_start] for _, post in self.successors(last))
+        return judge_lasso(prop, states, loop_start, self.bounds, closes)
 
     def context(self) -> Context:
         """What `always` checks consult beside the state."""

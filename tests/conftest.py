@@ -2,9 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.mutants import MUTANTS
+from pausecheck.checks.report import check
+
+_CHECKS: dict[str, Any] = {}
+
+
+def _shared_check(bounds: Any, reading: str = "conformant", **options: Any) -> Any:
+    progress = options.pop("progress", None)
+    key = repr((bounds, reading, sorted(options.items())))
+    if key not in _CHECKS:
+        _CHECKS[key] = check(bounds, reading, progress=progress, **options)
+    return _CHECKS[key]
+
+
+@pytest.fixture(scope="session")
+def shared_check() -> Any:
+    """`check`, run once per test session and distinct set of arguments (the progress callback aside):
+    patched into the CLI (`commands.check`) by the tests that run it at the default bounds."""
+    return _shared_check
 
 
 @pytest.fixture(scope="session")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
-from pausecheck.checks.cli import main
+from pausecheck.checks.cli import commands, main
 
 SMALL = ["--calls", "1", "--per-call", "1", "--artifacts", "1", "--pauses", "1", "--write-failures", "0",
          "--observations", "0"]
@@ -21,11 +22,22 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def default_json() -> dict:
-    """`pausecheck check --json` at the embedded defaults, run once through the console entry."""
-    done = subprocess.run([sys.executable, "-m", "pausecheck", "check", "--json"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
-    return json.loads(done.stdout)
+def default_out(tmp_path_factory, shared_check) -> Path:
+    """Where `pausecheck check --json --out DIR` at the embedded defaults wrote its traces (the search
+    shared with the other tests at the defaults); its JSON report is DIR/report.json."""
+    out = tmp_path_factory.mktemp("default")
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.setattr(commands, "check", shared_check)
+        code = main(["check", "--json", "--out", str(out)])
+    assert code == 0, printed.getvalue()[-2000:]
+    (out / "report.json").write_text(printed.getvalue(), encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="module")
+def default_json(default_out: Path) -> dict:
+    return json.loads((default_out / "report.json").read_text(encoding="utf-8"))
 
 
 def test_default_check_holds_and_is_complete(default_json):
@@ -36,10 +48,11 @@ def test_default_check_holds_and_is_complete(default_json):
     for p in default_json["properties"]:
         assert {"name", "kind", "clauses", "holds", "witnessed", "trace"} <= set(p)
         assert p["holds"] and p["witnessed"] and p["status"] in ("holds", "witnessed"), p
-    from pausecheck.model import CLAUSES, PROPERTIES
+    from pausecheck.model import CLAUSES, LIVENESS, PROPERTIES
 
     assert {c["id"]: c["text"] for c in default_json["clauses"]} == {c.id: c.text for c in CLAUSES}
-    assert {p["name"]: p["meaning"] for p in default_json["properties"]} == {p.name: p.doc for p in PROPERTIES}
+    meanings = {p.name: p.doc for p in PROPERTIES + LIVENESS}
+    assert {p["name"]: p["meaning"] for p in default_json["properties"]} == meanings
     for c in default_json["clauses"]:
         assert {"id", "properties", "excused"} <= set(c)
         assert c["properties"] or c["excused"], c
@@ -58,11 +71,15 @@ def test_isolation_is_judged_by_the_companion_search(default_json):
     assert t72["status"] == "holds"
 
 
-def test_companion_traces_replay_at_their_own_bounds(tmp_path, capsys):
-    code, out, _ = run(capsys, "check", "--out", str(tmp_path))
-    assert code == 0 and "companion search (two sessions) for isolation" in out
-    code, out, _ = run(capsys, "replay", str(tmp_path / "witness-artifact_beside_another_execution.itf.json"))
-    assert code == 0 and "witnesses artifact_beside_another_execution" in out
+def test_every_default_trace_replays_at_its_own_bounds(default_out, default_json, capsys):
+    written = {p["name"]: p["trace"] for p in default_json["properties"] if p["trace"]}
+    sometimes = {p["name"] for p in default_json["properties"] if p["kind"] in ("sometimes", "eventually")}
+    assert set(written) == sometimes and len(list(default_out.glob("*.itf.json"))) == len(written)
+    for name, path in written.items():
+        code, out, _ = run(capsys, "replay", "--quiet", path)
+        assert code == 0 and re.search(f"witnesses {name}( |$)", out, re.M), out
+    companion = json.loads(open(written["artifact_beside_another_execution"], encoding="utf-8").read())
+    assert companion["#meta"]["bounds"]["sessions"] == 2
 
 
 @pytest.mark.slow  # a second search at the default bounds; the small-bounds report covers the mechanism fast
@@ -267,11 +284,19 @@ def test_graph_export_and_its_guard(tmp_path, capsys):
     assert code == 0 and "t7" in (tmp_path / "near.dot").read_text(encoding="utf-8")
 
 
-def test_check_liveness_reports_each_property(capsys):
-    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--liveness", "--json")
-    live = json.loads(out)["liveness"]
-    assert code == 0 and live["states"] == json.loads(out)["states"] and live["cycles"] == 0
-    assert [(p["name"], p["holds"]) for p in live["properties"]] == [
-        ("no_stuck_execution", True), ("eventual_delivery", True), ("declined_run_completes", True)]
-    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--liveness")
-    assert code == 0 and re.search(r"\neventual_delivery +holds +T7\.1 T7\.12 ", out)
+def test_check_judges_liveness_unless_told_not_to(capsys):
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--json")
+    report = json.loads(out)
+    live = report["liveness"]
+    assert code == 0 and live["judged"] and live["states"] == report["states"] and live["cycles"] == 0
+    eventually = [(p["name"], p["status"], p["needs"]) for p in report["properties"] if p["kind"] == "eventually"]
+    assert eventually == [("no_stuck_execution", "holds", None), ("eventual_delivery", "not exercised", "--calls 2"),
+                          ("declined_run_completes", "holds", None)]
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised")
+    assert code == 0 and re.search(r"\neventual_delivery +eventually +not exercised +T7\.1 T7\.12 ", out)
+    assert "liveness under weak fairness" in out
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--no-liveness")
+    assert code == 0 and "liveness: not judged (--no-liveness)" in out and "eventual_delivery" not in out
+    assert out.rstrip().endswith("liveness not judged (--no-liveness)")
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--max-states", "20")
+    assert code == 1 and "liveness: not judged: the search was incomplete" in out

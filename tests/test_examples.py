@@ -26,7 +26,6 @@ from pausecheck.checks.cli import commands, main
 from pausecheck.checks.cli.parser import parser
 from pausecheck.checks.killmatrix import kill_matrix
 from pausecheck.checks.mutants import MUTANTS
-from pausecheck.checks.report import check
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -171,18 +170,6 @@ def test_example_parsing() -> None:
         (("graph", "--out", "g.dot"), 0)]
 
 
-_CHECKS: dict[str, Any] = {}
-
-
-def _shared_check(bounds: Any, reading: str = "conformant", **options: Any) -> Any:
-    """`check`, run once per distinct set of arguments (the progress callback aside)."""
-    progress = options.pop("progress", None)
-    key = repr((bounds, reading, sorted(options.items())))
-    if key not in _CHECKS:
-        _CHECKS[key] = check(bounds, reading, progress=progress, **options)
-    return _CHECKS[key]
-
-
 def _prepare(argv: tuple[str, ...], tmp: Path) -> list[str]:
     """The arguments to run in `tmp`: each repository file read is copied there (at the same relative
     path, so that what is written beside it stays there), each absolute `--out` rewritten into it."""
@@ -223,9 +210,10 @@ def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
 @pytest.mark.parametrize("example", [pytest.param(e, id=e.id, marks=[pytest.mark.slow] if e.slow else [])
                                      for e in EXAMPLES])
 def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                        monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+                                        monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
+                                        shared_check: Any) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(commands, "check", _shared_check)
+    monkeypatch.setattr(commands, "check", shared_check)
 
     def shared_kill_matrix(mutants: Any, bounds: Any = None, progress: Any = None, searching: Any = None) -> Any:
         """Every mutant at its own bounds is the session's kill matrix (minutes): computed once, in conftest."""

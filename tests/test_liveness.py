@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import pytest
-from pausecheck.checks.liveness import Lasso, LivenessGraphTooLarge, LivenessResult, check_liveness, lasso_document
-from pausecheck.model import BOUND_HELP, Bounds, Machine
+from pausecheck.checks.evidence import lasso_document
+from pausecheck.checks.liveness import Lasso, LivenessGraphTooLarge, LivenessResult, check_liveness
+from pausecheck.model import BOUND_HELP, LIVENESS, Bounds, Machine
 from pausecheck.model.state import FINISHED, find_execution, with_execution, with_segment
 from pausecheck.traces.replay import replay
 
@@ -136,6 +137,9 @@ class Go(NamedTuple):
 class CycleMachine:
     """s0 -> s1 -> s2 -> s1 (a cycle holding a1 with e1 declined and running), s2 -> s3 (final)."""
 
+    bounds = Bounds(**MINIMA)
+    liveness = LIVENESS
+
     def __init__(self) -> None:
         declined = (FakeQuestion("declined"),)
         held = FakeExecution("e1", "running", (1,), declined)
@@ -186,6 +190,29 @@ def test_lasso_document_has_the_loop_and_replays(stuck: tuple[Machine, LivenessR
     replayed = replay(document, machine)
     assert replayed.diverged_at is None, replayed.divergence
     assert replayed.states == lasso.states
+    assert replayed.reproduced, replayed.message  # the stutter closes and e1 stays unfinished
+    assert "e1" in (replayed.message or "")
+    # the same lasso does not show the property on the conformant machine, where e1 resumes
+    assert not replay(document, SMALL).reproduced
+
+
+def test_each_property_is_witnessed_by_a_path_through_its_trigger_to_a_final_state(small: LivenessResult) -> None:
+    for prop in SMALL.liveness:
+        verdict = small.verdict(prop.name)
+        witness = verdict.witness
+        assert witness is not None and verdict.witnessed and verdict.needs is None
+        assert SMALL.is_final(witness.states[-1]) and witness.loop_start == len(witness.states) - 1
+        assert any(prop.pending(s, SMALL.bounds) for s in witness.states)
+        assert all(SMALL.step(a, action) == b
+                   for a, action, b in zip(witness.states, witness.actions, witness.states[1:], strict=False))
+        assert SMALL.judge_eventually(prop.name, witness.states, None) == (True, None)
+        assert SMALL.judge_eventually(prop.name, witness.states[:1], None) == (False, None)  # no trigger, not final
+
+
+def test_bounds_that_exclude_a_trigger_name_the_bound(small: LivenessResult) -> None:
+    machine = Machine(dataclasses.replace(SMALL.bounds, per_call=0))  # no artifact is ever made
+    verdict = check_liveness(machine).verdict("eventual_delivery")
+    assert verdict.holds and not verdict.witnessed and verdict.needs == "--per-call 1"
 
 
 def test_lasso_document_refuses_a_verdict_that_holds(small: LivenessResult) -> None:

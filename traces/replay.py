@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pausecheck.model import ActionError, Machine, State, action_from_json
+from pausecheck.model import EVENTUALLY, ActionError, Machine, State, action_from_json
 from pausecheck.model.machine import DEADLOCK
 
 from .itf import VARS, TraceError, encode_state
@@ -101,6 +101,11 @@ def _diverged(i: int, what: str, found: tuple[str, Any, Any], states: list[State
 def _claim(meta: dict[str, Any], machine: Machine, states: list[State], actions: list[Any]) -> tuple[bool, str | None]:
     """Does the replayed path show what the trace claims (a violation, a witness, a deadlock)?"""
     name = meta.get("property")
+    if meta.get("kind") == EVENTUALLY:
+        loop = meta.get("loop") if meta.get("verdict") == "violation" else None
+        if loop is not None and type(loop) is not int:
+            return False, f"#meta.loop is {loop!r}, not a state index"
+        return machine.judge_eventually(name, states, loop)
     if name != DEADLOCK and name not in {p.name for p in machine.properties}:
         return False, f"the trace names no property this model has ({name!r})"
     pre, action = (states[-2], actions[-1]) if actions else (None, None)

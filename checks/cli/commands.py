@@ -24,12 +24,11 @@ from ..explore import Limits
 from ..golden import golden_documents
 from ..graph import GraphTooLarge, around, state_graph, transitions, write_graph
 from ..killmatrix import KillMatrix, kill_matrix
-from ..liveness import LivenessGraphTooLarge, LivenessResult, check_liveness, lasso_document
 from ..mutants import MUTANTS, Mutant, mutant_named
 from ..report import Report, check
 from ..report.html import html_report
 from ..report.markdown import markdown_report
-from ..report.text import check_json, liveness_json, print_check, print_matrix
+from ..report.text import check_json, print_check, print_matrix
 from ..shrink import shrink
 
 __all__ = ["HANDLERS", "UsageError"]
@@ -71,41 +70,27 @@ def _write_all(folder: Path, documents: dict[str, dict[str, Any]]) -> dict[str, 
 
 def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> Report:
     return check(bounds, args.reading, limits=Limits(max_states=args.max_states), companion=args.companion,
-                 accept_unexercised=args.accept_unexercised, progress=reporter.search)
+                 accept_unexercised=args.accept_unexercised, liveness=args.liveness, progress=reporter.search)
 
 
 def _check(args: argparse.Namespace) -> int:
     bounds = _bounds(args)
     with Reporter("check", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
-        live = _liveness(report.machine, args) if args.liveness else None
     evidence = evidence_of(report)
-    if live is not None:
-        command = command_line(bounds, args.reading, "--liveness")
-        evidence += [Evidence(v.name, lasso_document(report.machine, v, command), command, True)
-                     for v in live.verdicts if not v.holds]
     paths = {}  # property name -> the file its trace was written to
     for e in evidence if args.out else ():
         paths[e.name] = str(args.out / trace_name(e.document["#meta"]["verdict"], e.name))
         _write(Path(paths[e.name]), dumps(e.document))
-    code = max(report.exit_code, 0 if live is None or all(v.holds for v in live.verdicts) else 1)
     if args.json:
-        print(json.dumps({**check_json(report, paths), "exit": code,
-                          "liveness": None if live is None else liveness_json(live)}, sort_keys=True, indent=2))
-        return code
+        print(json.dumps(check_json(report, paths), sort_keys=True, indent=2))
+        return report.exit_code
     renders = [render(e.document, f"pausecheck replay {paths[e.name]}" if e.name in paths else e.command)
                for e in evidence if e.counterexample]
     where = f"{args.out}/ ({len(paths)} files)" if args.out else None
     out = console(color=not args.no_color)
-    print_check(out, report, renders, command_line(bounds, args.reading), where, live)
-    return code
-
-
-def _liveness(machine: Machine, args: argparse.Namespace) -> LivenessResult:
-    try:
-        return check_liveness(machine, max_states=args.max_states or 2_000_000)
-    except LivenessGraphTooLarge as error:
-        raise UsageError(f"--liveness: {error}") from None
+    print_check(out, report, renders, command_line(bounds, args.reading), where)
+    return report.exit_code
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -77,6 +77,10 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True) -> None:
     parser.add_argument("--no-companion", dest="companion", action="store_false",
                         help="at the default bounds, skip the companion search with two sessions that judges "
                         "what one execution cannot exercise (isolation, T7.2)")
+    parser.add_argument("--no-liveness", dest="liveness", action="store_false",
+                        help="skip the liveness properties (judged by default, under weak fairness on the reachable "
+                        "graph: no stuck execution, every held artifact eventually delivered or warned, a declined "
+                        "run completes); they take about as long again as the search and hold the graph in memory")
 
 
 def _add(commands: argparse._SubParsersAction, name: str, help: str, description: str,
@@ -102,10 +106,6 @@ def parser() -> argparse.ArgumentParser:
     _search(check)
     check.add_argument("--out", type=Path, metavar="DIR", help="write counterexamples and witnesses as ITF JSON here")
     check.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
-    check.add_argument("--liveness", action="store_true",
-                       help="also judge liveness under weak fairness on the reachable graph (networkx): no stuck "
-                       "execution, every held artifact eventually delivered or warned, a declined run completes; "
-                       "about as long again as the search")
 
     rp = _add(commands, "replay", "re-execute an ITF trace on the model and say what it shows",
               "Re-execute every step of a trace written by pausecheck; name the first step and field where it "

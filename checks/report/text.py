@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pausecheck.model.liveness import EVENTUALLY
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -26,7 +27,7 @@ from .verdicts import (
     strength_note,
 )
 
-__all__ = ["print_check", "check_json", "print_matrix", "print_liveness", "liveness_json", "STYLES", "stats_line",
+__all__ = ["print_check", "check_json", "print_matrix", "liveness_line", "STYLES", "stats_line",
            "clause_table"]
 
 # verdict word -> style; anything not listed is printed plain
@@ -81,29 +82,32 @@ def property_table(report: Report) -> Table:
         meaning = Text(p.doc)
         if p.companion:
             meaning.append(f" [judged by the companion search: {p.companion}]", style="dim")
-        table.add_row(p.name, p.kind, _verdict(p.status), " ".join(p.clauses), p.situation or "-", meaning)
+        witness = p.situation or ("its own path" if p.kind == EVENTUALLY and p.witnessed else "-")
+        table.add_row(p.name, p.kind, _verdict(p.status), " ".join(p.clauses), witness, meaning)
     return table
 
 
-def _verdict_line(report: Report, live: Any = None) -> Text:
+def _verdict_line(report: Report) -> Text:
     r = report.result
     unexercised = [p.name for p in report.unexercised]
-    broken = [v.name for v in live.verdicts if not v.holds] if live is not None else []
-    if report.exit_code == 0 and not broken:
+    if report.exit_code == 0:
         text = " every property holds and every witness was found"
         if unexercised:
             text += f"; accepted as not exercised at these bounds: {', '.join(unexercised)}"
+        if report.liveness_skipped == "":
+            text += "; liveness not judged (--no-liveness)"
         return Text.assemble(("[ok]", STYLES["[ok]"]), text)
-    parts = [f"{p.name} {p.status}" for p in report.properties if p.failed] + [f"{n} VIOLATED" for n in broken]
+    parts = [f"{p.name} {p.status}" for p in report.properties if p.failed]
     parts += ["deadlock"] * bool(r.deadlocks) + ["incomplete search"] * (not r.complete)
+    if report.liveness_skipped and r.complete:
+        parts.append(f"liveness not judged: {report.liveness_skipped} (--no-liveness skips it)")
     if unexercised and not report.accept_unexercised:
         which = ", ".join(unexercised) if len(unexercised) <= 4 else f"{len(unexercised)} properties"
         parts.append(f"not exercised at these bounds: {which} (listed above; --accept-unexercised accepts them)")
     return Text.assemble(("[fail]", STYLES["[fail]"]), " " + "; ".join(parts))
 
 
-def print_check(out: Console, report: Report, renders: list[str], command: str, written: str | None,
-                live: Any = None) -> None:
+def print_check(out: Console, report: Report, renders: list[str], command: str, written: str | None) -> None:
     """The human report: header, clause table, property table, counterexamples, statistics, verdict."""
     r = report.result
     out.print(f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}", markup=False)
@@ -129,13 +133,24 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
         out.print(f"companion search ({c.name}) for {judged}, at {_flags(c.machine.bounds.as_dict())}:",
                   markup=False)
         out.print("  " + stats_line(c.result), markup=False)
-    if live is not None:
-        print_liveness(out, live)
-    out.print(_verdict_line(report, live))
+    out.print(liveness_line(report), markup=False)
+    out.print(_verdict_line(report))
     if written:
         out.print(f"traces written to {written}", markup=False)
     elif report.exit_code:
         out.print(f"reproduce with: {command} --out out/", markup=False)
+
+
+def liveness_line(report: Report) -> str:
+    """How liveness was judged: the graph's shape, or why it was not judged."""
+    if report.liveness_skipped == "":
+        return "liveness: not judged (--no-liveness)"
+    if report.liveness is None:
+        return f"liveness: not judged: {report.liveness_skipped}"
+    f = report.liveness.facts
+    return (f"liveness under weak fairness, on the main search's graph: {f.states:,} states, "
+            f"{f.edges:,} state-changing edges, {f.nontrivial_sccs} cycle(s), {f.end_states:,} end states "
+            f"({f.final_states:,} final), in {f.seconds:.1f} s")
 
 
 def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
@@ -159,6 +174,7 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
             for c in report.companions
         ],
         "deadlock_trace": paths.get("deadlock"),
+        "liveness": _liveness_json(report),
         "accept_unexercised": report.accept_unexercised,
         "exit": report.exit_code,
         "properties": [
@@ -230,29 +246,9 @@ def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, e
         out.print(Text.assemble(("[ok]", STYLES["[ok]"]), " every mutant is killed or marked equivalent"))
 
 
-def print_liveness(out: Console, live: Any) -> None:
-    """The liveness verdicts (weak fairness on every state-changing step) and the graph's shape."""
-    f = live.facts
-    out.print(f"liveness under weak fairness: {f.states:,} states, {f.edges:,} state-changing edges, "
-              f"{f.nontrivial_sccs} cycle(s), {f.end_states:,} end states ({f.final_states:,} final), "
-              f"in {f.seconds:.1f} s", markup=False)
-    table = _table("property", "verdict", "clauses", "meaning")
-    for v in live.verdicts:
-        table.add_row(v.name, _verdict(HOLDS if v.holds else VIOLATED), " ".join(v.clauses), v.doc)
-    out.print(table)
-    for v in live.verdicts:
-        if not v.holds:
-            out.print(f"{v.name}: {v.message}", markup=False)
-    out.print()
-
-
-def liveness_json(live: Any) -> dict[str, Any]:
-    """The liveness part of `pausecheck check --liveness --json`."""
-    f = live.facts
-    return {
-        "states": f.states, "edges": f.edges, "cycles": f.nontrivial_sccs, "end_states": f.end_states,
-        "final_states": f.final_states, "seconds": round(f.seconds, 3),
-        "properties": [{"name": v.name, "clauses": list(v.clauses), "meaning": v.doc, "holds": v.holds,
-                        "message": v.message, "loop": None if v.lasso is None else v.lasso.loop_start}
-                       for v in live.verdicts],
-    }
+def _liveness_json(report: Report) -> dict[str, Any]:
+    if report.liveness is None:
+        return {"judged": False, "why_not": report.liveness_skipped or "--no-liveness"}
+    f = report.liveness.facts
+    return {"judged": True, "states": f.states, "edges": f.edges, "cycles": f.nontrivial_sccs,
+            "end_states": f.end_states, "final_states": f.final_states, "seconds": round(f.seconds, 3)}

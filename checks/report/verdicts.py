@@ -9,12 +9,16 @@ from typing import Any
 
 from pausecheck.model import CLAUSES, COMPANIONS, DEFAULT_BOUNDS, READINGS, Bounds, Machine, missing_bound
 from pausecheck.model import clauses as catalogue
+from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
 from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
+from ..liveness import LivenessGraphTooLarge, LivenessResult, check_liveness
 
 __all__ = ["PropertyVerdict", "ClauseVerdict", "Companion", "Report", "build_report", "check", "companion_machine",
-           "with_companion", "strength_note"]
+           "with_companion", "with_liveness", "strength_note", "LIVENESS_LIMIT"]
+
+LIVENESS_LIMIT = 2_000_000  # states: the liveness graph is held whole in memory
 
 HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING, EXCUSED, BY_CONSTRUCTION = (
     "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING", "excused", "by construction",
@@ -89,6 +93,8 @@ class Report:
     machine: Machine
     companions: tuple[Companion, ...] = ()  # the companion searches that ran, in order
     accept_unexercised: bool = False  # the user accepts properties these bounds cannot exercise
+    liveness: LivenessResult | None = None  # the liveness verdicts (also among `properties`), if judged
+    liveness_skipped: str | None = None  # why liveness was not judged ("" when the user turned it off)
 
     @property
     def unexercised(self) -> tuple[PropertyVerdict, ...]:
@@ -107,9 +113,11 @@ class Report:
     def exit_code(self) -> int:
         """0: complete and every property established at these bounds (or, with `accept_unexercised`,
         every property the bounds can exercise); 1: a violation, a vacuous property, a missing witness
-        or clause coverage, a deadlock, an incomplete search, or an unexercised property not accepted."""
+        or clause coverage, a deadlock, an incomplete search, liveness left unjudged for a reason other
+        than the user's choice, or an unexercised property not accepted."""
         ok = (
             self.result.complete
+            and not self.liveness_skipped
             and all(c.result.complete and c.result.deadlocks == 0 for c in self.companions)
             and self.result.deadlocks == 0
             and not any(p.failed for p in self.properties)
@@ -159,7 +167,7 @@ def build_report(machine: Machine, result: Result) -> Report:
 
 def check(
     bounds: Bounds = DEFAULT_BOUNDS, reading: str = "conformant", *, limits: Limits = NO_LIMITS,
-    companion: bool = True, accept_unexercised: bool = False,
+    companion: bool = True, accept_unexercised: bool = False, liveness: bool = True,
     progress: Callable[[str], Progress | None] | None = None,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
@@ -169,10 +177,13 @@ def check(
     `progress(label)` may return a callback for the search it names ("check", "companion: NAME").
     With `accept_unexercised`, the
     properties these bounds cannot exercise do not fail the check (they are still reported).
+    With `liveness` (the default), the liveness properties are judged on the main search's graph
+    when that search is complete (`checks/liveness.py`).
     """
     machine = Machine(bounds, READINGS[reading])
     report = build_report(machine, explore(machine, limits, progress("check") if progress else None))
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
+    report = _judge_liveness(report, limits) if liveness else dataclasses.replace(report, liveness_skipped="")
     if not companion or bounds != DEFAULT_BOUNDS:
         return report
     for name, other_bounds in COMPANIONS:
@@ -181,6 +192,35 @@ def check(
             result = explore(other, limits, progress(f"companion: {name}") if progress else None)
             report = with_companion(report, Companion(name, other, result))
     return report
+
+
+def _judge_liveness(report: Report, limits: Limits) -> Report:
+    if not report.result.complete:
+        return dataclasses.replace(report, liveness_skipped="the search was incomplete")
+    try:
+        live = check_liveness(report.machine, max_states=min(limits.max_states or LIVENESS_LIMIT, LIVENESS_LIMIT))
+    except LivenessGraphTooLarge as error:
+        return dataclasses.replace(report, liveness_skipped=str(error))
+    return with_liveness(report, live)
+
+
+def with_liveness(report: Report, live: LivenessResult) -> Report:
+    """The report with one `eventually` verdict per liveness property; its discovery is the lasso
+    that breaks it or the path that witnesses it."""
+    verdicts = []
+    for v in live.verdicts:
+        if not v.holds:
+            status = VIOLATED
+        elif not v.witnessed:
+            status = UNEXERCISED if v.needs else VACUOUS
+        else:
+            status = HOLDS
+        path = v.lasso if not v.holds else v.witness
+        found = None if path is None else Discovery(path.states, path.actions[:len(path.states) - 1], v.message)
+        verdicts.append(PropertyVerdict(v.name, EVENTUALLY, v.clauses, status, v.holds, v.witnessed, v.message, found,
+                                        None, v.doc, v.needs))
+    properties = report.properties + tuple(verdicts)
+    return dataclasses.replace(report, properties=properties, clauses=_clauses(properties), liveness=live)
 
 
 def companion_machine(report: Report, bounds: Bounds) -> Machine | None:
@@ -207,7 +247,7 @@ def with_companion(report: Report, companion: Companion) -> Report:
 
 
 def _clauses(verdicts: tuple[PropertyVerdict, ...]) -> tuple[ClauseVerdict, ...]:
-    checks = [v for v in verdicts if v.kind in (ALWAYS, TRANSITION)]
+    checks = [v for v in verdicts if v.kind in (ALWAYS, TRANSITION, EVENTUALLY)]
     clauses = []
     for clause in CLAUSES:
         props = [v for v in checks if clause.id in v.clauses]

@@ -1,0 +1,95 @@
+"""Liveness properties: what a state may show for a while but never forever.
+
+Each property names, per state, its *pending* facts (an unfinished execution, a held artifact, a
+declined question whose execution has not finished). It holds when every fair behaviour resolves
+every pending fact: no behaviour ends circling a loop (or stuttering in an end state) in every state
+of which one fact is pending. `checks/liveness.py` decides this on the reachable graph; the
+functions here judge one recorded lasso or witness, so that a trace file replays on its own.
+
+A witness of a liveness property is a finite path through a state with a pending fact to a final
+state, where every fact is resolved: it shows the property is not vacuous at these bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .config import Bounds
+from .state import DECLINED, FINISHED, State
+
+__all__ = ["EVENTUALLY", "Eventually", "LIVENESS", "liveness_named", "persisting", "judge_lasso", "judge_witness"]
+
+EVENTUALLY = "eventually"
+
+Pending = Callable[[State, Bounds], frozenset[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Eventually:
+    """A liveness property: `pending(state, bounds)` must not be non-empty forever (with one fact in common).
+
+    `what` names the facts in messages; `situation` is the model's witness of the same situation,
+    whose bound requirement says whether these bounds can raise a pending fact at all."""
+
+    name: str
+    clauses: tuple[str, ...]
+    doc: str
+    pending: Pending
+    what: str
+    situation: str | None = None
+    kind: str = EVENTUALLY
+
+
+def _unfinished(state: State, bounds: Bounds) -> frozenset[str]:
+    live = frozenset(e.id for e in state.executions if e.status not in FINISHED)
+    unstarted = bounds.sessions * bounds.turns - len(state.executions)
+    return live | (frozenset({f"{unstarted} turn(s) not started"}) if unstarted else frozenset())
+
+
+def _held(state: State, bounds: Bounds) -> frozenset[str]:
+    # Refs are named as on the wire ("a1"), so the trace explanation can say where each was produced.
+    return frozenset(f"a{ref}" for e in state.executions for ref in e.held)
+
+
+def _declined_unfinished(state: State, bounds: Bounds) -> frozenset[str]:
+    return frozenset(e.id for e in state.executions
+                     if e.status not in FINISHED and any(q.status == DECLINED for q in e.questions))
+
+
+LIVENESS: tuple[Eventually, ...] = (
+    Eventually("no_stuck_execution", ("G6.5", "G5.2"), "from every reachable state a final state is reachable",
+               _unfinished, "unfinished execution(s) or turn(s)"),
+    Eventually("eventual_delivery", ("T7.1", "T7.12"),
+               "every artifact held by an execution is eventually no longer held (delivered or dropped with a warning)",
+               _held, "held artifact ref(s)", "held_across_pause"),
+    Eventually("declined_run_completes", ("G5.2",), "an execution with a declined question eventually finishes",
+               _declined_unfinished, "declined and unfinished execution(s)", "decline"),
+)
+
+
+def liveness_named(name: str) -> Eventually | None:
+    """The liveness property called `name`, or None."""
+    return next((p for p in LIVENESS if p.name == name), None)
+
+
+def persisting(prop: Eventually, loop: Sequence[State], bounds: Bounds) -> frozenset[str]:
+    """The pending facts common to every state of a loop."""
+    return frozenset.intersection(*(prop.pending(s, bounds) for s in loop))
+
+
+def judge_lasso(prop: Eventually, states: Sequence[State], loop_start: int, bounds: Bounds,
+                closes: bool) -> tuple[bool, str | None]:
+    """Does this lasso break `prop`? `closes`: the last state steps back to states[loop_start], or (a
+    stutter, loop_start the last index) has no state-changing step. (broken, what persists)."""
+    if not closes or not 0 <= loop_start < len(states):
+        return False, None
+    facts = persisting(prop, states[loop_start:], bounds)
+    if not facts:
+        return False, None
+    return True, f"{prop.what} {', '.join(sorted(facts))} pending in every state of the loop from step {loop_start}"
+
+
+def judge_witness(prop: Eventually, states: Sequence[State], bounds: Bounds, final: Callable[[State], bool]) -> bool:
+    """Does this path witness `prop`: a fact is pending somewhere, and the path ends in a final state?"""
+    return bool(states) and final(states[-1]) and any(prop.pending(s, bounds) for s in states)
