@@ -43,6 +43,9 @@ def default_json(default_out: Path) -> dict:
 def test_default_check_holds_and_is_complete(default_json):
     assert default_json["complete"] is True and default_json["exit"] == 0
     assert default_json["states"] == 110157 and default_json["transitions"] == 277390
+    live = default_json["liveness"]  # judged on the same graph: acyclic, every end state final
+    assert (live["states"], live["edges"], live["cycles"], live["end_states"], live["final_states"]) == (
+        110157, 110156, 0, 26366, 26366)
     keys = {"states", "transitions", "depth", "seconds", "bounds", "reading", "properties", "clauses"}
     assert keys <= set(default_json)
     for p in default_json["properties"]:
