@@ -99,6 +99,11 @@ class Reporter:
             self.stream.write(f"pausecheck {self.command}: {label}: {detail} ({now - self._started:.0f} s)\n")
             self.stream.flush()
 
+    def status(self, label: str) -> Callable[[str], None]:
+        """A callback that shows a free-form detail (counts so far) for one long step."""
+        self._begin(label, None)
+        return lambda detail: self._show(label, detail)
+
     def search(self, label: str) -> Callable[[int, int, int], None]:
         """A callback for `explore(progress=...)`: states, transitions, depth."""
         self._begin(label, None)

@@ -15,6 +15,8 @@ from pausecheck.model.machine import DEADLOCK
 
 from .itf import VARS, TraceError, encode_state
 
+CONFORMANCE = "conformance"  # a runtime's divergence from the model (`pausecheck conform`)
+
 __all__ = ["Replay", "replay", "first_difference", "decode_actions"]
 
 
@@ -101,6 +103,10 @@ def _diverged(i: int, what: str, found: tuple[str, Any, Any], states: list[State
 def _claim(meta: dict[str, Any], machine: Machine, states: list[State], actions: list[Any]) -> tuple[bool, str | None]:
     """Does the replayed path show what the trace claims (a violation, a witness, a deadlock)?"""
     name = meta.get("property")
+    if meta.get("kind") == CONFORMANCE:  # the model's own path: what it claims is about a runtime
+        runtime = meta.get("runtime") if isinstance(meta.get("runtime"), dict) else {}
+        return True, (f"the runtime {runtime.get('command')!r} departed from it at step {runtime.get('step')}: "
+                      f"{meta.get('message')}")
     if meta.get("kind") == EVENTUALLY:
         loop = meta.get("loop") if meta.get("verdict") == "violation" else None
         if loop is not None and type(loop) is not int:

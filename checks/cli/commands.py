@@ -30,6 +30,7 @@ from ..report.html import html_report
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check, print_matrix
 from ..shrink import shrink
+from .oracle import conform_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
@@ -106,6 +107,9 @@ def _replay(args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         sys.stdout.write(render(document, headline=False))
+    if meta.get("verdict") == "divergence" and outcome.reproduced:
+        print(f"[replayed] {file}: all {outcome.steps} steps match the model; {outcome.message}")
+        return 1
     what = {"violation": "breaks", "witness": "witnesses", "deadlock": "reaches"}.get(meta.get("verdict"), "shows")
     clauses = " ".join(meta.get("clauses") or ())
     claim = f"{what} {meta.get('property')}" + (f" ({clauses})" if clauses else "")
@@ -228,5 +232,9 @@ def _graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def _conform(args: argparse.Namespace) -> int:
+    return conform_command(args, _bounds(args), UsageError, _write)
+
+
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
-            "graph": _graph}
+            "graph": _graph, "conform": _conform}

@@ -45,6 +45,20 @@ examples:
                                         (for Gephi)"""
 
 
+EPILOG_CONFORM = """\
+examples:
+  pausecheck conform --calls 1 --pauses 1 --observations 0 -- python examples/sqlite_runtime/runtime.py
+                                        the reference runtime at small bounds: [ok], full coverage
+  pausecheck conform --calls 1 --pauses 1 --observations 0 -- python examples/sqlite_runtime/runtime.py \\
+                     --bug interrupt-as-failure
+                                        a buggy runtime: [diverged], exit 1, the trace in divergence.itf.json
+  pausecheck conform -- python examples/sqlite_runtime/runtime.py
+                                        the default bounds: every edge of 110,157 states (minutes)
+
+exit: 0 every edge judged and no divergence; 1 a divergence, or not every edge judged; 2 usage error, or a
+runtime that cannot be started or checked at all."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
 
@@ -156,4 +170,28 @@ def parser() -> argparse.ArgumentParser:
                     help="only this ITF trace's states and what lies within --radius steps of them (the trace's "
                     "own bounds, reading and mutant are used; bound flags are ignored)")
     gr.add_argument("--radius", type=int, default=1, metavar="N", help="steps beyond the trace (default 1)")
+
+    co = _add(commands, "conform", "test a FlowDrop runtime against the model: the golden oracle",
+              "Start the runtime under test (any language) as a subprocess that speaks the adapter protocol "
+              "(JSON lines; docs/oracle.md), drive it through action sequences that together take every edge of "
+              "the model's reachable graph within the bounds (resetting it between sequences), and compare what "
+              "it shows after each new step with the model. The first divergence is written as an ITF trace.",
+              EPILOG_CONFORM)
+    _search(co, judged=False)
+    mode = co.add_mutually_exclusive_group()
+    mode.add_argument("--strict", action="store_true",
+                      help="every observation must equal the model's under the reading (the default)")
+    mode.add_argument("--properties", action="store_true",
+                      help="judge only the black-box properties on the runtime's observations (for a runtime "
+                      "that takes another legitimate reading)")
+    co.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                    help="seconds to wait for each response (default 10)")
+    co.add_argument("--max-sequences", type=int, metavar="N", help="stop after N sequences (coverage then unknown)")
+    co.add_argument("--sequence", type=Path, metavar="TRACE",
+                    help="drive only the steps of this ITF trace (a divergence written before), at its own bounds")
+    co.add_argument("--out", type=Path, metavar="FILE",
+                    help="where to write the divergence trace (default divergence.itf.json)")
+    co.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
+    co.add_argument("runtime", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
+                    help="the runtime's command line, after --")
     return top

@@ -1,0 +1,125 @@
+"""`pausecheck conform`: drive a runtime under test through the model's behaviours (the golden oracle)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from pausecheck.model import READINGS, Machine
+from pausecheck.traces.itf import TraceError, dumps, load_trace
+from pausecheck.traces.render import render
+from pausecheck.traces.replay import decode_actions
+
+from ..console import Reporter, console
+from ..evidence import machine_for
+from ..oracle import STRICT, Adapter, ConformError, ConformResult, RuntimeFault, Sequence, Subprocess, conform
+from ..oracle.conform import divergence_document
+
+__all__ = ["conform_command"]
+
+
+def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
+    """The `conform` handler; `usage` is the CLI's UsageError, `write(path, text)` its file writer."""
+    argv = list(args.runtime[1:] if args.runtime[:1] == ["--"] else args.runtime)
+    if not argv:
+        raise usage("conform: name the runtime to test after --, e.g. pausecheck conform -- python runtime.py")
+    if args.timeout <= 0:
+        raise usage("--timeout must be a positive number of seconds")
+    machine, sequences = Machine(bounds, READINGS[args.reading]), None
+    if args.sequence is not None:
+        machine, sequences = _sequence(args.sequence, usage)
+    mode = "properties" if args.properties else STRICT
+    try:
+        adapter: Adapter = Subprocess(argv, timeout=args.timeout)
+    except RuntimeFault as fault:
+        raise usage(str(fault)) from None
+    try:
+        with Reporter("conform", color=not args.no_color) as reporter:
+            show = reporter.status("conform")
+            started = time.monotonic()
+
+            def progress(count: int, steps: int, edges: int) -> None:
+                rate = steps / max(time.monotonic() - started, 1e-9)
+                show(f"{count:,} sequences, {steps:,} steps ({rate:,.0f}/s), {edges:,} edges judged")
+
+            result = conform(adapter, machine, mode=mode, max_sequences=args.max_sequences, sequences=sequences,
+                             progress=progress)
+    except ConformError as error:
+        raise usage(f"conform: {error}") from None
+    finally:
+        adapter.close()
+    return _report(args, machine, result, argv, write)
+
+
+def _sequence(path: Path, usage: type[Exception]) -> tuple[Machine, list[Sequence]]:
+    """The model's path of a trace file, as one sequence whose every step is judged."""
+    file = str(path)
+    try:
+        document = load_trace(path)
+        machine = machine_for(document["#meta"], file)
+        actions = decode_actions(document, file)
+    except TraceError as error:
+        raise usage(str(error)) from None
+    state, steps = machine.init_states()[0], []
+    for i, action in enumerate(actions, 1):
+        post = machine.step(state, action)
+        if post is None:
+            raise usage(f"{file}: step {i} ({action}) is not enabled in the model")
+        steps.append((state, action, post))
+        state = post
+    return machine, [Sequence(tuple(steps), 0)]
+
+
+def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, argv: list[str], write: Any) -> int:
+    command = "pausecheck conform " + ("--properties " if args.properties else "") + "-- " + " ".join(argv)
+    trace = None
+    if result.divergence is not None:
+        trace = args.out or Path("divergence.itf.json")
+        write(trace, dumps(divergence_document(machine, result, command)))
+    code = 0 if result.ok else 1
+    if args.json:
+        print(json.dumps(_json(result, trace, code), sort_keys=True, indent=2))
+        return code
+    out = console(color=not args.no_color)
+    bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in machine.bounds.as_dict().items())
+    out.print(f"pausecheck conform: {result.runtime} ({result.mode}), reading {machine.reading.name}", markup=False)
+    out.print(f"bounds: {bounds}", markup=False)
+    d = result.divergence
+    if d is not None and trace is not None:
+        out.print(render(json.loads(trace.read_text(encoding="utf-8")), None).rstrip("\n"), markup=False)
+    rate = result.steps / max(result.seconds, 1e-9)
+    coverage = f"{result.coverage:.1%} of the reachable graph's edges" if result.coverage is not None else \
+        "coverage unknown: not every sequence ran"
+    out.print(f"drove {result.sequences:,} sequences, {result.steps:,} steps in {result.seconds:.1f} s "
+              f"({rate:,.0f} steps/s); {result.edges:,} edges judged, {coverage}", markup=False)
+    if result.skipped:
+        out.print(f"{result.skipped:,} edges skipped: their actions are not among those the runtime supports",
+                  markup=False)
+    if d is not None:
+        out.print(f"[diverged] step {d.step} ({d.kind}): {d.message}", markup=False)
+        out.print(f"clauses: {' '.join(d.clauses) or '-'}", markup=False)
+        out.print(f"the model's path is written to {trace}: `pausecheck replay {trace}` shows it; "
+                  f"`pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again",
+                  markup=False)
+    elif result.ok:
+        what = "observations equal the model's" if result.mode == STRICT else \
+            "observations keep every black-box property"
+        out.print(f"[ok] the runtime's {what} on every edge of the reachable graph", markup=False)
+    else:
+        out.print("[incomplete] no divergence in what ran, but not every edge was judged", markup=False)
+    return code
+
+
+def _json(result: ConformResult, trace: Path | None, code: int) -> dict[str, Any]:
+    d = result.divergence
+    return {
+        "runtime": result.runtime, "mode": result.mode, "sequences": result.sequences, "steps": result.steps,
+        "edges": result.edges, "skipped": result.skipped, "complete": result.complete,
+        "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code,
+        "divergence": None if d is None else {
+            "step": d.step, "kind": d.kind, "message": d.message, "clauses": list(d.clauses),
+            "property": d.property, "expected": d.expected, "actual": d.actual, "trace": str(trace)},
+    }

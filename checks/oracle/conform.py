@@ -1,0 +1,238 @@
+"""Conformance: drive a runtime through the model's behaviours and compare what it shows.
+
+The runtime is reset before each covering sequence (`cover.py`), replays the sequence's prefix, and
+is observed before the first new step and after each new one. Two verdicts:
+
+- strict: every observation equals the model's (`model/observe.py`; the held lists too, if the
+  runtime exposes them) under the chosen reading;
+- properties: only the black-box properties (`blackbox.py`) are judged, for a runtime that takes
+  another legitimate reading.
+
+The first divergence ends the run: a refused action the model allows, a fault (hang, exit, bad
+line), an observation that differs, or a broken black-box property; it comes with the model's path
+up to that step, written as an ITF trace that `pausecheck replay` re-executes on the model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pausecheck.model import Machine, observe, white_box
+from pausecheck.model.rules import clauses_of
+from pausecheck.traces.replay import first_difference
+
+from ..evidence import document_for
+from ..explore import Discovery
+from .adapters import Adapter, RuntimeFault, describe
+from .blackbox import BLACK_BOX, History
+from .cover import Sequence, covering_sequences
+from .protocol import PROTOCOL, apply_request
+
+__all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_document"]
+
+STRICT, PROPERTIES = "strict", "properties"
+
+
+class ConformError(Exception):
+    """The runtime cannot be checked at all (wrong protocol, reading not supported): one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """The first step at which the runtime departs from the model."""
+
+    steps: tuple[tuple[Any, Any, Any], ...]  # the model's path, up to and including the step
+    step: int  # 1-based: the step after which (or at which) it diverged; 0 for the reset
+    kind: str  # refused, fault, observation, property
+    message: str
+    clauses: tuple[str, ...]
+    expected: Any = None
+    actual: Any = None
+    property: str | None = None
+    found_at: int = 0  # the step of the divergence as first found, before shrinking
+
+
+@dataclass(frozen=True, slots=True)
+class ConformResult:
+    runtime: str
+    mode: str
+    sequences: int
+    steps: int  # every step applied, prefixes included
+    edges: int  # edges of the reachable graph taken as new steps and judged
+    skipped: int  # edges with an action kind the runtime does not support
+    complete: bool  # every covering sequence ran (no divergence, no limit)
+    seconds: float
+    divergence: Divergence | None
+
+    @property
+    def coverage(self) -> float | None:
+        """Edges judged over all edges of the reachable graph (known once every sequence ran)."""
+        total = self.edges + self.skipped
+        return self.edges / total if self.complete and total else None
+
+    @property
+    def ok(self) -> bool:
+        return self.divergence is None and self.complete and not self.skipped
+
+
+Progress = Callable[[int, int, int], None]  # (sequences, steps, edges) so far
+
+
+def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_sequences: int | None = None,
+            sequences: Iterable[Sequence] | None = None, progress: Progress | None = None,
+            shrink: bool = True) -> ConformResult:
+    """Drive the runtime behind `adapter` through `sequences` (default: all covering sequences).
+
+    With `shrink`, a divergence is cut down to a short sequence of the model's steps on which the
+    runtime still diverges (`shrink_divergence`)."""
+    started = time.perf_counter()
+    hello = _hello(adapter, machine)
+    supported, held = set(hello["actions"]), bool(hello.get("held"))
+    reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
+    count = steps = edges = skipped = 0
+    divergence, complete = None, True
+    for sequence in covering_sequences(machine) if sequences is None else sequences:
+        if max_sequences is not None and count >= max_sequences:
+            complete = False
+            break
+        missing = {a.KIND for _, a, _ in sequence.steps} - supported
+        if missing:
+            skipped += len(sequence.steps) - sequence.fresh
+            continue
+        count += 1
+        divergence = _drive(adapter, machine, sequence, reset, mode, held)
+        steps += len(sequence.steps)
+        if divergence is not None:
+            if shrink:
+                divergence = shrink_divergence(adapter, machine, divergence, reset, mode, held)
+            complete = False
+            break
+        edges += len(sequence.steps) - sequence.fresh
+        if progress is not None and count % 64 == 0:
+            progress(count, steps, edges)
+    return ConformResult(adapter.name, mode, count, steps, edges, skipped, complete, time.perf_counter() - started,
+                         divergence)
+
+
+def _hello(adapter: Adapter, machine: Machine) -> dict[str, Any]:
+    try:
+        hello = adapter.exchange([{"type": "hello", "protocol": PROTOCOL}])[0]
+    except RuntimeFault as fault:
+        raise ConformError(str(fault)) from None
+    if hello.get("ok") is False:
+        raise ConformError(f"the runtime refused hello: {hello['error']}")
+    if machine.reading.name not in hello["readings"]:
+        raise ConformError(f"the runtime {hello['name']!r} does not support the reading {machine.reading.name!r} "
+                           f"(it supports: {', '.join(hello['readings']) or 'none'})")
+    return hello
+
+
+def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[str, Any], mode: str,
+           held: bool) -> Divergence | None:
+    """Run one sequence; the first divergence, or None."""
+    observe_request = {"type": "observe", "held": True} if held else {"type": "observe"}
+    requests: list[dict[str, Any]] = [reset]
+    where: list[int] = [0]  # the step each request belongs to
+    for i, (pre, action, _) in enumerate(sequence.steps, 1):
+        if i == sequence.fresh + 1 and i > 1:
+            requests.append(observe_request)
+            where.append(i - 1)
+        requests.append(apply_request(i, pre, action))
+        where.append(i)
+        if i > sequence.fresh:
+            requests.append(observe_request)
+            where.append(i)
+    try:
+        responses = adapter.exchange(requests)
+    except RuntimeFault as fault:
+        step = where[fault.index]
+        return _divergence(sequence, step, "fault", str(fault))
+    before = observe(machine.init_states()[0])
+    applied: list[dict[str, Any]] = []
+    for request, response, step in zip(requests, responses, where, strict=True):
+        if response.get("ok") is False:
+            what = "refused" if request["type"] == "apply" else "fault"
+            return _divergence(sequence, step, what, f"the runtime refused {describe(request)}: {response['error']}")
+        if request["type"] == "apply":
+            applied.append(request)
+        if request["type"] != "observe":
+            continue
+        post = sequence.steps[step - 1][2] if step else machine.init_states()[0]
+        actual, shown_held = response["observation"], response.get("held")
+        if mode == STRICT:
+            found = first_difference(observe(post), actual, "observation") or (
+                first_difference(white_box(post), shown_held, "held") if shown_held is not None else None)
+            if found:
+                path, expected, got = found
+                return _divergence(sequence, step, "observation",
+                                   f"after step {step}, {path.lstrip('.')} is {got!r}; the model has {expected!r}",
+                                   expected=observe(post), actual=actual)
+        else:
+            history = History(tuple(applied), before, actual, shown_held)
+            for prop in BLACK_BOX:
+                message = prop.check(history)
+                if message:
+                    return _divergence(sequence, step, "property", f"{prop.name} ({prop.doc}): {message}",
+                                       clauses=prop.clauses, actual=actual, prop=prop.name)
+        before = actual
+    return None
+
+
+def _divergence(sequence: Sequence, step: int, kind: str, message: str, *, clauses: tuple[str, ...] | None = None,
+                expected: Any = None, actual: Any = None, prop: str | None = None) -> Divergence:
+    steps = sequence.steps[:step]
+    if clauses is None:
+        clauses = clauses_of(*steps[-1]) if steps else ()
+    return Divergence(steps, step, kind, message, tuple(clauses), expected, actual, prop)
+
+
+def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence, reset: dict[str, Any], mode: str,
+                      held: bool, budget: int = 500_000) -> Divergence:
+    """The shortest sequence of model steps on which the runtime diverges, found breadth-first.
+
+    Every edge of the model's graph is tried in order of depth, up to the depth of the divergence
+    found: the runtime replays the shortest path to the edge's state, is observed there, takes the
+    edge and is observed again (shallower edges were judged at earlier depths). The first divergence
+    is a shortest one, for a deterministic runtime. Gives up, keeping `divergence`, after `budget`
+    steps."""
+    root = machine.init_states()[0]
+    paths: dict[Any, tuple[tuple[Any, Any, Any], ...]] = {root: ()}
+    level, spent = [root], 0
+    for _ in range(divergence.step - 1):
+        deeper = []
+        for state in level:
+            path = paths[state]
+            for action, post in machine.successors(state):
+                spent += len(path) + 1
+                if spent > budget:
+                    return dataclasses.replace(divergence, found_at=divergence.step)
+                found = _drive(adapter, machine, Sequence(path + ((state, action, post),), len(path)), reset, mode,
+                               held)
+                if found is not None:
+                    return Divergence(found.steps, found.step, found.kind, found.message, found.clauses,
+                                      found.expected, found.actual, found.property, divergence.step)
+                if post not in paths:
+                    paths[post] = path + ((state, action, post),)
+                    deeper.append(post)
+        level = deeper
+    return dataclasses.replace(divergence, found_at=divergence.step)
+
+
+def divergence_document(machine: Machine, result: ConformResult, command: str) -> dict[str, Any]:
+    """The ITF trace of a divergence: the model's path to it, and what the runtime showed instead."""
+    d = result.divergence
+    if d is None:
+        raise ValueError("the runtime did not diverge: there is no trace to write")
+    states = (machine.init_states()[0],) + tuple(post for _, _, post in d.steps)
+    discovery = Discovery(states, tuple(action for _, action, _ in d.steps), d.message)
+    document = document_for(machine, discovery, name=d.property or "conformance", kind="conformance",
+                            clauses=d.clauses, verdict="divergence",
+                            description=f"the runtime {result.runtime!r} departs from the model ({result.mode})",
+                            command=command)
+    document["#meta"]["runtime"] = {"command": result.runtime, "mode": result.mode, "step": d.step, "kind": d.kind,
+                                    "found_at": d.found_at, "expected": d.expected, "actual": d.actual}
+    return document

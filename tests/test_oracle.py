@@ -1,0 +1,229 @@
+"""The golden oracle: protocol validation, covering sequences, the reference runtime passing strict
+conformance, every buggy runtime caught with a shortest trace that replays, and runtime faults
+reported in one line with the step."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from pausecheck.checks.cli import main
+from pausecheck.checks.oracle import (
+    BLACK_BOX,
+    OBSERVATION,
+    PROPERTIES,
+    SCHEMAS,
+    STRICT,
+    ConformError,
+    InProcess,
+    Subprocess,
+    conform,
+    covering_sequences,
+    divergence_document,
+    validate,
+)
+from pausecheck.model import CLAUSES, Bounds, Machine, observe
+from pausecheck.traces.replay import replay
+
+from pausecheck import explore
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNTIME = ROOT / "examples" / "sqlite_runtime" / "runtime.py"
+SMALL = Bounds(calls=1, per_call=1, artifacts=2, pauses=1, write_failures=1, observations=1, held_bound=1)
+# Small bounds that still reach every bug: a hold, an overflow, a failing write-back, a repeated observation.
+BUGGY = Bounds(calls=2, per_call=2, artifacts=2, pauses=1, write_failures=1, observations=1, held_bound=1)
+
+
+def _example_module():
+    spec = importlib.util.spec_from_file_location("sqlite_runtime", RUNTIME)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+EXAMPLE = _example_module()
+
+
+def in_process(tmp_path: Path, bug: str | None = None) -> InProcess:
+    runtime = EXAMPLE.Runtime(str(tmp_path / f"{bug or 'reference'}.sqlite"), bug)
+    return InProcess(runtime.handle, name=f"in-process sqlite {bug or 'reference'}")
+
+
+def test_validate_names_the_first_problem_by_path() -> None:
+    good = {"ok": True, "observation": {"turns": {}, "warnings": []}}
+    assert validate(good, SCHEMAS["observe"]) is None
+    assert validate({"ok": True}, SCHEMAS["observe"]) == "$: lacks field 'observation'"
+    bad = {"ok": True, "observation": {"turns": {"e1": {"status": "done"}}, "warnings": []}}
+    assert validate(bad, SCHEMAS["observe"]) == "$.observation.turns.e1: lacks field 'session'"
+    turn = observe(explore(Machine(SMALL)).witnesses["approve"].states[-1])["turns"]["e1"]
+    assert validate({"turns": {"e1": turn}, "warnings": []}, OBSERVATION) is None
+    assert validate({"turns": {"e1": turn | {"unhandled": -1}}, "warnings": []},
+                    OBSERVATION) == "$.turns.e1.unhandled: must be at least 0, got -1"
+    assert validate({"turns": {"e1": turn | {"extra": 1}}, "warnings": []},
+                    OBSERVATION) == "$.turns.e1: unexpected field 'extra'"
+    assert validate({"ok": False, "error": 3}, SCHEMAS["refused"]) == "$.error: must be a string, got 3"
+
+
+def test_black_box_properties_cite_known_clauses() -> None:
+    ids = {c.id for c in CLAUSES}
+    assert all(p.clauses and set(p.clauses) <= ids and p.doc for p in BLACK_BOX)
+
+
+@pytest.mark.parametrize("bounds", [SMALL, BUGGY], ids=["small", "buggy"])
+def test_covering_sequences_take_every_edge_once_as_new(bounds: Bounds) -> None:
+    machine = Machine(bounds)
+    new: list[tuple] = []
+    for sequence in covering_sequences(machine):
+        state = machine.init_states()[0]
+        for i, (pre, action, post) in enumerate(sequence.steps):
+            assert pre == state and machine.step(pre, action) == post
+            state = post
+            if i >= sequence.fresh:
+                new.append((pre, action))
+        assert sequence.fresh < len(sequence.steps)
+    assert len(new) == len(set(new)) == explore(machine).transitions
+
+
+def test_the_reference_runtime_conforms_in_process(tmp_path: Path) -> None:
+    result = conform(in_process(tmp_path), Machine(SMALL))
+    assert result.ok and result.divergence is None and result.coverage == 1.0
+    assert result.edges == explore(Machine(SMALL)).transitions and result.sequences > 10
+
+
+def test_the_reference_runtime_conforms_as_a_subprocess(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.as_dict().items()]
+    code = main(["conform", *flags, "--json", "--", sys.executable, str(RUNTIME)])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["coverage"] == 1.0 and report["divergence"] is None and report["skipped"] == 0
+
+
+# bug -> (the step of a shortest divergence at BUGGY, the clause the diverging step enacts)
+BUGS = {
+    "copy-not-take": (7, "T7.7"),
+    "forget-on-failure": (9, "T7.10"),
+    "new-before-held": (9, "T7.5"),
+    "interrupt-as-failure": (3, "G6.1"),
+    "question-per-observation": (4, "G6.9"),
+    "tool-failure-unhandled": (3, "E9.5"),
+    "drop-oldest": (5, "T7.14"),
+}
+
+
+def test_every_bug_has_a_row() -> None:
+    assert set(BUGS) == set(EXAMPLE.BUGS)
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_each_buggy_runtime_is_caught_with_a_shortest_trace_that_replays(bug: str, tmp_path: Path) -> None:
+    machine = Machine(BUGGY)
+    result = conform(in_process(tmp_path, bug), machine)
+    d = result.divergence
+    assert d is not None and not result.ok and not result.complete
+    steps, clause = BUGS[bug]
+    assert (d.step, d.kind) == (steps, "observation") and clause in d.clauses, d.message
+    assert d.found_at >= d.step and len(d.steps) == d.step
+    document = divergence_document(machine, result, "pausecheck conform -- ...")
+    assert document["#meta"]["verdict"] == "divergence" and document["#meta"]["runtime"]["step"] == d.step
+    outcome = replay(json.loads(json.dumps(document)), machine)
+    assert outcome.diverged_at is None and outcome.reproduced
+    assert f"departed from it at step {d.step}" in (outcome.message or "")
+
+
+# the bugs a runtime taking another reading would still be caught for: black-box properties alone
+CAUGHT_BY_PROPERTIES = {
+    "copy-not-take": "held_hidden",
+    "forget-on-failure": "no_loss",
+    "interrupt-as-failure": "interrupt_not_failed",
+    "question-per-observation": "one_question_per_pause",
+    "tool-failure-unhandled": "no_phantom_failure",
+}
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_properties_mode_catches_what_every_reading_forbids(bug: str, tmp_path: Path) -> None:
+    result = conform(in_process(tmp_path, bug), Machine(BUGGY), mode=PROPERTIES)
+    expected = CAUGHT_BY_PROPERTIES.get(bug)
+    if expected is None:  # an order or a choice of what to drop: only the strict verdict sees it
+        assert result.ok, result.divergence
+    else:
+        assert result.divergence is not None and result.divergence.property == expected
+        assert result.divergence.kind == "property"
+
+
+def test_strict_and_properties_agree_on_the_reference(tmp_path: Path) -> None:
+    for mode in (STRICT, PROPERTIES):
+        assert conform(in_process(tmp_path), Machine(BUGGY), mode=mode).ok
+
+
+SCRIPTS = {
+    "exits": ("import sys; sys.stdin.readline(); print('boom', file=sys.stderr); sys.exit(3)",
+              "the runtime exited with code 3 before answering hello; its last words: boom"),
+    "garbage": ("import sys; sys.stdin.readline(); print('hello there', flush=True); sys.stdin.read()",
+                "the response to hello is not JSON"),
+    "hangs": ("import sys, time; sys.stdin.readline(); time.sleep(30)", "no answer to hello within 0.5 s"),
+    "malformed": ("import sys, json; sys.stdin.readline(); print(json.dumps({'ok': True}), flush=True); "
+                  "sys.stdin.read()", "the response to hello is malformed: response: lacks field 'protocol'"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_a_broken_runtime_gets_one_line_naming_the_request(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    script, words = SCRIPTS[name]
+    code = main(["conform", "--timeout", "0.5", "--", sys.executable, "-c", script])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_runtime_that_dies_mid_run_is_a_divergence_at_its_step(tmp_path: Path) -> None:
+    stop_at = 3  # answer hello, reset, then exit at the first apply
+    script = ("import sys, json\n"
+              f"exec(open({str(RUNTIME)!r}).read().split('def main')[0])\n"
+              f"runtime = Runtime({str(tmp_path / 'r.sqlite')!r})\n"
+              f"for n, line in enumerate(sys.stdin, 1):\n"
+              f"    if n == {stop_at}: sys.exit(9)\n"
+              "    print(json.dumps(runtime.handle(json.loads(line))), flush=True)\n")
+    adapter = Subprocess([sys.executable, "-c", script], timeout=5)
+    try:
+        result = conform(adapter, Machine(SMALL), shrink=False)
+    finally:
+        adapter.close()
+    d = result.divergence
+    assert d is not None and d.kind == "fault" and d.step == 1 and "exited with code 9" in d.message
+
+
+def test_an_unsupported_reading_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    adapter = InProcess(lambda request: {"ok": True, "protocol": "pausecheck-oracle/1", "name": "x", "actions": [],
+                                         "readings": ["other"]})
+    with pytest.raises(ConformError, match="does not support the reading 'conformant'"):
+        conform(adapter, Machine(SMALL))
+
+
+def test_conform_without_a_runtime_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["conform"]) == 2
+    assert "name the runtime to test after --" in capsys.readouterr().err
+
+
+def test_a_divergence_trace_drives_the_runtime_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in BUGGY.as_dict().items()]
+    trace = tmp_path / "d.itf.json"
+    runtime = ["--", sys.executable, str(RUNTIME), "--bug", "interrupt-as-failure"]
+    assert main(["conform", *flags, "--out", str(trace), *runtime]) == 1
+    out = capsys.readouterr().out
+    assert "[diverged] step 3 (observation)" in out and str(trace) in out
+    assert main(["replay", "--quiet", str(trace)]) == 1
+    assert "departed from it at step 3" in capsys.readouterr().out
+    assert main(["conform", "--sequence", str(trace), "--out", str(tmp_path / "again.itf.json"), *runtime]) == 1
+    assert "[diverged] step 3" in capsys.readouterr().out
+    assert main(["conform", "--sequence", str(trace), "--", sys.executable, str(RUNTIME)]) == 0
+
+
+@pytest.mark.slow  # every edge of the default bounds through a subprocess: about 80 s
+def test_the_reference_runtime_conforms_at_the_default_bounds(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["conform", "--json", "--", sys.executable, str(RUNTIME)])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["coverage"] == 1.0 and report["edges"] == 277390
