@@ -26,6 +26,7 @@ from pausecheck.checks.cli import commands, main
 from pausecheck.checks.cli.parser import parser
 from pausecheck.checks.killmatrix import kill_matrix
 from pausecheck.checks.mutants import MUTANTS
+from pausecheck.model import BOUND_HELP
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -52,9 +53,13 @@ class Example:
 
     @property
     def slow(self) -> bool:
-        """Documented to take minutes: every mutant explored."""
+        """Documented to take a minute or more: every mutant explored, or a runtime driven through
+        every edge at the default bounds."""
         every_mutant = self.argv[:1] == ("mutants",) and not {"--only", "--list"} & set(self.argv)
-        return every_mutant or "--mutants" in self.argv
+        ours = self.argv[:self.argv.index("--")] if "--" in self.argv else self.argv
+        default_conform = ours[:1] == ("conform",) and not any(a.startswith("--") and a[2:].replace("-", "_")
+                                                                  in BOUND_HELP for a in ours)
+        return every_mutant or "--mutants" in self.argv or default_conform
 
     @property
     def id(self) -> str:

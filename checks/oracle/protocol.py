@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pausecheck.model import Action, CallTool, StartTurn, State, ToolInterrupts, ToolReturns, action_to_json
+from pausecheck.model import Action, Answer, CallTool, StartTurn, State, ToolInterrupts, ToolReturns, action_to_json
 from pausecheck.model.state import find_execution, ref_name
 
 __all__ = ["PROTOCOL", "SCHEMAS", "REQUESTS", "validate", "apply_request", "payload"]
@@ -144,6 +144,8 @@ def payload(state: State, action: Action) -> dict[str, Any]:
             return {"call": f"c{find_execution(state, e).calls + 1}"}
         case ToolInterrupts(execution=e):
             return {"question": f"q{len(find_execution(state, e).questions) + 1}"}
+        case Answer(question=n):
+            return {"question": f"q{n}"}
         case ToolReturns(call=call, artifacts=n):
             first = len(state.artifacts) + 1
             return {"artifacts": [{"type": "file", "payload": {"ref": ref_name(r)}, "tool_call_id": call}

@@ -139,7 +139,7 @@ class Runtime:
         elif kind == "poll":
             self.one("SELECT status FROM executions WHERE id = ?", execution)
         elif kind == "answer":
-            self.answer(execution, f"q{action['question']}", action["approve"])
+            self.answer(execution, payload["question"], action["approve"])
         elif kind == "node-fails":
             if not action["routed"]:
                 self.db.execute("UPDATE executions SET unhandled = unhandled + 1 WHERE id = ?", (execution,))

@@ -1,0 +1,88 @@
+"""docs/oracle.md stays true to the protocol: every schema and the worked exchange are generated here.
+
+`python tests/test_oracle_docs.py` prints the generated blocks, ready to paste into docs/oracle.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pausecheck.checks.oracle import PROTOCOL, REQUESTS, SCHEMAS, InProcess
+from pausecheck.checks.oracle.protocol import apply_request
+from pausecheck.model import (
+    Answer,
+    Bounds,
+    CallTool,
+    Machine,
+    StartTurn,
+    StartWriteBack,
+    ToolInterrupts,
+    ToolReturns,
+    WriteMessage,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "oracle.md"
+EXCHANGE_BOUNDS = Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1)
+EXCHANGE_ACTIONS = (StartTurn(1), CallTool("e1"), ToolReturns("e1", "c1", 1), StartWriteBack("e1", True),
+                    WriteMessage("e1", True))
+PAUSE_ACTIONS = (StartTurn(1), CallTool("e1"), ToolInterrupts("e1", "c1"), Answer("e1", 1, True))
+
+
+def schema_blocks() -> list[str]:
+    """One fenced JSON block per message schema, requests then responses."""
+    blocks = [f"request `{name}`:\n\n```json\n{json.dumps(schema, indent=2)}\n```" for name, schema in REQUESTS.items()]
+    blocks += [f"response to `{name}`:\n\n```json\n{json.dumps(schema, indent=2)}\n```"
+               for name, schema in SCHEMAS.items() if name != "refused"]
+    blocks.append(f"a refusal, in answer to any request:\n\n```json\n{json.dumps(SCHEMAS['refused'], indent=2)}\n```")
+    return blocks
+
+
+def _runtime() -> Any:
+    sys.path.insert(0, str(ROOT / "examples" / "sqlite_runtime"))
+    try:
+        import runtime  # the reference runtime, in process
+    finally:
+        sys.path.pop(0)
+    return runtime.Runtime(":memory:")
+
+
+def exchange(actions: tuple[Any, ...]) -> str:
+    """A complete exchange with the reference runtime: `>` what pausecheck sends, `<` the answer."""
+    handler = _runtime().handle
+    machine = Machine(EXCHANGE_BOUNDS)
+    requests: list[dict[str, Any]] = [{"type": "hello", "protocol": PROTOCOL},
+                                      {"type": "reset", "bounds": EXCHANGE_BOUNDS.as_dict(), "reading": "conformant"}]
+    state = machine.init_states()[0]
+    for step, action in enumerate(actions, 1):
+        requests.append(apply_request(step, state, action))
+        requests.append({"type": "observe"})
+        state = machine.step(state, action)
+    adapter = InProcess(handler)
+    lines = []
+    for request, response in zip(requests, adapter.exchange(requests), strict=True):
+        lines += ["> " + json.dumps(request, separators=(",", ":")), "< " + json.dumps(response, separators=(",", ":"))]
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
+def test_every_schema_is_in_the_doc() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    for block in schema_blocks():
+        assert block in text, f"docs/oracle.md lacks or differs on:\n{block}"
+
+
+def test_the_worked_exchanges_are_real() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert exchange(EXCHANGE_ACTIONS) in text
+    assert exchange(PAUSE_ACTIONS) in text
+
+
+if __name__ == "__main__":
+    print("\n\n".join(schema_blocks()))
+    print()
+    print(exchange(EXCHANGE_ACTIONS))
+    print()
+    print(exchange(PAUSE_ACTIONS))
