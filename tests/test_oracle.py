@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from pausecheck.checks.oracle import (
     divergence_document,
     validate,
 )
+from pausecheck.checks.oracle.logs import validate_log
+from pausecheck.checks.oracle.protocol import apply_request
 from pausecheck.model import CLAUSES, Bounds, Machine, observe
 from pausecheck.traces.replay import replay
 
@@ -227,3 +230,63 @@ def test_the_reference_runtime_conforms_at_the_default_bounds(capsys: pytest.Cap
     code = main(["conform", "--json", "--", sys.executable, str(RUNTIME)])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["coverage"] == 1.0 and report["edges"] == 277390
+
+
+def write_log(path: Path, tmp_path: Path, bug: str | None = None, steps: int = 40) -> Path:
+    """A log as a runtime would write it: the reset, then each action and what it showed after it."""
+    machine = Machine(BUGGY)
+    sequence = max((s for s, _ in zip(covering_sequences(machine), range(60), strict=False)),
+                   key=lambda s: len(s.steps))
+    handle = EXAMPLE.Runtime(str(tmp_path / f"log-{bug}.sqlite"), bug).handle
+    lines = [{"type": "reset", "bounds": BUGGY.as_dict(), "reading": "conformant"}]
+    handle(lines[0])
+    for i, (pre, action, _) in enumerate(sequence.steps[:steps], 1):
+        request = apply_request(i, pre, action)
+        handle(request)
+        lines += [request, {"type": "observe", "observation": handle({"type": "observe"})["observation"]}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_a_log_of_the_reference_runtime_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = write_log(tmp_path / "ok.jsonl", tmp_path)
+    assert main(["validate", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "[ok] every step of the log is one the model allows" in out and "judged" in out
+    assert main(["validate", "--properties", str(log)]) == 0
+
+
+def test_a_log_of_a_buggy_runtime_names_the_line_and_clauses(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    log = write_log(tmp_path / "bug.jsonl", tmp_path, "interrupt-as-failure")
+    trace = tmp_path / "d.itf.json"
+    assert main(["validate", "--json", "--out", str(trace), str(log)]) == 1
+    d = json.loads(capsys.readouterr().out)["divergence"]
+    assert d["kind"] == "observation" and "G6.1" in d["clauses"] and re.match(r"line \d+: after step \d+", d["message"])
+    assert main(["replay", "--quiet", str(trace)]) == 1
+
+
+def test_a_log_with_a_step_the_model_does_not_allow(tmp_path: Path) -> None:
+    log = tmp_path / "skip.jsonl"
+    lines = write_log(tmp_path / "full.jsonl", tmp_path).read_text(encoding="utf-8").splitlines()
+    log.write_text("\n".join(lines[:1] + lines[3:]) + "\n", encoding="utf-8")  # the start-turn is gone
+    machine, result = validate_log(log)
+    assert result.divergence is not None and result.divergence.kind == "refused"
+    assert result.divergence.message.startswith("line 2: the model does not enable")
+
+
+@pytest.mark.parametrize("content, words", [
+    ('{"type": "reset"}\nnot json\n', "bad.jsonl:2: not JSON"),
+    ('{"type": "apply", "action": {"kind": "fly"}}\n', "bad.jsonl:1: action.kind: unknown action kind 'fly'"),
+    ('{"type": "observe", "observation": {"turns": {}, "warnings": [{"execution": "e1"}]}}\n',
+     "bad.jsonl:1: observation.warnings[0]: lacks field 'artifact'"),
+    ('{"type": "reset", "bounds": {"calls": -1}}\n', "bad.jsonl:1: bounds.calls: bound calls=-1"),
+    ('[1]\n', "bad.jsonl:1: type must be reset, apply or observe"),
+])
+def test_a_malformed_log_gets_one_line_naming_it(content: str, words: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "bad.jsonl"
+    log.write_text(content, encoding="utf-8")
+    assert main(["validate", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1, err

@@ -15,10 +15,21 @@ from pausecheck.traces.replay import decode_actions
 
 from ..console import Reporter, console
 from ..evidence import machine_for
-from ..oracle import STRICT, Adapter, ConformError, ConformResult, RuntimeFault, Sequence, Subprocess, conform
+from ..oracle import (
+    PROPERTIES,
+    STRICT,
+    Adapter,
+    ConformError,
+    ConformResult,
+    RuntimeFault,
+    Sequence,
+    Subprocess,
+    conform,
+)
 from ..oracle.conform import divergence_document
+from ..oracle.logs import LogError, validate_log
 
-__all__ = ["conform_command"]
+__all__ = ["conform_command", "validate_command"]
 
 
 def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
@@ -73,8 +84,19 @@ def _sequence(path: Path, usage: type[Exception]) -> tuple[Machine, list[Sequenc
     return machine, [Sequence(tuple(steps), 0)]
 
 
+def validate_command(args: argparse.Namespace, usage: type[Exception], write: Any) -> int:
+    """The `validate` handler: a log the runtime wrote, re-executed on the model."""
+    try:
+        machine, result = validate_log(args.log, PROPERTIES if args.properties else STRICT)
+    except LogError as error:
+        raise usage(str(error)) from None
+    return _report(args, machine, result, [], write)
+
+
 def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, argv: list[str], write: Any) -> int:
-    command = "pausecheck conform " + ("--properties " if args.properties else "") + "-- " + " ".join(argv)
+    log = getattr(args, "log", None)
+    mode = "--properties " if args.properties else ""
+    command = f"pausecheck validate {mode}{log}" if log else f"pausecheck conform {mode}-- " + " ".join(argv)
     trace = None
     if result.divergence is not None:
         trace = args.out or Path("divergence.itf.json")
@@ -93,16 +115,24 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
     rate = result.steps / max(result.seconds, 1e-9)
     coverage = f"{result.coverage:.1%} of the reachable graph's edges" if result.coverage is not None else \
         "coverage unknown: not every sequence ran"
-    out.print(f"drove {result.sequences:,} sequences, {result.steps:,} steps in {result.seconds:.1f} s "
-              f"({rate:,.0f} steps/s); {result.edges:,} edges judged, {coverage}", markup=False)
+    if log:
+        out.print(f"re-executed {result.steps:,} steps of the log and judged {result.edges:,} observations "
+                  f"in {result.seconds:.1f} s", markup=False)
+    else:
+        out.print(f"drove {result.sequences:,} sequences, {result.steps:,} steps in {result.seconds:.1f} s "
+                  f"({rate:,.0f} steps/s); {result.edges:,} edges judged, {coverage}", markup=False)
     if result.skipped:
         out.print(f"{result.skipped:,} edges skipped: their actions are not among those the runtime supports",
                   markup=False)
     if d is not None:
         out.print(f"[diverged] step {d.step} ({d.kind}): {d.message}", markup=False)
         out.print(f"clauses: {' '.join(d.clauses) or '-'}", markup=False)
-        out.print(f"the model's path is written to {trace}: `pausecheck replay {trace}` shows it; "
-                  f"`pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again",
+        again = f"; `pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again" \
+            if argv else ""
+        out.print(f"the model's path is written to {trace}: `pausecheck replay {trace}` shows it{again}", markup=False)
+    elif log and result.ok:
+        what = "equals the model's" if result.mode == STRICT else "keeps every black-box property"
+        out.print(f"[ok] every step of the log is one the model allows, and everything it showed {what}",
                   markup=False)
     elif result.ok:
         what = "observations equal the model's" if result.mode == STRICT else \

@@ -194,4 +194,18 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
     co.add_argument("runtime", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                     help="the runtime's command line, after --")
+
+    va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
+              "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "
+              "with bounds and reading, then apply lines with action and payload, and observe lines with what the "
+              "runtime showed; docs/oracle.md) on the model, and report the first step the model does not allow "
+              "or the first observation that differs, with the clauses that step enacts.",
+              "exit: 0 the log agrees with the model; 1 a divergence (written as an ITF trace); 2 a malformed log "
+              "(the message names the line).")
+    va.add_argument("log", type=Path, help="the runtime's log (.jsonl)")
+    va.add_argument("--properties", action="store_true",
+                    help="judge only the black-box properties on what the log shows (another reading)")
+    va.add_argument("--out", type=Path, metavar="FILE",
+                    help="where to write the divergence trace (default divergence.itf.json)")
+    va.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
     return top

@@ -32,7 +32,8 @@ from .blackbox import BLACK_BOX, History
 from .cover import Sequence, covering_sequences
 from .protocol import PROTOCOL, apply_request
 
-__all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_document"]
+__all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_at",
+           "divergence_document"]
 
 STRICT, PROPERTIES = "strict", "properties"
 
@@ -150,13 +151,13 @@ def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[s
         responses = adapter.exchange(requests)
     except RuntimeFault as fault:
         step = where[fault.index]
-        return _divergence(sequence, step, "fault", str(fault))
+        return divergence_at(sequence, step, "fault", str(fault))
     before = observe(machine.init_states()[0])
     applied: list[dict[str, Any]] = []
     for request, response, step in zip(requests, responses, where, strict=True):
         if response.get("ok") is False:
             what = "refused" if request["type"] == "apply" else "fault"
-            return _divergence(sequence, step, what, f"the runtime refused {describe(request)}: {response['error']}")
+            return divergence_at(sequence, step, what, f"the runtime refused {describe(request)}: {response['error']}")
         if request["type"] == "apply":
             applied.append(request)
         if request["type"] != "observe":
@@ -168,7 +169,7 @@ def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[s
                 first_difference(white_box(post), shown_held, "held") if shown_held is not None else None)
             if found:
                 path, expected, got = found
-                return _divergence(sequence, step, "observation",
+                return divergence_at(sequence, step, "observation",
                                    f"after step {step}, {path.lstrip('.')} is {got!r}; the model has {expected!r}",
                                    expected=observe(post), actual=actual)
         else:
@@ -176,14 +177,15 @@ def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[s
             for prop in BLACK_BOX:
                 message = prop.check(history)
                 if message:
-                    return _divergence(sequence, step, "property", f"{prop.name} ({prop.doc}): {message}",
+                    return divergence_at(sequence, step, "property", f"{prop.name} ({prop.doc}): {message}",
                                        clauses=prop.clauses, actual=actual, prop=prop.name)
         before = actual
     return None
 
 
-def _divergence(sequence: Sequence, step: int, kind: str, message: str, *, clauses: tuple[str, ...] | None = None,
-                expected: Any = None, actual: Any = None, prop: str | None = None) -> Divergence:
+def divergence_at(sequence: Sequence, step: int, kind: str, message: str, *, clauses: tuple[str, ...] | None = None,
+                  expected: Any = None, actual: Any = None, prop: str | None = None) -> Divergence:
+    """The divergence at `step` of `sequence`: the steps up to it and, unless given, the clauses it enacts."""
     steps = sequence.steps[:step]
     if clauses is None:
         clauses = clauses_of(*steps[-1]) if steps else ()
