@@ -28,6 +28,7 @@ from pausecheck.checks.oracle import (
 )
 from pausecheck.checks.oracle.logs import validate_log
 from pausecheck.checks.oracle.protocol import apply_request
+from pausecheck.checks.oracle.vectors import export_vectors, load_vectors
 from pausecheck.model import CLAUSES, Bounds, Machine, observe
 from pausecheck.traces.replay import replay
 
@@ -288,5 +289,58 @@ def test_a_malformed_log_gets_one_line_naming_it(content: str, words: str, tmp_p
     log = tmp_path / "bad.jsonl"
     log.write_text(content, encoding="utf-8")
     assert main(["validate", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_exported_vectors_take_every_edge_and_replay_on_the_reference(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.as_dict().items()]
+    assert main(["vectors", "export", str(tmp_path / "v"), *flags]) == 0
+    manifest = json.loads((tmp_path / "v" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["coverage"] == 1.0 and manifest["edges"] == manifest["edges_total"] == explore(
+        Machine(SMALL)).transitions
+    assert "100.0% coverage" in capsys.readouterr().out
+    machine, sequences, _ = load_vectors(tmp_path / "v")
+    result = conform(in_process(tmp_path), machine, sequences=sequences, edges_total=manifest["edges_total"])
+    assert result.ok and result.coverage == 1.0
+    bad = conform(in_process(tmp_path, "interrupt-as-failure"), machine, sequences=sequences, shrink=False)
+    assert bad.divergence is not None and "the vector expects 'interrupted'" in bad.divergence.message
+
+
+def test_the_committed_vectors_pass_against_the_reference_runtime(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = ROOT / "examples" / "vectors"
+    assert main(["vectors", "check", str(folder), "--", sys.executable, str(RUNTIME)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\[ok\] the runtime passes all 40 vectors of .*, which take 8\.6% ", out), out
+    assert main(["vectors", "check", str(folder), "--out", "/dev/null", "--", sys.executable, str(RUNTIME),
+                 "--bug", "copy-not-take"]) == 1
+
+
+def test_a_tampered_vector_is_what_the_runtime_is_held_to(tmp_path: Path) -> None:
+    folder = tmp_path / "v"
+    export_vectors(Machine(SMALL), folder)
+    lines = (folder / "vectors.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["steps"][0]["expect"]["observation"]["turns"]["e1"]["session"] = "s9"
+    (folder / "vectors.jsonl").write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n", encoding="utf-8")
+    machine, sequences, _ = load_vectors(folder)
+    result = conform(in_process(tmp_path), machine, sequences=sequences, shrink=False)
+    assert result.divergence is not None and result.divergence.step == 1
+    assert "session is 's1'; the vector expects 's9'" in result.divergence.message
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda f: (f / "manifest.json").unlink(), "not a vectors folder"),
+    (lambda f: (f / "vectors.jsonl").write_text("{}\n", encoding="utf-8"), "vectors.jsonl:1: malformed vector"),
+    (lambda f: (f / "manifest.json").write_text('{"format": "other"}', encoding="utf-8"), "export again"),
+])
+def test_a_broken_vectors_folder_is_one_line(damage, words: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "v"
+    export_vectors(Machine(Bounds(calls=1, per_call=0, artifacts=0, pauses=0, write_failures=0, observations=0)),
+                   folder)
+    damage(folder)
+    assert main(["vectors", "check", str(folder), "--", sys.executable, str(RUNTIME)]) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1, err

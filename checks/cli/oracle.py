@@ -28,20 +28,55 @@ from ..oracle import (
 )
 from ..oracle.conform import divergence_document
 from ..oracle.logs import LogError, validate_log
+from ..oracle.vectors import VectorError, export_vectors, load_vectors
 
-__all__ = ["conform_command", "validate_command"]
+__all__ = ["conform_command", "validate_command", "vectors_command"]
+
+
+def _runtime(args: argparse.Namespace, usage: type[Exception]) -> list[str]:
+    argv = list(args.runtime)
+    if not argv:
+        raise usage(f"{args.command}: name the runtime to test after --, e.g. pausecheck {args.command} ... -- "
+                    "python runtime.py")
+    if args.timeout <= 0:
+        raise usage("--timeout must be a positive number of seconds")
+    return argv
+
+
+def vectors_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
+    """The `vectors` handler: `export DIR` writes the vectors, `check DIR -- CMD` runs them."""
+    if args.what == "export":
+        if args.runtime:
+            raise usage("vectors export takes no runtime: it writes files (vectors check DIR -- CMD runs them)")
+        machine = Machine(bounds, READINGS[args.reading])
+        try:
+            manifest = export_vectors(machine, args.dir, args.max_vectors)
+        except OSError as error:
+            raise usage(f"cannot write {args.dir}: {error.strerror or error}") from None
+        print(f"wrote {manifest['vectors']:,} vectors ({manifest['steps']:,} steps) taking {manifest['edges']:,} "
+              f"of the {manifest['edges_total']:,} edges of the reachable graph ({manifest['coverage']:.1%} "
+              f"coverage) to {args.dir}/")
+        return 0
+    argv = _runtime(args, usage)
+    try:
+        machine, sequences, manifest = load_vectors(args.dir)
+    except VectorError as error:
+        raise usage(str(error)) from None
+    total = manifest.get("edges_total")
+    return _drive_and_report(args, machine, sequences, argv, write, usage, total if type(total) is int else None)
 
 
 def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
     """The `conform` handler; `usage` is the CLI's UsageError, `write(path, text)` its file writer."""
-    argv = list(args.runtime[1:] if args.runtime[:1] == ["--"] else args.runtime)
-    if not argv:
-        raise usage("conform: name the runtime to test after --, e.g. pausecheck conform -- python runtime.py")
-    if args.timeout <= 0:
-        raise usage("--timeout must be a positive number of seconds")
+    argv = _runtime(args, usage)
     machine, sequences = Machine(bounds, READINGS[args.reading]), None
     if args.sequence is not None:
         machine, sequences = _sequence(args.sequence, usage)
+    return _drive_and_report(args, machine, sequences, argv, write, usage)
+
+
+def _drive_and_report(args: argparse.Namespace, machine: Machine, sequences: Any, argv: list[str], write: Any,
+                      usage: type[Exception], edges_total: int | None = None) -> int:
     mode = "properties" if args.properties else STRICT
     try:
         adapter: Adapter = Subprocess(argv, timeout=args.timeout)
@@ -56,8 +91,8 @@ def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
                 rate = steps / max(time.monotonic() - started, 1e-9)
                 show(f"{count:,} sequences, {steps:,} steps ({rate:,.0f}/s), {edges:,} edges judged")
 
-            result = conform(adapter, machine, mode=mode, max_sequences=args.max_sequences, sequences=sequences,
-                             progress=progress)
+            result = conform(adapter, machine, mode=mode, max_sequences=getattr(args, "max_sequences", None),
+                             sequences=sequences, progress=progress, edges_total=edges_total)
     except ConformError as error:
         raise usage(f"conform: {error}") from None
     finally:
@@ -97,10 +132,11 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
     log = getattr(args, "log", None)
     mode = "--properties " if args.properties else ""
     command = f"pausecheck validate {mode}{log}" if log else f"pausecheck conform {mode}-- " + " ".join(argv)
-    trace = None
+    trace, document = None, None
     if result.divergence is not None:
         trace = args.out or Path("divergence.itf.json")
-        write(trace, dumps(divergence_document(machine, result, command)))
+        document = divergence_document(machine, result, command)
+        write(trace, dumps(document))
     code = 0 if result.ok else 1
     if args.json:
         print(json.dumps(_json(result, trace, code), sort_keys=True, indent=2))
@@ -110,8 +146,8 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
     out.print(f"pausecheck conform: {result.runtime} ({result.mode}), reading {machine.reading.name}", markup=False)
     out.print(f"bounds: {bounds}", markup=False)
     d = result.divergence
-    if d is not None and trace is not None:
-        out.print(render(json.loads(trace.read_text(encoding="utf-8")), None).rstrip("\n"), markup=False)
+    if document is not None:
+        out.print(render(document, None).rstrip("\n"), markup=False)
     rate = result.steps / max(result.seconds, 1e-9)
     coverage = f"{result.coverage:.1%} of the reachable graph's edges" if result.coverage is not None else \
         "coverage unknown: not every sequence ran"
@@ -134,6 +170,9 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         what = "equals the model's" if result.mode == STRICT else "keeps every black-box property"
         out.print(f"[ok] every step of the log is one the model allows, and everything it showed {what}",
                   markup=False)
+    elif result.ok and args.command == "vectors":
+        out.print(f"[ok] the runtime passes all {result.sequences:,} vectors of {args.dir}, which take "
+                  f"{result.coverage or 0:.1%} of the reachable graph's edges at these bounds", markup=False)
     elif result.ok:
         what = "observations equal the model's" if result.mode == STRICT else \
             "observations keep every black-box property"

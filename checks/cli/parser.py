@@ -59,6 +59,16 @@ exit: 0 every edge judged and no divergence; 1 a divergence, or not every edge j
 runtime that cannot be started or checked at all."""
 
 
+EPILOG_VECTORS = """\
+examples:
+  pausecheck vectors export vectors/ --calls 1 --pauses 1 --observations 0
+                                        the vectors of small bounds (a few dozen, every edge), with a README
+  pausecheck vectors check examples/vectors -- python examples/sqlite_runtime/runtime.py
+                                        the committed example vectors against the reference runtime
+
+exit: 0 written, or every vector passed; 1 a divergence; 2 usage error or a folder that cannot be read."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
 
@@ -171,7 +181,7 @@ def parser() -> argparse.ArgumentParser:
                     "own bounds, reading and mutant are used; bound flags are ignored)")
     gr.add_argument("--radius", type=int, default=1, metavar="N", help="steps beyond the trace (default 1)")
 
-    co = _add(commands, "conform", "test a FlowDrop runtime against the model: the golden oracle",
+    co = _add(commands, "conform", "test a FlowDrop runtime against the model: the golden oracle (... -- CMD ARGS)",
               "Start the runtime under test (any language) as a subprocess that speaks the adapter protocol "
               "(JSON lines; docs/oracle.md), drive it through action sequences that together take every edge of "
               "the model's reachable graph within the bounds (resetting it between sequences), and compare what "
@@ -192,8 +202,26 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("--out", type=Path, metavar="FILE",
                     help="where to write the divergence trace (default divergence.itf.json)")
     co.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
-    co.add_argument("runtime", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
-                    help="the runtime's command line, after --")
+
+    ve = _add(commands, "vectors", "export conformance vectors a runtime replays in its own tests, or run them "
+              "(check DIR -- CMD ARGS)",
+              "export DIR: write the covering sequences of the bounds with the observation expected after each new "
+              "step, as plain JSON (manifest.json, vectors.jsonl, README.md), for a runtime's own test suite in any "
+              "language; together they take every edge of the reachable graph. check DIR -- CMD: run them against a "
+              "runtime that speaks the adapter protocol, comparing with the observations recorded in the files.",
+              EPILOG_VECTORS)
+    ve.add_argument("what", choices=("export", "check"), help="export the vectors, or check a runtime against them")
+    ve.add_argument("dir", type=Path, help="the vectors folder")
+    _search(ve, judged=False)
+    ve.add_argument("--max-vectors", type=int, metavar="N",
+                    help="export: write only the first N vectors (the manifest states the coverage they reach)")
+    ve.add_argument("--properties", action="store_true",
+                    help="check: judge only the black-box properties (for a runtime that takes another reading)")
+    ve.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                    help="check: seconds to wait for each response (default 10)")
+    ve.add_argument("--out", type=Path, metavar="FILE",
+                    help="check: where to write a divergence trace (default divergence.itf.json)")
+    ve.add_argument("--json", action="store_true", help="check: print one JSON object instead of the text")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "

@@ -68,11 +68,12 @@ class ConformResult:
     complete: bool  # every covering sequence ran (no divergence, no limit)
     seconds: float
     divergence: Divergence | None
+    edges_total: int | None = None  # the reachable graph's edges, when the sequences given are a sample
 
     @property
     def coverage(self) -> float | None:
         """Edges judged over all edges of the reachable graph (known once every sequence ran)."""
-        total = self.edges + self.skipped
+        total = self.edges_total if self.edges_total is not None else self.edges + self.skipped
         return self.edges / total if self.complete and total else None
 
     @property
@@ -85,7 +86,7 @@ Progress = Callable[[int, int, int], None]  # (sequences, steps, edges) so far
 
 def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_sequences: int | None = None,
             sequences: Iterable[Sequence] | None = None, progress: Progress | None = None,
-            shrink: bool = True) -> ConformResult:
+            shrink: bool = True, edges_total: int | None = None) -> ConformResult:
     """Drive the runtime behind `adapter` through `sequences` (default: all covering sequences).
 
     With `shrink`, a divergence is cut down to a short sequence of the model's steps on which the
@@ -116,7 +117,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
         if progress is not None and count % 64 == 0:
             progress(count, steps, edges)
     return ConformResult(adapter.name, mode, count, steps, edges, skipped, complete, time.perf_counter() - started,
-                         divergence)
+                         divergence, edges_total)
 
 
 def _hello(adapter: Adapter, machine: Machine) -> dict[str, Any]:
@@ -136,13 +137,14 @@ def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[s
            held: bool) -> Divergence | None:
     """Run one sequence; the first divergence, or None."""
     observe_request = {"type": "observe", "held": True} if held else {"type": "observe"}
+    recorded = sequence.recorded
     requests: list[dict[str, Any]] = [reset]
     where: list[int] = [0]  # the step each request belongs to
     for i, (pre, action, _) in enumerate(sequence.steps, 1):
         if i == sequence.fresh + 1 and i > 1:
             requests.append(observe_request)
             where.append(i - 1)
-        requests.append(apply_request(i, pre, action))
+        requests.append(recorded.requests[i - 1] if recorded else apply_request(i, pre, action))
         where.append(i)
         if i > sequence.fresh:
             requests.append(observe_request)
@@ -162,25 +164,35 @@ def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[s
             applied.append(request)
         if request["type"] != "observe":
             continue
-        post = sequence.steps[step - 1][2] if step else machine.init_states()[0]
         actual, shown_held = response["observation"], response.get("held")
         if mode == STRICT:
-            found = first_difference(observe(post), actual, "observation") or (
-                first_difference(white_box(post), shown_held, "held") if shown_held is not None else None)
+            want, want_held = _expected(machine, sequence, step)
+            found = first_difference(want, actual, "observation") or (
+                first_difference(want_held, shown_held, "held") if shown_held is not None and want_held is not None
+                else None)
             if found:
                 path, expected, got = found
+                source = "the vector expects" if recorded else "the model has"
                 return divergence_at(sequence, step, "observation",
-                                   f"after step {step}, {path.lstrip('.')} is {got!r}; the model has {expected!r}",
-                                   expected=observe(post), actual=actual)
+                                     f"after step {step}, {path.lstrip('.')} is {got!r}; {source} {expected!r}",
+                                     expected=want, actual=actual)
         else:
             history = History(tuple(applied), before, actual, shown_held)
             for prop in BLACK_BOX:
                 message = prop.check(history)
                 if message:
                     return divergence_at(sequence, step, "property", f"{prop.name} ({prop.doc}): {message}",
-                                       clauses=prop.clauses, actual=actual, prop=prop.name)
+                                         clauses=prop.clauses, actual=actual, prop=prop.name)
         before = actual
     return None
+
+
+def _expected(machine: Machine, sequence: Sequence, step: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The observation and held lists expected after `step`: recorded, or the model's."""
+    if sequence.recorded is not None:
+        return sequence.recorded.expected[step]
+    post = sequence.steps[step - 1][2] if step else machine.init_states()[0]
+    return observe(post), white_box(post)
 
 
 def divergence_at(sequence: Sequence, step: int, kind: str, message: str, *, clauses: tuple[str, ...] | None = None,

@@ -15,17 +15,28 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Step", "Sequence", "covering_sequences"]
+__all__ = ["Step", "Sequence", "Recorded", "covering_sequences"]
 
 Step = tuple[Any, Any, Any]  # (pre-state, action, post-state)
 
 
 @dataclass(frozen=True, slots=True)
+class Recorded:
+    """What a sequence sends and expects, as recorded in a file rather than computed from the model:
+    the `apply` request of each step, and the observation (and held lists) expected after a step."""
+
+    requests: tuple[dict[str, Any], ...]
+    expected: dict[int, tuple[dict[str, Any], dict[str, Any] | None]]
+
+
+@dataclass(frozen=True, slots=True)
 class Sequence:
-    """Steps from the initial state; those before `fresh` were new steps of an earlier sequence."""
+    """Steps from the initial state; those before `fresh` were new steps of an earlier sequence.
+    `recorded`, if given, replaces what the model would send and expect (exported vectors)."""
 
     steps: tuple[Step, ...]
     fresh: int
+    recorded: Recorded | None = None
 
 
 def covering_sequences(machine: Any) -> Iterator[Sequence]:
