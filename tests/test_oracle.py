@@ -28,6 +28,7 @@ from pausecheck.checks.oracle import (
 )
 from pausecheck.checks.oracle.logs import validate_log
 from pausecheck.checks.oracle.protocol import apply_request
+from pausecheck.checks.oracle.standing import standing
 from pausecheck.checks.oracle.vectors import export_vectors, load_vectors
 from pausecheck.model import CLAUSES, Bounds, Machine, observe
 from pausecheck.traces.replay import replay
@@ -344,3 +345,31 @@ def test_a_broken_vectors_folder_is_one_line(damage, words: str, tmp_path: Path,
     assert main(["vectors", "check", str(folder), "--", sys.executable, str(RUNTIME)]) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("suffix", [".json", ".md", ".html"])
+def test_a_standing_names_every_clause_of_both_rules(suffix: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in BUGGY.as_dict().items()]
+    published = tmp_path / f"standing{suffix}"
+    runtime = ["--", sys.executable, str(RUNTIME), "--bug", "interrupt-as-failure"]
+    assert main(["conform", *flags, "--standing", str(published), "--out", str(tmp_path / "d.itf.json"),
+                 *runtime]) == 1
+    assert f"standing written to {published}" in capsys.readouterr().out
+    text = published.read_text(encoding="utf-8")
+    ours = [c for c in CLAUSES if c.rule in ("RT-TOOL-7", "RT-GATE-6")]
+    assert all(c.id in text for c in ours)
+    if suffix == ".json":
+        rows = {r["id"]: r for r in json.loads(text)["clauses"]}
+        assert set(rows) == {c.id for c in ours}
+        assert rows["G6.1"]["status"] == "failed" and rows["G6.1"]["trace"].endswith("d.itf.json")
+        assert rows["T7.9"]["status"] == "not covered"  # a second pause: beyond --pauses 1
+        assert rows["T7.1"]["limit"].startswith("partial:")
+
+
+def test_a_standing_of_a_conforming_runtime(tmp_path: Path) -> None:
+    machine = Machine(BUGGY)
+    result = conform(in_process(tmp_path), machine)
+    rows = {r["id"]: r["status"] for r in standing(result, machine, "ref", None)["clauses"]}
+    assert "failed" not in rows.values() and rows["T7.10"] == "passed" and rows["T7.9"] == "not covered"
+    assert main(["conform", "--standing", str(tmp_path / "s.txt"), "--", "x"]) == 2

@@ -28,6 +28,7 @@ from ..oracle import (
 )
 from ..oracle.conform import divergence_document
 from ..oracle.logs import LogError, validate_log
+from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
 
 __all__ = ["conform_command", "validate_command", "vectors_command"]
@@ -69,6 +70,8 @@ def vectors_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
 def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
     """The `conform` handler; `usage` is the CLI's UsageError, `write(path, text)` its file writer."""
     argv = _runtime(args, usage)
+    if args.standing is not None and format_of(args.standing) is None:
+        raise usage(f"--standing {args.standing}: the extension must be .json, .md or .html")
     machine, sequences = Machine(bounds, READINGS[args.reading]), None
     if args.sequence is not None:
         machine, sequences = _sequence(args.sequence, usage)
@@ -137,6 +140,11 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         trace = args.out or Path("divergence.itf.json")
         document = divergence_document(machine, result, command)
         write(trace, dumps(document))
+    published = getattr(args, "standing", None)
+    if published is not None:
+        fmt = format_of(published) or "json"
+        write(published, render_standing(standing(result, machine, " ".join(argv), str(trace) if trace else None),
+                                         fmt))
     code = 0 if result.ok else 1
     if args.json:
         print(json.dumps(_json(result, trace, code), sort_keys=True, indent=2))
@@ -179,6 +187,8 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         out.print(f"[ok] the runtime's {what} on every edge of the reachable graph", markup=False)
     else:
         out.print("[incomplete] no divergence in what ran, but not every edge was judged", markup=False)
+    if published is not None:
+        out.print(f"standing written to {published}", markup=False)
     return code
 
 

@@ -202,6 +202,10 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("--out", type=Path, metavar="FILE",
                     help="where to write the divergence trace (default divergence.itf.json)")
     co.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
+    co.add_argument("--standing", type=Path, metavar="FILE",
+                    help="also write the runtime's standing for every clause of both rules (passed, failed with the "
+                    "trace, or not covered), with versions, bounds, reading and coverage, to publish in its docs; "
+                    ".json, .md or .html")
 
     ve = _add(commands, "vectors", "export conformance vectors a runtime replays in its own tests, or run them "
               "(check DIR -- CMD ARGS)",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +70,7 @@ class ConformResult:
     seconds: float
     divergence: Divergence | None
     edges_total: int | None = None  # the reachable graph's edges, when the sequences given are a sample
+    clause_edges: tuple[tuple[str, int], ...] = ()  # per clause, the judged edges that enact it (sorted)
 
     @property
     def coverage(self) -> float | None:
@@ -97,6 +99,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
     reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
     count = steps = edges = skipped = 0
     divergence, complete = None, True
+    enacted: Counter[str] = Counter()
     for sequence in covering_sequences(machine) if sequences is None else sequences:
         if max_sequences is not None and count >= max_sequences:
             complete = False
@@ -114,10 +117,11 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
             complete = False
             break
         edges += len(sequence.steps) - sequence.fresh
+        enacted.update(c for step in sequence.steps[sequence.fresh:] for c in clauses_of(*step))
         if progress is not None and count % 64 == 0:
             progress(count, steps, edges)
     return ConformResult(adapter.name, mode, count, steps, edges, skipped, complete, time.perf_counter() - started,
-                         divergence, edges_total)
+                         divergence, edges_total, tuple(sorted(enacted.items())))
 
 
 def _hello(adapter: Adapter, machine: Machine) -> dict[str, Any]:
