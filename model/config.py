@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-__all__ = ["Bounds", "BoundError", "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "COMPANIONS", "BOUND_HELP"]
+__all__ = ["Bounds", "BoundError", "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "COMPANIONS", "FUZZ_BOUNDS", "BOUND_HELP"]
 
 
 class BoundError(ValueError):
@@ -83,3 +83,8 @@ COMPANIONS: tuple[tuple[str, Bounds], ...] = (
                              interim_writes=0, node_failures=1, held_bound=1)),
 )
 COMPANION_BOUNDS = COMPANIONS[0][1]  # the two-session companion (isolation, T7.2)
+
+# The default bounds of random testing (`pausecheck fuzz`): far beyond what an exhaustive search covers,
+# three sessions of two turns, long segments, four pauses, interim messages and node failures.
+FUZZ_BOUNDS = Bounds(sessions=3, turns=2, calls=3, per_call=2, artifacts=8, pauses=4, write_failures=3,
+                     observations=2, interim_writes=2, node_failures=2, held_bound=2)

@@ -184,6 +184,8 @@ def _prepare(argv: tuple[str, ...], tmp: Path) -> list[str]:
         if not Path(arg).is_absolute() and "/" in arg and source.is_file():
             (tmp / arg).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, tmp / arg)
+        elif not Path(arg).is_absolute() and "/" in arg.rstrip("/") and source.is_dir() and i and out[0] != "graph":
+            shutil.copytree(source, tmp / arg, dirs_exist_ok=True)
         if i and out[i - 1] in ("--out", "--golden") and Path(arg).is_absolute():
             out[i] = str(tmp / Path(arg).name)
     return out

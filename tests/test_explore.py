@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from pausecheck.checks.explore import Limits, Result, explore
 from pausecheck.model import (
     ALWAYS,
+    DEFAULT_BOUNDS,
     PROPERTIES,
     SOMETIMES,
     Bounds,
@@ -52,8 +53,10 @@ WITNESSES = [p for p in PROPERTIES if p.kind == SOMETIMES]
 
 
 @pytest.fixture(scope="module")
-def default() -> Result:
-    return explore(Machine())
+def default(shared_check) -> Result:
+    """The main search at the default bounds: the one `pausecheck check` runs, shared across the tests."""
+    return shared_check(DEFAULT_BOUNDS, "conformant", limits=Limits(max_states=None), companion=True,
+                        accept_unexercised=False, liveness=True).result
 
 
 def counts(result: Result) -> tuple[int, int, int]:

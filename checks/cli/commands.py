@@ -30,7 +30,7 @@ from ..report.html import html_report
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check, print_matrix
 from ..shrink import shrink
-from .oracle import conform_command, validate_command, vectors_command
+from .oracle import conform_command, fuzz_command, validate_command, vectors_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
@@ -236,6 +236,10 @@ def _conform(args: argparse.Namespace) -> int:
     return conform_command(args, _bounds(args), UsageError, _write)
 
 
+def _fuzz(args: argparse.Namespace) -> int:
+    return fuzz_command(args, _bounds(args), UsageError, _write)
+
+
 def _vectors(args: argparse.Namespace) -> int:
     return vectors_command(args, _bounds(args), UsageError, _write)
 
@@ -245,4 +249,5 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
-            "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors}
+            "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors,
+            "fuzz": _fuzz}

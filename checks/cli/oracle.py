@@ -14,7 +14,8 @@ from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
 
 from ..console import Reporter, console
-from ..evidence import machine_for
+from ..evidence import machine_for, trace_of
+from ..explore import Discovery
 from ..oracle import (
     PROPERTIES,
     STRICT,
@@ -31,7 +32,7 @@ from ..oracle.logs import LogError, validate_log
 from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
 
-__all__ = ["conform_command", "validate_command", "vectors_command"]
+__all__ = ["conform_command", "validate_command", "vectors_command", "fuzz_command"]
 
 
 def _runtime(args: argparse.Namespace, usage: type[Exception]) -> list[str]:
@@ -101,6 +102,68 @@ def _drive_and_report(args: argparse.Namespace, machine: Machine, sequences: Any
     finally:
         adapter.close()
     return _report(args, machine, result, argv, write)
+
+
+def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
+    """The `fuzz` handler: random behaviours of the model, with a runtime in lockstep if one is named."""
+    from ..oracle.fuzz import fuzz  # Hypothesis is imported only by this command
+
+    if args.examples < 1 or args.steps < 1:
+        raise usage("--examples and --steps must be at least 1")
+    machine = Machine(bounds, READINGS[args.reading])
+    argv = _runtime(args, usage) if args.runtime else []
+    adapter = None
+    try:
+        adapter = Subprocess(argv, timeout=args.timeout) if argv else None
+        with Reporter("fuzz", color=not args.no_color) as reporter:
+            reporter.status("fuzz")(f"{args.examples} behaviours of up to {args.steps} steps")
+            result = fuzz(machine, adapter, examples=args.examples, steps=args.steps,
+                          mode=PROPERTIES if args.properties else STRICT)
+    except (RuntimeFault, ConformError) as error:
+        raise usage(f"fuzz: {error}") from None
+    finally:
+        if adapter is not None:
+            adapter.close()
+    failure, target = result.failure, (" ".join(argv) or "the model")
+    trace = None
+    if failure is not None:
+        trace = args.out or Path("fuzz.itf.json")
+        command = "pausecheck fuzz" + (" -- " + " ".join(argv) if argv else "")
+        outcome = ConformResult(target, "properties" if args.properties else STRICT, result.examples, result.steps,
+                                0, 0, False, result.seconds, failure)
+        document = divergence_document(machine, outcome, command) if argv else _violation(machine, failure, command)
+        write(trace, dumps(document))
+    if args.json:
+        print(json.dumps({"target": target, "examples": result.examples, "steps": result.steps,
+                          "seconds": round(result.seconds, 3), "bounds": machine.bounds.as_dict(),
+                          "failure": None if failure is None else {
+                              "step": failure.step, "found_at": failure.found_at, "kind": failure.kind,
+                              "property": failure.property, "message": failure.message,
+                              "clauses": list(failure.clauses), "trace": str(trace)}},
+                         sort_keys=True, indent=2))
+        return 1 if failure else 0
+    out = console(color=not args.no_color)
+    bounds_text = " ".join(f"{k.replace('_', '-')}={v}" for k, v in machine.bounds.as_dict().items())
+    out.print(f"pausecheck fuzz: {target}, reading {machine.reading.name}", markup=False)
+    out.print(f"bounds: {bounds_text}", markup=False)
+    out.print(f"ran {result.examples:,} behaviours, {result.steps:,} steps in {result.seconds:.1f} s", markup=False)
+    if failure is None:
+        judged = "every always and transition property held" + (" and the runtime agreed with the model"
+                                                               if argv else "")
+        out.print(f"[ok] {judged} on every step (random behaviours: no claim of completeness)", markup=False)
+        return 0
+    out.print(f"[fail] step {failure.step} (shrunk from a failure at step {failure.found_at}): {failure.message}",
+              markup=False)
+    out.print(f"clauses: {' '.join(failure.clauses) or '-'}; written to {trace}: `pausecheck replay {trace}`",
+              markup=False)
+    return 1
+
+
+def _violation(machine: Machine, failure: Any, command: str) -> dict[str, Any]:
+    """The ITF trace of a model property broken during fuzzing: replays as that property's violation."""
+    states = (machine.init_states()[0],) + tuple(post for _, _, post in failure.steps)
+    discovery = Discovery(states, tuple(action for _, action, _ in failure.steps), failure.message)
+    return trace_of(machine, discovery, name=failure.property, command=command)
 
 
 def _sequence(path: Path, usage: type[Exception]) -> tuple[Machine, list[Sequence]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS
+from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, Bounds
+from pausecheck.model.config import FUZZ_BOUNDS
 
 from pausecheck import __version__
 
@@ -69,6 +70,17 @@ examples:
 exit: 0 written, or every vector passed; 1 a divergence; 2 usage error or a folder that cannot be read."""
 
 
+EPILOG_FUZZ = """\
+examples:
+  pausecheck fuzz                       the model alone, 200 behaviours of up to 60 steps at three sessions
+  pausecheck fuzz --examples 50 -- python examples/sqlite_runtime/runtime.py
+                                        the reference runtime in lockstep with the model
+  pausecheck fuzz -- python examples/sqlite_runtime/runtime.py --bug drop-oldest
+                                        a buggy runtime: exit 1, the shrunk behaviour in fuzz.itf.json
+
+exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diverging; 2 usage error."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
 
@@ -82,12 +94,12 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _search(parser: argparse.ArgumentParser, *, judged: bool = True) -> None:
+def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: Bounds = DEFAULT_BOUNDS) -> None:
     """The flags of a search: one per bound, the reading, the state limit, and for a search whose
     properties are judged, how to judge what the bounds cannot exercise."""
     group = parser.add_argument_group("bounds (every field of the search configuration)")
     for name, (minimum, meaning) in BOUND_HELP.items():
-        default = getattr(DEFAULT_BOUNDS, name)
+        default = getattr(defaults, name)
         group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
                            help=f"{meaning} (default {default}, minimum {minimum})")
     parser.add_argument("--reading", choices=sorted(READINGS), default="conformant",
@@ -226,6 +238,24 @@ def parser() -> argparse.ArgumentParser:
     ve.add_argument("--out", type=Path, metavar="FILE",
                     help="check: where to write a divergence trace (default divergence.itf.json)")
     ve.add_argument("--json", action="store_true", help="check: print one JSON object instead of the text")
+
+    fz = _add(commands, "fuzz", "long random behaviours with Hypothesis, beyond the exhaustive bounds "
+              "(optionally -- CMD ARGS)",
+              "Hypothesis stateful testing: random behaviours of the model at bounds no exhaustive search covers "
+              "(by default three sessions of two turns, four pauses, interim messages, node failures), judging "
+              "every always and transition property after each step; given a runtime after --, the same steps "
+              "are applied to it in lockstep and what it shows is compared with the model. The first failure is "
+              "shrunk and written as an ITF trace. Deterministic: the same flags give the same behaviours.",
+              EPILOG_FUZZ)
+    _search(fz, judged=False, defaults=FUZZ_BOUNDS)
+    fz.add_argument("--examples", type=int, default=200, metavar="N", help="behaviours to run (default 200)")
+    fz.add_argument("--steps", type=int, default=60, metavar="N", help="steps per behaviour at most (default 60)")
+    fz.add_argument("--properties", action="store_true",
+                    help="with a runtime: judge only the black-box properties on what it shows")
+    fz.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                    help="with a runtime: seconds to wait for each response (default 10)")
+    fz.add_argument("--out", type=Path, metavar="FILE", help="where to write a failure (default fuzz.itf.json)")
+    fz.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "

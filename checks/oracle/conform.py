@@ -34,7 +34,7 @@ from .cover import Sequence, covering_sequences
 from .protocol import PROTOCOL, apply_request
 
 __all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_at",
-           "divergence_document"]
+           "divergence_document", "judge_shown", "handshake"]
 
 STRICT, PROPERTIES = "strict", "properties"
 
@@ -94,7 +94,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
     With `shrink`, a divergence is cut down to a short sequence of the model's steps on which the
     runtime still diverges (`shrink_divergence`)."""
     started = time.perf_counter()
-    hello = _hello(adapter, machine)
+    hello = handshake(adapter, machine)
     supported, held = set(hello["actions"]), bool(hello.get("held"))
     reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
     count = steps = edges = skipped = 0
@@ -124,7 +124,8 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
                          divergence, edges_total, tuple(sorted(enacted.items())))
 
 
-def _hello(adapter: Adapter, machine: Machine) -> dict[str, Any]:
+def handshake(adapter: Adapter, machine: Machine) -> dict[str, Any]:
+    """The runtime's `hello`, checked: the protocol it speaks and the reading it must support."""
     try:
         hello = adapter.exchange([{"type": "hello", "protocol": PROTOCOL}])[0]
     except RuntimeFault as fault:
@@ -168,26 +169,36 @@ def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[s
             applied.append(request)
         if request["type"] != "observe":
             continue
-        actual, shown_held = response["observation"], response.get("held")
-        if mode == STRICT:
-            want, want_held = _expected(machine, sequence, step)
-            found = first_difference(want, actual, "observation") or (
-                first_difference(want_held, shown_held, "held") if shown_held is not None and want_held is not None
-                else None)
-            if found:
-                path, expected, got = found
-                source = "the vector expects" if recorded else "the model has"
-                return divergence_at(sequence, step, "observation",
-                                     f"after step {step}, {path.lstrip('.')} is {got!r}; {source} {expected!r}",
-                                     expected=want, actual=actual)
-        else:
-            history = History(tuple(applied), before, actual, shown_held)
-            for prop in BLACK_BOX:
-                message = prop.check(history)
-                if message:
-                    return divergence_at(sequence, step, "property", f"{prop.name} ({prop.doc}): {message}",
-                                         clauses=prop.clauses, actual=actual, prop=prop.name)
-        before = actual
+        found = judge_shown(machine, sequence, step, mode, response, tuple(applied), before)
+        if found is not None:
+            return found
+        before = response["observation"]
+    return None
+
+
+def judge_shown(machine: Machine, sequence: Sequence, step: int, mode: str, response: dict[str, Any],
+                applied: tuple[dict[str, Any], ...], before: dict[str, Any]) -> Divergence | None:
+    """Judge what the runtime showed after `step` (an `observe` response): against the expected
+    observation (strict), or the black-box properties given what was applied and shown before."""
+    actual, shown_held = response["observation"], response.get("held")
+    if mode == STRICT:
+        want, want_held = _expected(machine, sequence, step)
+        found = first_difference(want, actual, "observation") or (
+            first_difference(want_held, shown_held, "held") if shown_held is not None and want_held is not None
+            else None)
+        if found:
+            path, expected, got = found
+            source = "the vector expects" if sequence.recorded else "the model has"
+            return divergence_at(sequence, step, "observation",
+                                 f"after step {step}, {path.lstrip('.')} is {got!r}; {source} {expected!r}",
+                                 expected=want, actual=actual)
+        return None
+    history = History(applied, before, actual, shown_held)
+    for prop in BLACK_BOX:
+        message = prop.check(history)
+        if message:
+            return divergence_at(sequence, step, "property", f"{prop.name} ({prop.doc}): {message}",
+                                 clauses=prop.clauses, actual=actual, prop=prop.name)
     return None
 
 

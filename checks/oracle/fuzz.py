@@ -1,0 +1,201 @@
+"""Stateful testing with Hypothesis: long random behaviours beyond the exhaustive bounds.
+
+A `RuleBasedStateMachine` walks the model one enabled action at a time (Hypothesis chooses which),
+at bounds far larger than an exhaustive search can cover (many sessions, turns, calls and pauses).
+After every step it judges every `always` and `transition` property of the model; given a runtime,
+it also applies the same step to the runtime and compares what it shows (strict) or judges the
+black-box properties on it. The first failure ends generation; it is then shrunk by dropping chunks
+of its steps (halving the chunk when none can go) while the model still enables the rest and the
+same property, or the runtime, still fails: Hypothesis's own shrinking of the choices is off, since a
+choice is an index into the actions enabled at that point, and those change with every earlier step.
+
+Runs are deterministic (Hypothesis derandomised, no example database): the same bounds, examples
+and steps give the same behaviours and the same result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
+from pausecheck.model import Machine, StartTurn, observe
+from pausecheck.model.config import FUZZ_BOUNDS
+from pausecheck.model.properties import ALWAYS, TRANSITION
+
+from .adapters import Adapter, RuntimeFault, describe
+from .conform import STRICT, Divergence, _drive, divergence_at, handshake, judge_shown
+from .cover import Sequence
+from .protocol import apply_request
+
+__all__ = ["FUZZ_BOUNDS", "FuzzResult", "fuzz", "minimise"]
+
+
+
+@dataclass(frozen=True, slots=True)
+class FuzzResult:
+    examples: int  # behaviours Hypothesis ran (shrinking included)
+    steps: int  # steps taken over all of them
+    seconds: float
+    failure: Divergence | None  # the minimal failing behaviour, if any
+    property: str | None = None  # the model property it breaks (None: the runtime diverged)
+
+
+class _Found(AssertionError):
+    def __init__(self, divergence: Divergence, prop: str | None) -> None:
+        super().__init__(divergence.message)
+        self.divergence = divergence
+        self.prop = prop
+
+
+def fuzz(machine: Machine, adapter: Adapter | None = None, *, examples: int = 100, steps: int = 50,
+         mode: str = STRICT) -> FuzzResult:
+    """Run `examples` random behaviours of up to `steps` steps; the first failure, shrunk."""
+    checks = [p for p in machine.properties if p.kind in (ALWAYS, TRANSITION)]
+    reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
+    held = adapter is not None and bool(handshake(adapter, machine).get("held"))
+    observe_request = {"type": "observe", "held": True} if held else {"type": "observe"}
+    counts = {"examples": 0, "steps": 0}
+
+    class Walk(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.path: list[tuple[Any, Any, Any]] = []
+            self.state = machine.init_states()[0]
+            self.applied: list[dict[str, Any]] = []
+            self.shown = observe(self.state)
+            counts["examples"] += 1
+            if adapter is not None:
+                self._exchange([reset])
+
+        @rule(data=st.data())
+        def step(self, data: st.DataObject) -> None:
+            options = list(machine.successors(self.state))
+            if not options:
+                return
+            action, post = options[data.draw(st.integers(0, len(options) - 1), label="choice")]
+            self.path.append((self.state, action, post))
+            counts["steps"] += 1
+            for prop in checks:
+                broken, message = machine.judge(prop.name, self.state, action, post)
+                if broken:
+                    found = divergence_at(Sequence(tuple(self.path), 0), len(self.path), "property",
+                                          f"{prop.name}: {message}", clauses=prop.clauses, prop=prop.name)
+                    raise _Found(found, prop.name)
+            if adapter is not None:  # in lockstep: the same step, then what the runtime shows
+                request = apply_request(len(self.path), self.state, action)
+                response = self._exchange([request, observe_request])[1]
+                self.applied.append(request)
+                sequence = Sequence(tuple(self.path), len(self.path) - 1)
+                found = judge_shown(machine, sequence, len(self.path), mode, response, tuple(self.applied), self.shown)
+                if found is not None:
+                    raise _Found(found, None)
+                self.shown = response["observation"]
+            self.state = post
+
+        def _exchange(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            assert adapter is not None
+            sequence = Sequence(tuple(self.path), max(len(self.path) - 1, 0))
+            try:
+                responses = adapter.exchange(requests)
+            except RuntimeFault as fault:
+                raise _Found(divergence_at(sequence, len(self.path), "fault", str(fault)), None) from None
+            for request, response in zip(requests, responses, strict=True):
+                if response.get("ok") is False:
+                    message = f"the runtime refused {describe(request)}: {response['error']}"
+                    raise _Found(divergence_at(sequence, len(self.path), "refused", message), None)
+            return responses
+
+    started = time.perf_counter()
+    options = settings(max_examples=examples, stateful_step_count=steps, derandomize=True, database=None,
+                       deadline=None, suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                       phases=[Phase.explicit, Phase.generate])
+    try:
+        run_state_machine_as_test(Walk, settings=options)
+    except _Found as found:
+        prop, first = found.prop, found.divergence
+
+        def fails(actions: list[Any]) -> Divergence | None:
+            path = _path(machine, actions)
+            if path is None:
+                return None
+            if prop is not None:
+                return _broken(machine, path, prop)
+            return _drive(adapter, machine, Sequence(tuple(path), 0), reset, mode, held)  # type: ignore[arg-type]
+
+        shrunk = minimise(first, fails)
+        return FuzzResult(counts["examples"], counts["steps"], time.perf_counter() - started, shrunk, prop)
+    return FuzzResult(counts["examples"], counts["steps"], time.perf_counter() - started, None)
+
+
+def _path(machine: Machine, actions: list[Any]) -> list[tuple[Any, Any, Any]] | None:
+    state, path = machine.init_states()[0], []
+    for action in actions:
+        post = machine.step(state, action)
+        if post is None:
+            return None
+        path.append((state, action, post))
+        state = post
+    return path
+
+
+def _broken(machine: Machine, path: list[tuple[Any, Any, Any]], name: str) -> Divergence | None:
+    """The first step of `path` that breaks the property `name`, as a divergence."""
+    prop = next(p for p in machine.properties if p.name == name)
+    for i, (pre, action, post) in enumerate(path, 1):
+        broken, message = machine.judge(name, pre, action, post)
+        if broken:
+            return divergence_at(Sequence(tuple(path), 0), i, "property", f"{name}: {message}", clauses=prop.clauses,
+                                 prop=name)
+    return None
+
+
+def _without_execution(actions: list[Any], n: int) -> list[Any]:
+    """The actions with every step of the n-th execution dropped, the later ones renumbered."""
+    out, started = [], 0
+    for action in actions:
+        if isinstance(action, StartTurn):
+            started += 1
+            if started == n:
+                continue
+            out.append(action)
+            continue
+        number = int(action.execution[1:])
+        if number == n:
+            continue
+        out.append(dataclasses.replace(action, execution=f"e{number - 1}") if number > n else action)
+    return out
+
+
+def minimise(found: Divergence, fails: Any) -> Divergence:
+    """Drop whole executions, then chunks of steps, while `fails(actions)` still returns a divergence
+    (ddmin-style, greedy); the result records where the failure was first found."""
+    best, actions = found, [action for _, action, _ in found.steps]
+    n = 1
+    while n <= sum(isinstance(a, StartTurn) for a in actions):
+        result = fails(_without_execution(actions, n))
+        if result is not None:
+            best, actions = result, [action for _, action, _ in result.steps]
+        else:
+            n += 1
+    best = _chunks(best, actions, fails)
+    return dataclasses.replace(best, found_at=found.found_at or found.step)
+
+
+def _chunks(best: Divergence, actions: list[Any], fails: Any) -> Divergence:
+    chunk = max(len(actions) // 2, 1)
+    while True:
+        i, dropped = 0, False
+        while i < len(actions):
+            result = fails(actions[:i] + actions[i + chunk:])
+            if result is not None:
+                best, actions, dropped = result, [action for _, action, _ in result.steps], True
+            else:
+                i += chunk
+        if chunk == 1 and not dropped:
+            return best
+        chunk = chunk if dropped else max(chunk // 2, 1)
