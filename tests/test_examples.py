@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 # What a placeholder of the commands table stands for when the example is run.
-PLACEHOLDERS = {"FILE": "traces/golden/no_put_back.itf.json"}
+PLACEHOLDERS = {"FILE": "traces/golden/no_put_back.itf.json", "LOG.jsonl": "examples/logs/reference.jsonl"}
 SKIPPED = ("pip install", "python -m venv", "python3 -m venv", "pytest", ". .venv/bin/activate")
 
 

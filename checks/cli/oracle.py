@@ -214,7 +214,8 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         return code
     out = console(color=not args.no_color)
     bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in machine.bounds.as_dict().items())
-    out.print(f"pausecheck conform: {result.runtime} ({result.mode}), reading {machine.reading.name}", markup=False)
+    out.print(f"pausecheck {args.command}: {result.runtime} ({result.mode}), reading {machine.reading.name}",
+              markup=False)
     out.print(f"bounds: {bounds}", markup=False)
     d = result.divergence
     if document is not None:
