@@ -116,6 +116,7 @@ BUGS = {
     "question-per-observation": (4, "G6.9"),
     "tool-failure-unhandled": (3, "E9.5"),
     "drop-oldest": (5, "T7.14"),
+    "held-in-memory": (5, "T7.1"),
 }
 
 
@@ -146,6 +147,7 @@ CAUGHT_BY_PROPERTIES = {
     "interrupt-as-failure": "interrupt_not_failed",
     "question-per-observation": "one_question_per_pause",
     "tool-failure-unhandled": "no_phantom_failure",
+    "held-in-memory": "no_loss",
 }
 
 

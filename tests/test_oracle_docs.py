@@ -1,11 +1,13 @@
 """docs/oracle.md stays true to the protocol: every schema and the worked exchange are generated here.
 
-`python tests/test_oracle_docs.py` prints the generated blocks, ready to paste into docs/oracle.md.
+`python tests/test_oracle_docs.py` rewrites them in docs/oracle.md (the schemas between "request
+`hello`:" and the next heading, and the two fenced exchanges that start with a hello).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -80,9 +82,17 @@ def test_the_worked_exchanges_are_real() -> None:
     assert exchange(PAUSE_ACTIONS) in text
 
 
+def rewrite() -> None:
+    """Put the generated schema blocks and exchanges into docs/oracle.md."""
+    text = DOC.read_text(encoding="utf-8")
+    start, end = text.index("request `hello`:"), text.index("## A complete exchange")
+    text = text[:start] + "\n\n".join(schema_blocks()) + "\n\n" + text[end:]
+    found = list(re.finditer(r"```\n> \{\"type\":\"hello\".*?\n```", text, re.S))
+    for match, block in reversed(list(zip(found, (exchange(EXCHANGE_ACTIONS), exchange(PAUSE_ACTIONS)),
+                                         strict=True))):
+        text = text[:match.start()] + block + text[match.end():]
+    DOC.write_text(text, encoding="utf-8")
+
+
 if __name__ == "__main__":
-    print("\n\n".join(schema_blocks()))
-    print()
-    print(exchange(EXCHANGE_ACTIONS))
-    print()
-    print(exchange(PAUSE_ACTIONS))
+    rewrite()

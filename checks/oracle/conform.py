@@ -8,6 +8,11 @@ is observed before the first new step and after each new one. Two verdicts:
 - properties: only the black-box properties (`blackbox.py`) are judged, for a runtime that takes
   another legitimate reading.
 
+A runtime that can restart (`"restart": true` in its hello) is also crashed and restarted after
+each new step that leaves no segment in flight, and observed again: there the model's state is all
+durable (run records, held lists, messages, questions, warnings), so a restart must change nothing
+the runtime shows now or later. This tests "held durably" (T7.1) where the model itself has no crash.
+
 The first divergence ends the run: a refused action the model allows, a fault (hang, exit, bad
 line), an observation that differs, or a broken black-box property; it comes with the model's path
 up to that step, written as an ITF trace that `pausecheck replay` re-executes on the model.
@@ -37,6 +42,7 @@ __all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_div
            "divergence_document", "judge_shown", "handshake"]
 
 STRICT, PROPERTIES = "strict", "properties"
+RESTART = {"type": "restart"}
 
 
 class ConformError(Exception):
@@ -95,7 +101,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
     runtime still diverges (`shrink_divergence`)."""
     started = time.perf_counter()
     hello = handshake(adapter, machine)
-    supported, held = set(hello["actions"]), bool(hello.get("held"))
+    supported, held, restart = set(hello["actions"]), bool(hello.get("held")), bool(hello.get("restart"))
     reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
     count = steps = edges = skipped = 0
     divergence, complete = None, True
@@ -109,11 +115,11 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
             skipped += len(sequence.steps) - sequence.fresh
             continue
         count += 1
-        divergence = _drive(adapter, machine, sequence, reset, mode, held)
+        divergence = _drive(adapter, machine, sequence, reset, mode, held, restart)
         steps += len(sequence.steps)
         if divergence is not None:
             if shrink:
-                divergence = shrink_divergence(adapter, machine, divergence, reset, mode, held)
+                divergence = shrink_divergence(adapter, machine, divergence, reset, mode, held, restart)
             complete = False
             break
         edges += len(sequence.steps) - sequence.fresh
@@ -139,7 +145,7 @@ def handshake(adapter: Adapter, machine: Machine) -> dict[str, Any]:
 
 
 def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[str, Any], mode: str,
-           held: bool) -> Divergence | None:
+           held: bool, restart: bool = False) -> Divergence | None:
     """Run one sequence; the first divergence, or None."""
     observe_request = {"type": "observe", "held": True} if held else {"type": "observe"}
     recorded = sequence.recorded
@@ -154,6 +160,9 @@ def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[s
         if i > sequence.fresh:
             requests.append(observe_request)
             where.append(i)
+            if restart and not sequence.steps[i - 1][2].segments:  # all durable here: a restart changes nothing
+                requests += [RESTART, observe_request]
+                where += [i, i]
     try:
         responses = adapter.exchange(requests)
     except RuntimeFault as fault:
@@ -163,7 +172,7 @@ def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[s
     applied: list[dict[str, Any]] = []
     for request, response, step in zip(requests, responses, where, strict=True):
         if response.get("ok") is False:
-            what = "refused" if request["type"] == "apply" else "fault"
+            what = "refused" if request["type"] in ("apply", "restart") else "fault"
             return divergence_at(sequence, step, what, f"the runtime refused {describe(request)}: {response['error']}")
         if request["type"] == "apply":
             applied.append(request)
@@ -220,12 +229,12 @@ def divergence_at(sequence: Sequence, step: int, kind: str, message: str, *, cla
 
 
 def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence, reset: dict[str, Any], mode: str,
-                      held: bool, budget: int = 500_000) -> Divergence:
+                      held: bool, restart: bool = False, budget: int = 500_000) -> Divergence:
     """The shortest sequence of model steps on which the runtime diverges, found breadth-first.
 
     Every edge of the model's graph is tried in order of depth, up to the depth of the divergence
-    found: the runtime replays the shortest path to the edge's state, is observed there, takes the
-    edge and is observed again (shallower edges were judged at earlier depths). The first divergence
+    found: the runtime takes the shortest path to the edge's state and the edge, observed after every
+    step. The first divergence
     is a shortest one, for a deterministic runtime. Gives up, keeping `divergence`, after `budget`
     steps."""
     root = machine.init_states()[0]
@@ -239,8 +248,10 @@ def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence
                 spent += len(path) + 1
                 if spent > budget:
                     return dataclasses.replace(divergence, found_at=divergence.step)
-                found = _drive(adapter, machine, Sequence(path + ((state, action, post),), len(path)), reset, mode,
-                               held)
+                # judged after every step (and restarted wherever nothing is in flight), not only the last:
+                # a restart in the middle may be what the runtime fails at later
+                found = _drive(adapter, machine, Sequence(path + ((state, action, post),), 0), reset, mode, held,
+                               restart)
                 if found is not None:
                     return Divergence(found.steps, found.step, found.kind, found.message, found.clauses,
                                       found.expected, found.actual, found.property, divergence.step)

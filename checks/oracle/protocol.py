@@ -70,6 +70,8 @@ REQUESTS: dict[str, dict[str, Any]] = {
                       "artifacts": {"type": "array", "items": _ARTIFACT}}}}},
     "observe": {"type": "object", "required": ["type"], "additionalProperties": False,
                 "properties": {"type": {"const": "observe"}, "held": {"type": "boolean"}}},
+    "restart": {"type": "object", "required": ["type"], "additionalProperties": False,
+                "properties": {"type": {"const": "restart"}}},
 }
 
 _REFUSED = {"type": "object", "required": ["ok", "error"], "additionalProperties": False,
@@ -81,13 +83,15 @@ SCHEMAS: dict[str, dict[str, Any]] = {
               "properties": {"ok": {"const": True}, "protocol": {"const": PROTOCOL}, "name": {"type": "string"},
                              "actions": {"type": "array", "items": {"type": "string"}},
                              "readings": {"type": "array", "items": {"type": "string"}},
-                             "held": {"type": "boolean"}}},
+                             "held": {"type": "boolean"}, "restart": {"type": "boolean"}}},
     "reset": {"type": "object", "required": ["ok"], "additionalProperties": False,
               "properties": {"ok": {"const": True}}},
     "apply": {"type": "object", "required": ["ok"], "additionalProperties": False,
               "properties": {"ok": {"const": True}}},
     "observe": {"type": "object", "required": ["ok", "observation"], "additionalProperties": False,
                 "properties": {"ok": {"const": True}, "observation": OBSERVATION, "held": _HELD}},
+    "restart": {"type": "object", "required": ["ok"], "additionalProperties": False,
+                "properties": {"ok": {"const": True}}},
     "refused": _REFUSED,
 }
 

@@ -38,6 +38,7 @@ BUGS = {
     "question-per-observation": "questions: observing the same interrupt again raises another question",
     "tool-failure-unhandled": "verdict: a tool failure counts as an unhandled failure and fails the run",
     "drop-oldest": "bound: an overflowing held list drops its oldest artifact instead of the newest",
+    "held-in-memory": "durability: held lists live in the engine's memory, not the store, so a restart loses them",
 }
 
 SCHEMA = """
@@ -67,13 +68,30 @@ class Segment:
 
 class Runtime:
     def __init__(self, path: str, bug: str | None = None) -> None:
-        self.db = sqlite3.connect(path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.path = path
         self.bug = bug
         self.held_bound = 0
         self.segments: dict[str, Segment] = {}
-        self.db.executescript(SCHEMA)
+        self.db = self.open()
+
+    def open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(SCHEMA)
+        return db
+
+    def restart(self) -> None:
+        """A crash and a restart: everything in memory is gone; the store is opened again."""
+        self.segments.clear()
+        if self.path == ":memory:":
+            return  # an in-memory store cannot outlive its connection: nothing to reopen
+        self.db.close()
+        self.db = self.open()
+        if self.bug == "held-in-memory":  # the held lists were only ever in memory
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.execute("DELETE FROM held")
 
     # -- the protocol -------------------------------------------------------------------------
 
@@ -82,7 +100,8 @@ class Runtime:
         try:
             if kind == "hello":
                 return {"ok": True, "protocol": PROTOCOL, "name": "sqlite-reference" + (f" --bug {self.bug}"
-                        if self.bug else ""), "actions": ACTIONS, "readings": ["conformant"], "held": True}
+                        if self.bug else ""), "actions": ACTIONS, "readings": ["conformant"], "held": True,
+                        "restart": self.path != ":memory:"}
             if kind == "reset":
                 self.reset(request["bounds"]["held_bound"])
                 return {"ok": True}
@@ -90,6 +109,9 @@ class Runtime:
                 with self.db:  # one transaction per step
                     self.db.execute("BEGIN")
                     self.apply(request["action"], request["payload"])
+                return {"ok": True}
+            if kind == "restart":
+                self.restart()
                 return {"ok": True}
             if kind == "observe":
                 response = {"ok": True, "observation": self.observation()}
