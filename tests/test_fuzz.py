@@ -79,3 +79,18 @@ def test_the_command_writes_a_trace_that_replays(tmp_path: Path, capsys: pytest.
     assert main(["fuzz", "--examples", "20", "--", sys.executable, str(RUNTIME)]) == 0
     assert "[ok]" in capsys.readouterr().out
     assert main(["fuzz", "--examples", "0"]) == 2
+
+
+def test_shrink_against_the_runtime_cuts_a_fuzz_failure(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace, shrunk = tmp_path / "f.itf.json", tmp_path / "s.itf.json"
+    buggy = ["--", sys.executable, str(RUNTIME), "--bug", "interrupt-as-failure"]
+    assert main(["fuzz", "--out", str(trace), *buggy]) == 1
+    long = json.loads(trace.read_text(encoding="utf-8"))["#meta"]["steps"]
+    capsys.readouterr()
+    assert main(["shrink", str(trace), "--runtime", "--out", str(shrunk), *buggy]) == 1
+    assert f"[shrunk] {long} steps -> 3 steps" in capsys.readouterr().out
+    assert main(["replay", "--quiet", str(shrunk)]) == 1
+    capsys.readouterr()
+    assert main(["shrink", str(trace), "--runtime", "--", sys.executable, str(RUNTIME)]) == 0
+    assert "[no divergence]" in capsys.readouterr().out
+    assert main(["shrink", str(trace), "--", sys.executable, str(RUNTIME)]) == 2

@@ -11,7 +11,7 @@ from .parser import parser
 __all__ = ["main"]
 
 
-RUNS_A_RUNTIME = ("conform", "vectors", "fuzz")  # the commands that take `-- CMD ARGS`
+RUNS_A_RUNTIME = ("conform", "vectors", "fuzz", "shrink")  # the commands that take `-- CMD ARGS`
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -30,7 +30,7 @@ from ..report.html import html_report
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check, print_matrix
 from ..shrink import shrink
-from .oracle import conform_command, fuzz_command, validate_command, vectors_command
+from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
@@ -133,6 +133,12 @@ def _shrink(args: argparse.Namespace) -> int:
         actions = decode_actions(document, file)
     except TraceError as error:
         raise UsageError(str(error)) from None
+    stem = args.file.name.removesuffix(".itf.json").removesuffix(".json")
+    out = args.out or args.file.with_name(stem + ".shrunk.itf.json")
+    if args.against_runtime:
+        return shrink_runtime_command(args, machine, actions, out, UsageError, _write)
+    if args.runtime:
+        raise UsageError("shrink: a command after -- is shrunk against only with --runtime")
     name = meta.get("property")
     prop = next((p for p in machine.properties if p.name == name), None)
     if name != DEADLOCK and (prop is None or prop.kind == "sometimes"):
@@ -143,8 +149,6 @@ def _shrink(args: argparse.Namespace) -> int:
         print(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
         return 1
     kind, clauses = (DEADLOCK, ()) if prop is None else (prop.kind, prop.clauses)
-    stem = args.file.name.removesuffix(".itf.json").removesuffix(".json")
-    out = args.out or args.file.with_name(stem + ".shrunk.itf.json")
     shrunk = document_for(machine, found, name=name, kind=kind, clauses=clauses,
                           verdict=DEADLOCK if prop is None else "violation",
                           description=DEADLOCK_DOC if prop is None else prop.doc,

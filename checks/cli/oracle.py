@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,13 @@ from ..oracle import (
     Subprocess,
     conform,
 )
-from ..oracle.conform import divergence_document
+from ..oracle.conform import Divergence, divergence_document, drive, handshake, shrink_divergence
 from ..oracle.logs import LogError, validate_log
+from ..oracle.minimise import minimise, path_of
 from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
 
-__all__ = ["conform_command", "validate_command", "vectors_command", "fuzz_command"]
+__all__ = ["conform_command", "validate_command", "vectors_command", "fuzz_command", "shrink_runtime_command"]
 
 
 def _runtime(args: argparse.Namespace, usage: type[Exception]) -> list[str]:
@@ -156,6 +158,50 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
               markup=False)
     out.print(f"clauses: {' '.join(failure.clauses) or '-'}; written to {trace}: `pausecheck replay {trace}`",
               markup=False)
+    return 1
+
+
+def shrink_runtime_command(args: argparse.Namespace, machine: Machine, actions: list[Any], out: Path,
+                           usage: type[Exception], write: Any) -> int:
+    """`shrink FILE --runtime -- CMD`: cut the trace down while the runtime, re-run each time, still diverges."""
+    argv = _runtime(args, usage)
+    path = path_of(machine, actions)
+    if path is None:
+        raise usage(f"{args.file}: a step is not enabled in the model")
+    mode = PROPERTIES if args.properties else STRICT
+    reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
+    try:
+        adapter = Subprocess(argv, timeout=args.timeout)
+    except RuntimeFault as fault:
+        raise usage(str(fault)) from None
+    try:
+        hello = handshake(adapter, machine)
+        held, restart = bool(hello.get("held")), bool(hello.get("restart"))
+
+        def fails(tried: list[Any]) -> Divergence | None:
+            steps = path_of(machine, tried)
+            return None if steps is None else drive(adapter, machine, Sequence(tuple(steps), 0), reset, mode, held,
+                                                    restart)
+
+        with Reporter("shrink", color=not args.no_color) as reporter:
+            reporter.status("shrink")(f"{len(actions)} steps against {' '.join(argv)}")
+            first = fails(actions)
+            shrunk = None if first is None else minimise(first, fails)
+            if shrunk is not None:
+                shrunk = shrink_divergence(adapter, machine, shrunk, reset, mode, held, restart)
+    except ConformError as error:
+        raise usage(f"shrink: {error}") from None
+    finally:
+        adapter.close()
+    if shrunk is None:
+        print(f"[no divergence] {args.file}: the runtime agrees with the model on all {len(actions)} steps")
+        return 0
+    result = ConformResult(" ".join(argv), mode, 1, len(shrunk.steps), 0, 0, False, 0.0, shrunk)
+    document = divergence_document(machine, result, f"pausecheck shrink {args.file} --runtime -- {' '.join(argv)}")
+    write(out, dumps(document))
+    sys.stdout.write(render(document, f"pausecheck replay {out}"))
+    print(f"[shrunk] {len(actions)} steps -> {shrunk.step} steps on which the runtime still diverges, "
+          f"written to {out}")
     return 1
 
 

@@ -157,6 +157,14 @@ def parser() -> argparse.ArgumentParser:
     sh.add_argument("file", type=Path, help="an ITF trace whose #meta names the property it breaks")
     sh.add_argument("--out", type=Path, metavar="FILE",
                     help="where to write the result (default: FILE.shrunk.itf.json)")
+    sh.add_argument("--runtime", dest="against_runtime", action="store_true",
+                    help="shrink against a runtime named after -- instead of the model: the trace's steps are "
+                    "re-run on the runtime, and a shorter sequence is kept while the runtime still diverges from "
+                    "the model on it (e.g. a conform, validate or fuzz divergence)")
+    sh.add_argument("--properties", action="store_true",
+                    help="with --runtime: a divergence is a broken black-box property, not any difference")
+    sh.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                    help="with --runtime: seconds to wait for each response (default 10)")
 
     mu = _add(commands, "mutants", "prove every property can fail: run each mutant and print the kill matrix",
               "Each mutant is a named, minimal deviation from the rules that a real runtime could make. Every "

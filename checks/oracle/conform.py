@@ -39,7 +39,7 @@ from .cover import Sequence, covering_sequences
 from .protocol import PROTOCOL, apply_request
 
 __all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_at",
-           "divergence_document", "judge_shown", "handshake"]
+           "divergence_document", "judge_shown", "handshake", "drive"]
 
 STRICT, PROPERTIES = "strict", "properties"
 RESTART = {"type": "restart"}
@@ -115,7 +115,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
             skipped += len(sequence.steps) - sequence.fresh
             continue
         count += 1
-        divergence = _drive(adapter, machine, sequence, reset, mode, held, restart)
+        divergence = drive(adapter, machine, sequence, reset, mode, held, restart)
         steps += len(sequence.steps)
         if divergence is not None:
             if shrink:
@@ -144,8 +144,8 @@ def handshake(adapter: Adapter, machine: Machine) -> dict[str, Any]:
     return hello
 
 
-def _drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[str, Any], mode: str,
-           held: bool, restart: bool = False) -> Divergence | None:
+def drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[str, Any], mode: str,
+          held: bool, restart: bool = False) -> Divergence | None:
     """Run one sequence; the first divergence, or None."""
     observe_request = {"type": "observe", "held": True} if held else {"type": "observe"}
     recorded = sequence.recorded
@@ -250,7 +250,7 @@ def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence
                     return dataclasses.replace(divergence, found_at=divergence.step)
                 # judged after every step (and restarted wherever nothing is in flight), not only the last:
                 # a restart in the middle may be what the runtime fails at later
-                found = _drive(adapter, machine, Sequence(path + ((state, action, post),), 0), reset, mode, held,
+                found = drive(adapter, machine, Sequence(path + ((state, action, post),), 0), reset, mode, held,
                                restart)
                 if found is not None:
                     return Divergence(found.steps, found.step, found.kind, found.message, found.clauses,

@@ -15,7 +15,6 @@ and steps give the same behaviours and the same result.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -23,16 +22,17 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
-from pausecheck.model import Machine, StartTurn, observe
+from pausecheck.model import Machine, observe
 from pausecheck.model.config import FUZZ_BOUNDS
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
 from .adapters import Adapter, RuntimeFault, describe
-from .conform import STRICT, Divergence, _drive, divergence_at, handshake, judge_shown
+from .conform import STRICT, Divergence, divergence_at, drive, handshake, judge_shown
 from .cover import Sequence
+from .minimise import broken, minimise, path_of
 from .protocol import apply_request
 
-__all__ = ["FUZZ_BOUNDS", "FuzzResult", "fuzz", "minimise"]
+__all__ = ["FUZZ_BOUNDS", "FuzzResult", "fuzz"]
 
 
 
@@ -120,82 +120,13 @@ def fuzz(machine: Machine, adapter: Adapter | None = None, *, examples: int = 10
         prop, first = found.prop, found.divergence
 
         def fails(actions: list[Any]) -> Divergence | None:
-            path = _path(machine, actions)
+            path = path_of(machine, actions)
             if path is None:
                 return None
             if prop is not None:
-                return _broken(machine, path, prop)
-            return _drive(adapter, machine, Sequence(tuple(path), 0), reset, mode, held)  # type: ignore[arg-type]
+                return broken(machine, path, prop)
+            return drive(adapter, machine, Sequence(tuple(path), 0), reset, mode, held)  # type: ignore[arg-type]
 
         shrunk = minimise(first, fails)
         return FuzzResult(counts["examples"], counts["steps"], time.perf_counter() - started, shrunk, prop)
     return FuzzResult(counts["examples"], counts["steps"], time.perf_counter() - started, None)
-
-
-def _path(machine: Machine, actions: list[Any]) -> list[tuple[Any, Any, Any]] | None:
-    state, path = machine.init_states()[0], []
-    for action in actions:
-        post = machine.step(state, action)
-        if post is None:
-            return None
-        path.append((state, action, post))
-        state = post
-    return path
-
-
-def _broken(machine: Machine, path: list[tuple[Any, Any, Any]], name: str) -> Divergence | None:
-    """The first step of `path` that breaks the property `name`, as a divergence."""
-    prop = next(p for p in machine.properties if p.name == name)
-    for i, (pre, action, post) in enumerate(path, 1):
-        broken, message = machine.judge(name, pre, action, post)
-        if broken:
-            return divergence_at(Sequence(tuple(path), 0), i, "property", f"{name}: {message}", clauses=prop.clauses,
-                                 prop=name)
-    return None
-
-
-def _without_execution(actions: list[Any], n: int) -> list[Any]:
-    """The actions with every step of the n-th execution dropped, the later ones renumbered."""
-    out, started = [], 0
-    for action in actions:
-        if isinstance(action, StartTurn):
-            started += 1
-            if started == n:
-                continue
-            out.append(action)
-            continue
-        number = int(action.execution[1:])
-        if number == n:
-            continue
-        out.append(dataclasses.replace(action, execution=f"e{number - 1}") if number > n else action)
-    return out
-
-
-def minimise(found: Divergence, fails: Any) -> Divergence:
-    """Drop whole executions, then chunks of steps, while `fails(actions)` still returns a divergence
-    (ddmin-style, greedy); the result records where the failure was first found."""
-    best, actions = found, [action for _, action, _ in found.steps]
-    n = 1
-    while n <= sum(isinstance(a, StartTurn) for a in actions):
-        result = fails(_without_execution(actions, n))
-        if result is not None:
-            best, actions = result, [action for _, action, _ in result.steps]
-        else:
-            n += 1
-    best = _chunks(best, actions, fails)
-    return dataclasses.replace(best, found_at=found.found_at or found.step)
-
-
-def _chunks(best: Divergence, actions: list[Any], fails: Any) -> Divergence:
-    chunk = max(len(actions) // 2, 1)
-    while True:
-        i, dropped = 0, False
-        while i < len(actions):
-            result = fails(actions[:i] + actions[i + chunk:])
-            if result is not None:
-                best, actions, dropped = result, [action for _, action, _ in result.steps], True
-            else:
-                i += chunk
-        if chunk == 1 and not dropped:
-            return best
-        chunk = chunk if dropped else max(chunk // 2, 1)
