@@ -10,17 +10,26 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-__all__ = ["Bounds", "BoundError", "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "COMPANIONS", "FUZZ_BOUNDS", "BOUND_HELP"]
+__all__ = ["Bounds", "BoundError", "BOUND_MAXIMUM", "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "COMPANIONS", "FUZZ_BOUNDS",
+           "BOUND_HELP"]
 
 
 class BoundError(ValueError):
     """A bound outside its range; carries the field name and the value."""
 
     def __init__(self, field: str, value: object, minimum: int) -> None:
-        super().__init__(f"bound {field.replace('_', '-')}={value!r}: must be a whole number >= {minimum}")
+        shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
+        super().__init__(f"bound {field.replace('_', '-')}={shown}: must be a whole number from {minimum} to "
+                         f"{BOUND_MAXIMUM:,}")
         self.field = field
         self.value = value
         self.minimum = minimum
+
+
+# No bound may exceed this: each step enumerates up to a bound's worth of actions (a start-turn per
+# session, an artifact count per tool result), so a larger bound cannot be searched at all, not even
+# for the first few states that --max-states allows.
+BOUND_MAXIMUM = 1_000
 
 
 # field -> (minimum, one-line meaning); the CLI builds its flags and --help from this table.
@@ -58,7 +67,7 @@ class Bounds:
     def __post_init__(self) -> None:
         for name, (minimum, _) in BOUND_HELP.items():
             value = getattr(self, name)
-            if type(value) is not int or value < minimum:
+            if type(value) is not int or not minimum <= value <= BOUND_MAXIMUM:
                 raise BoundError(name, value, minimum)
 
     def as_dict(self) -> dict[str, int]:

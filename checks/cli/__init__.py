@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from collections.abc import Sequence
 
@@ -29,13 +31,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"pausecheck: {args.command} takes no command after -- "
                          f"(see pausecheck {args.command} --help)\n")
         return 2
+    if sys.stdout is None:  # started with standard output closed: nowhere to report to
+        _say("pausecheck: standard output is closed; nothing can be reported")
+        return 2
     try:
-        return HANDLERS[args.command](args)
+        code = HANDLERS[args.command](args)
+        sys.stdout.flush()
+        return code
     except UsageError as error:
-        sys.stderr.write(f"pausecheck: {error}\n")
+        _say(f"pausecheck: {error}")
         return 2
     except KeyboardInterrupt:
-        sys.stderr.write("pausecheck: interrupted\n")
+        _say("pausecheck: interrupted")
         return 130
-    except BrokenPipeError:
+    except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal
+        if error.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
+            raise
+        _silence_stdout()
+        if error.errno != errno.EPIPE:  # a reader that stopped reading needs no message
+            _say(f"pausecheck: cannot write the output: {error.strerror}")
         return 1
+
+
+def _say(line: str) -> None:
+    """One line on stderr, if stderr can take it."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+    except OSError:
+        pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it again at exit raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

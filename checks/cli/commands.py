@@ -134,7 +134,9 @@ def _shrink(args: argparse.Namespace) -> int:
     except TraceError as error:
         raise UsageError(str(error)) from None
     stem = args.file.name.removesuffix(".itf.json").removesuffix(".json")
-    out = args.out or args.file.with_name(stem + ".shrunk.itf.json")
+    # beside the input if it is a file; in the current folder if it is a pipe (/dev/stdin) or a device
+    beside = args.file.is_file() and not str(args.file).startswith("/dev/")
+    out = args.out or (args.file.with_name(stem) if beside else Path(stem)).with_name(stem + ".shrunk.itf.json")
     if args.against_runtime:
         return shrink_runtime_command(args, machine, actions, out, UsageError, _write)
     if args.runtime:
@@ -156,7 +158,7 @@ def _shrink(args: argparse.Namespace) -> int:
     _write(out, dumps(shrunk))
     sys.stdout.write(render(shrunk, f"pausecheck replay {out}"))
     print(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
-    return 1
+    return 0
 
 
 def _chosen(names: list[str] | None) -> list[Mutant]:

@@ -195,14 +195,14 @@ def shrink_runtime_command(args: argparse.Namespace, machine: Machine, actions: 
         adapter.close()
     if shrunk is None:
         print(f"[no divergence] {args.file}: the runtime agrees with the model on all {len(actions)} steps")
-        return 0
+        return 1
     result = ConformResult(" ".join(argv), mode, 1, len(shrunk.steps), 0, 0, False, 0.0, shrunk)
     document = divergence_document(machine, result, f"pausecheck shrink {args.file} --runtime -- {' '.join(argv)}")
     write(out, dumps(document))
     sys.stdout.write(render(document, f"pausecheck replay {out}"))
     print(f"[shrunk] {len(actions)} steps -> {shrunk.step} steps on which the runtime still diverges, "
           f"written to {out}")
-    return 1
+    return 0
 
 
 def _violation(machine: Machine, failure: Any, command: str) -> dict[str, Any]:

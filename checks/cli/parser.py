@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, Bounds
-from pausecheck.model.config import FUZZ_BOUNDS
+from pausecheck.model.config import BOUND_MAXIMUM, FUZZ_BOUNDS
 
 from pausecheck import __version__
 
@@ -101,7 +101,7 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
     for name, (minimum, meaning) in BOUND_HELP.items():
         default = getattr(defaults, name)
         group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
-                           help=f"{meaning} (default {default}, minimum {minimum})")
+                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
     parser.add_argument("--reading", choices=sorted(READINGS), default="conformant",
                         help="how each ambiguity of the spec is read (default conformant)")
     parser.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")

@@ -1,0 +1,128 @@
+"""Hostile but fair input: every case gets one line naming the file and JSON path (or the output
+path) and exit 2, or ends quietly with a non-zero code; never a traceback, never a hang."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pausecheck.checks.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "traces" / "golden" / "no_put_back.itf.json"
+TINY = ["--calls", "1", "--per-call", "0", "--artifacts", "0", "--pauses", "0", "--write-failures", "0",
+        "--observations", "0", "--accept-unexercised", "--no-liveness"]
+
+
+def _golden() -> dict[str, Any]:
+    return json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def _set(path: tuple[Any, ...], value: Any) -> str:
+    document = copy.deepcopy(_golden())
+    target = document
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return json.dumps(document)
+
+
+CASES = {
+    "reading a list": (_set(("#meta", "reading"), ["x"]), '$["#meta"].reading: must be a string'),
+    "reading an object": (_set(("#meta", "reading"), {"a": 1}), '$["#meta"].reading: must be a string'),
+    "property a list": (_set(("#meta", "property"), ["x"]), '$["#meta"].property: must be a string or null'),
+    "property a number": (_set(("#meta", "property"), 5), '$["#meta"].property: must be a string or null'),
+    "verdict a list": (_set(("#meta", "verdict"), ["x"]), '$["#meta"].verdict: must be a string or null'),
+    "clauses of numbers": (_set(("#meta", "clauses"), [1]), '$["#meta"].clauses: must be a list of clause ids'),
+    "step clauses a number": (_set(("states", 1, "#meta", "clauses"), 5), '$.states[1]["#meta"].clauses: must be'),
+    "lone surrogate": (json.dumps(_golden()).replace('"property": "', '"property": "\\ud800'),
+                       "$['#meta'].property: a string with a lone surrogate"),
+    "5000 digits": (json.dumps(_golden()).replace('"steps": ', '"steps": ' + "9" * 5000 + ', "x": '),
+                    "an integer with thousands of digits"),
+    "100k nested arrays": ("[" * 100_000 + "]" * 100_000, "nested more than 64 levels deep"),
+    "huge bound": (_set(("#meta", "bounds", "sessions"), 10**12), "must be a whole number from 1 to 1,000"),
+    "empty": ("", "empty: no trace in it"),
+    "not UTF-8": (b"\xff\xfe{}".decode("latin-1"), "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("command", ["replay", "shrink"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_bad_trace_is_one_line(case: str, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text, words = CASES[case]
+    path = tmp_path / "bad.itf.json"
+    path.write_bytes(text.encode("latin-1") if case == "not UTF-8" else text.encode("utf-8", "surrogatepass"))
+    assert main([command, str(path)]) == 2
+    err = capsys.readouterr().err
+    assert words in err and str(path) in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "fifo", "folder"])
+def test_a_device_a_fifo_with_no_writer_or_a_folder_is_refused_quickly(source: str, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    path = source
+    if source == "fifo":
+        path = str(tmp_path / "fifo")
+        os.mkfifo(path)
+    elif source == "folder":
+        path = str(tmp_path)
+    assert main(["replay", path]) == 2
+    err = capsys.readouterr().err
+    words = {"/dev/zero": "larger than 64 MiB", "fifo": "empty", "folder": "is a folder"}[source]
+    assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_bound_too_large_to_search_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--sessions", "1000000000", "--max-states", "100"]) == 2
+    assert "bound sessions=1000000000: must be a whole number from 1 to 1,000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["check", *TINY, "--out", "{file}"], "cannot write"),
+    (["check", *TINY, "--out", "{file}/sub"], "cannot write"),
+    (["shrink", str(GOLDEN), "--out", "{dir}"], "Is a directory"),
+    (["mutants", "--only", "no_put_back", "--golden", "{file}"], "cannot write"),
+])
+def test_an_output_path_that_cannot_be_written_is_one_line(argv: list[str], words: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    filled = [a.format(file=tmp_path / "file", dir=tmp_path) for a in argv]
+    assert main(filled) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def _run(*argv: str, **streams: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pausecheck", *argv], text=True, timeout=120, **streams)
+
+
+def test_a_full_disk_or_a_closed_stdout_ends_quietly() -> None:
+    with open("/dev/full", "w") as full:
+        done = _run("check", *TINY, stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == "pausecheck: cannot write the output: No space left on device"
+    closed = subprocess.run(f"{sys.executable} -m pausecheck check {' '.join(TINY)} >&-", shell=True, text=True,
+                            capture_output=True, timeout=120)
+    assert closed.returncode == 2 and "Traceback" not in closed.stderr and "standard output is closed" in closed.stderr
+
+
+def test_a_reader_that_stops_reading_ends_it_quietly() -> None:
+    pipe = subprocess.Popen([sys.executable, "-m", "pausecheck", "check", *TINY], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert pipe.stdout is not None and pipe.stderr is not None
+    pipe.stdout.readline()
+    pipe.stdout.close()
+    err = pipe.stderr.read()
+    assert pipe.wait(timeout=120) == 1 and "Traceback" not in err and err == ""
+
+
+def test_shrink_of_stdin_writes_in_the_current_folder(tmp_path: Path) -> None:
+    done = _run("shrink", "/dev/stdin", input=GOLDEN.read_text(encoding="utf-8"), capture_output=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "stdin.shrunk.itf.json").is_file()
