@@ -8,6 +8,7 @@ property, the shortest deadlock, and whether the search was complete.
 
 from __future__ import annotations
 
+import os
 import time
 from array import array
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
@@ -44,9 +45,20 @@ class Limits:
 
     max_states: int | None = None
     max_depth: int | None = None
+    max_seconds: float | None = None
+    max_memory: int | None = None  # bytes of resident memory the process may reach
 
 
 NO_LIMITS = Limits()
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (Linux /proc; 0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +83,8 @@ class Result:
     witnesses: Mapping[str, Discovery]  # sometimes property name -> shortest witness (read-only)
     deadlocks: int
     deadlock: Discovery | None  # the shortest one
+    stopped: str | None = None  # why an incomplete search stopped: max-states, max-depth, max-seconds,
+    # max-memory, interrupted
 
     @property
     def states_per_second(self) -> float:
@@ -156,7 +170,9 @@ def explore(
 ) -> Result:
     """Breadth-first search of every state reachable within the model's bounds and the limits.
 
-    `progress(states, transitions, depth)` is called about twice a second, if given.
+    `progress(states, transitions, depth)` is called about twice a second, if given. A limit reached
+    or a KeyboardInterrupt (Ctrl-C, or SIGTERM where the CLI maps it) ends the search early: the
+    result is incomplete, says why in `stopped`, and keeps what was found so far.
     """
     started = time.perf_counter()
     search = _Search(model)
@@ -164,36 +180,45 @@ def explore(
         if state not in search.index:
             search.check_state(search.add(state, -1, None))
     transitions, depth, level_end, complete = 0, 0, len(search.states), True
-    deadlocks, deadlock = 0, None
+    deadlocks, deadlock, stopped = 0, None, None
     next_report = started + 0.5
+    deadline = None if limits.max_seconds is None else started + limits.max_seconds
     i = 0
-    while i < len(search.states):
-        if i == level_end:
-            depth, level_end = depth + 1, len(search.states)
-        if limits.max_depth is not None and depth >= limits.max_depth:
-            complete = False
-            break
-        state = search.states[i]
-        moved = False
-        for action, post in model.successors(state):
-            transitions += 1
-            search.check_edge(i, action, post)
-            if post == state:
-                continue
-            moved = True
-            if post not in search.index:
-                if limits.max_states is not None and len(search.states) >= limits.max_states:
+    try:
+        while i < len(search.states):
+            if i == level_end:
+                depth, level_end = depth + 1, len(search.states)
+            if limits.max_depth is not None and depth >= limits.max_depth:
+                complete, stopped = False, "max-depth"
+                break
+            if (i & 1023) == 0 and i:
+                stopped = _over(limits, deadline)
+                if stopped:
                     complete = False
+                    break
+            state = search.states[i]
+            moved = False
+            for action, post in model.successors(state):
+                transitions += 1
+                search.check_edge(i, action, post)
+                if post == state:
                     continue
-                search.check_state(search.add(post, i, action))
-        if not moved and not model.is_final(state):
-            deadlocks += 1
-            if deadlock is None:
-                deadlock = search.path(i, message="no action leads anywhere and the run is not finished")
-        i += 1
-        if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
-            progress(len(search.states), transitions, depth)
-            next_report = time.perf_counter() + 0.5
+                moved = True
+                if post not in search.index:
+                    if limits.max_states is not None and len(search.states) >= limits.max_states:
+                        complete, stopped = False, "max-states"
+                        continue
+                    search.check_state(search.add(post, i, action))
+            if not moved and not model.is_final(state):
+                deadlocks += 1
+                if deadlock is None:
+                    deadlock = search.path(i, message="no action leads anywhere and the run is not finished")
+            i += 1
+            if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
+                progress(len(search.states), transitions, depth)
+                next_report = time.perf_counter() + 0.5
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM mapped to it: keep what was found
+        complete, stopped = False, "interrupted"
     return Result(
         complete=complete,
         states=len(search.states),
@@ -204,4 +229,14 @@ def explore(
         witnesses=MappingProxyType(search.witnesses),
         deadlocks=deadlocks,
         deadlock=deadlock,
+        stopped=stopped,
     )
+
+
+def _over(limits: Limits, deadline: float | None) -> str | None:
+    """Which time or memory limit the search has reached, if any."""
+    if deadline is not None and time.perf_counter() >= deadline:
+        return "max-seconds"
+    if limits.max_memory is not None and resident_bytes() >= limits.max_memory:
+        return "max-memory"
+    return None

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds
+from pausecheck.model.config import BOUND_MAXIMUM
 
 from .strategies import bounds
 
@@ -50,7 +51,7 @@ def test_below_minimum_names_the_flag(name: str) -> None:
     assert (error.field, error.value, error.minimum) == (name, minimum - 1, minimum)
     flag = name.replace("_", "-")
     assert f"{flag}={minimum - 1}" in str(error), "the message spells the field as its --flag"
-    assert f">= {minimum}" in str(error), "the message says what would be accepted"
+    assert f"from {minimum} to 1,000" in str(error), "the message says what would be accepted"
     assert isinstance(error, ValueError)
 
 
@@ -84,9 +85,13 @@ def test_as_dict_round_trip(b: Bounds) -> None:
 
 
 @given(st.sampled_from(list(BOUND_HELP)), st.integers(0, 10**6))
-def test_any_int_at_or_above_minimum_is_accepted(name: str, excess: int) -> None:
+def test_any_int_from_minimum_to_maximum_is_accepted_and_no_other(name: str, excess: int) -> None:
     value = BOUND_HELP[name][0] + excess
-    assert getattr(Bounds(**{name: value}), name) == value
+    if value <= BOUND_MAXIMUM:
+        assert getattr(Bounds(**{name: value}), name) == value
+    else:  # a bound no search could enumerate: refused, naming the range
+        with pytest.raises(BoundError, match=f"from {BOUND_HELP[name][0]} to 1,000"):
+            Bounds(**{name: value})
 
 
 @given(st.sampled_from(list(BOUND_HELP)), st.integers(1, 10**6))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from pausecheck.checks.cli.parser import DEFAULT_MEMORY
 from pausecheck.checks.explore import Limits, Result, explore
 from pausecheck.model import (
     ALWAYS,
@@ -55,8 +56,9 @@ WITNESSES = [p for p in PROPERTIES if p.kind == SOMETIMES]
 @pytest.fixture(scope="module")
 def default(shared_check) -> Result:
     """The main search at the default bounds: the one `pausecheck check` runs, shared across the tests."""
-    return shared_check(DEFAULT_BOUNDS, "conformant", limits=Limits(max_states=None), companion=True,
-                        accept_unexercised=False, liveness=True).result
+    limits = Limits(max_states=None, max_seconds=None, max_memory=DEFAULT_MEMORY)  # as the CLI passes them
+    return shared_check(DEFAULT_BOUNDS, "conformant", limits=limits, companion=True, accept_unexercised=False,
+                        liveness=True).result
 
 
 def counts(result: Result) -> tuple[int, int, int]:

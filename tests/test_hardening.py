@@ -126,3 +126,37 @@ def test_shrink_of_stdin_writes_in_the_current_folder(tmp_path: Path) -> None:
     done = _run("shrink", "/dev/stdin", input=GOLDEN.read_text(encoding="utf-8"), capture_output=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "stdin.shrunk.itf.json").is_file()
+
+
+def test_max_seconds_stops_with_the_statistics_reached(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--sessions", "2", "--max-seconds", "0.5"]) == 3
+    out = capsys.readouterr().out
+    assert "INCOMPLETE (stopped by --max-seconds: nothing is established)" in out
+    assert "[incomplete] stopped by --max-seconds after" in out and "searched " in out
+
+
+@pytest.mark.parametrize("size", ["lots", "0", "12Q"])
+def test_a_bad_memory_size_is_a_usage_error(size: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["check", "--max-memory", size])
+    assert stop.value.code == 2 and "is not a size such as 200M or 2G" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # grows to 200 MB: about 20 s
+def test_max_memory_stops_cleanly_before_the_machine_runs_out() -> None:
+    done = _run("check", "--sessions", "2", "--max-memory", "200M", capture_output=True)
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert "INCOMPLETE (stopped by --max-memory before memory ran out" in done.stdout
+    assert "lower the bounds to finish" in done.stdout
+
+
+@pytest.mark.slow  # waits for the first progress line (5 s off a terminal)
+def test_sigterm_stops_a_search_like_ctrl_c_with_its_statistics() -> None:
+    search = subprocess.Popen([sys.executable, "-m", "pausecheck", "check", "--sessions", "2", "--no-color"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert search.stderr is not None
+    search.stderr.readline()  # the first progress line: the search is under way
+    search.terminate()
+    out, err = search.communicate(timeout=60)
+    assert search.returncode == 3 and "Traceback" not in err
+    assert "INCOMPLETE (interrupted: nothing is established)" in out and "[incomplete] interrupted after" in out

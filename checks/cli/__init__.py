@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -31,6 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"pausecheck: {args.command} takes no command after -- "
                          f"(see pausecheck {args.command} --help)\n")
         return 2
+    try:
+        signal.signal(signal.SIGTERM, _interrupt)  # a polite stop, like Ctrl-C: the search reports what it reached
+    except ValueError:  # not the main thread (an embedding program): leave its signals alone
+        pass
     if sys.stdout is None:  # started with standard output closed: nowhere to report to
         _say("pausecheck: standard output is closed; nothing can be reported")
         return 2
@@ -51,6 +56,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if error.errno != errno.EPIPE:  # a reader that stopped reading needs no message
             _say(f"pausecheck: cannot write the output: {error.strerror}")
         return 1
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _say(line: str) -> None:

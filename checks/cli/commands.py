@@ -48,7 +48,15 @@ def _bounds(args: argparse.Namespace) -> Bounds:
         raise UsageError(str(error)) from None
     if args.max_states is not None and args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
+    if getattr(args, "max_seconds", None) is not None and args.max_seconds <= 0:
+        raise UsageError("--max-seconds must be a positive number of seconds")
     return bounds
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    """The early stops the user asked for: states, seconds, memory."""
+    return Limits(max_states=args.max_states, max_seconds=getattr(args, "max_seconds", None),
+                  max_memory=getattr(args, "max_memory", None))
 
 
 def _write(path: Path, text: str) -> None:
@@ -70,7 +78,7 @@ def _write_all(folder: Path, documents: dict[str, dict[str, Any]]) -> dict[str, 
 
 
 def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> Report:
-    return check(bounds, args.reading, limits=Limits(max_states=args.max_states), companion=args.companion,
+    return check(bounds, args.reading, limits=_limits(args), companion=args.companion,
                  accept_unexercised=args.accept_unexercised, liveness=args.liveness, progress=reporter.search)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, Bounds
@@ -14,9 +15,11 @@ from ..graph import FORMATS
 
 __all__ = ["parser"]
 
-EXIT = ("exit: 0 every property was established at these bounds (or not exercised and accepted); 1 violation, "
-        "vacuity, missing witness, deadlock, incomplete search, or a property the bounds cannot exercise; 2 usage or "
-        "input error.")
+EXIT = ("exit: 0 every property was established at these bounds (or not exercised and accepted); 1 a property "
+        "violated or a deadlock (a counterexample exists); 2 usage or input error; 3 nothing violated but not "
+        "everything established: a vacuous property, a missing witness, a property the bounds cannot exercise, or "
+        "a search stopped early (--max-states, --max-seconds, --max-memory, Ctrl-C or SIGTERM), with the "
+        "statistics reached.")
 
 EPILOG_CHECK = f"""\
 examples:
@@ -81,6 +84,27 @@ examples:
 exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diverging; 2 usage error."""
 
 
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return 8 << 30
+
+
+DEFAULT_MEMORY = _physical_memory() * 3 // 4
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _size(text: str) -> int:
+    """A memory size: a whole number of bytes, or with a K, M, G or T suffix (powers of 1,024)."""
+    number, unit = text.strip().upper().removesuffix("B").removesuffix("I"), ""
+    if number and number[-1] in "KMGT":
+        number, unit = number[:-1], number[-1]
+    if not number.isdigit() or int(number) == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size such as 200M or 2G")
+    return int(number) * _UNITS[unit]
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
 
@@ -105,6 +129,11 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
     parser.add_argument("--reading", choices=sorted(READINGS), default="conformant",
                         help="how each ambiguity of the spec is read (default conformant)")
     parser.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
+    parser.add_argument("--max-seconds", type=float, metavar="S",
+                        help="stop the search after S seconds (the result is incomplete)")
+    parser.add_argument("--max-memory", type=_size, metavar="SIZE", default=DEFAULT_MEMORY,
+                        help="stop the search gracefully when the process's resident memory reaches SIZE (200M, "
+                        f"2G, ...; default {DEFAULT_MEMORY >> 20:,}M, three quarters of this machine)")
     if not judged:
         return
     parser.add_argument("--accept-unexercised", action="store_true",

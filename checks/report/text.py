@@ -38,7 +38,10 @@ STYLES = {HOLDS: "green", WITNESSED: "green", VIOLATED: "bold red", VACUOUS: "bo
 
 def stats_line(r: Any) -> str:
     """One search's statistics and whether it was complete."""
-    state = "complete" if r.complete else "INCOMPLETE (cut short by --max-states: nothing is established)"
+    why = {"max-states": "cut short by --max-states", "max-depth": "cut short at the depth limit",
+           "max-seconds": "stopped by --max-seconds", "max-memory": "stopped by --max-memory before memory ran out",
+           "interrupted": "interrupted"}.get(getattr(r, "stopped", None) or "max-states", "stopped early")
+    state = "complete" if r.complete else f"INCOMPLETE ({why}: nothing is established)"
     return (f"searched {r.states:,} states, {r.transitions:,} transitions, depth {r.depth}, "
             f"in {r.seconds:.1f} s ({r.states_per_second:,.0f} states/s); {state}")
 
@@ -97,6 +100,14 @@ def _verdict_line(report: Report) -> Text:
         if report.liveness_skipped == "":
             text += "; liveness not judged (--no-liveness)"
         return Text.assemble(("[ok]", STYLES["[ok]"]), text)
+    if not r.complete and not any(p.status == VIOLATED for p in report.properties) and not r.deadlocks:
+        open_ = sum(p.failed for p in report.properties)
+        why = {"max-memory": "stopped by --max-memory before the machine ran out (lower the bounds to finish)",
+               "max-seconds": "stopped by --max-seconds", "interrupted": "interrupted",
+               "max-depth": "cut short at the depth limit"}.get(r.stopped or "", "cut short by --max-states")
+        return Text.assemble(("[incomplete]", STYLES["[fail]"]),
+                             f" {why} after {r.states:,} states: no violation found in what was searched, "
+                             f"{open_} properties not established")
     parts = [f"{p.name} {p.status}" for p in report.properties if p.failed]
     parts += ["deadlock"] * bool(r.deadlocks) + ["incomplete search"] * (not r.complete)
     if report.liveness_skipped and r.complete:

@@ -16,7 +16,8 @@ from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 from ..liveness import LivenessGraphTooLarge, LivenessResult, check_liveness
 
 __all__ = ["PropertyVerdict", "ClauseVerdict", "Companion", "Report", "build_report", "check", "companion_machine",
-           "with_companion", "with_liveness", "strength_note", "LIVENESS_LIMIT"]
+           "with_companion", "with_liveness", "strength_note", "LIVENESS_LIMIT", "VIOLATION_EXIT",
+           "UNESTABLISHED_EXIT"]
 
 LIVENESS_LIMIT = 2_000_000  # states: the liveness graph is held whole in memory
 
@@ -27,6 +28,7 @@ HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING, EXCUSED, BY_CONSTRUCT
 UNREFUTED, UNFOUND = "no violation found (incomplete)", "not found (incomplete)"
 PARTLY = "holds in part"  # a clause some of whose properties hold and the others are not exercised
 FAILURES = (VIOLATED, VACUOUS, MISSING, UNREFUTED, UNFOUND)
+VIOLATION_EXIT, UNESTABLISHED_EXIT = 1, 3  # a counterexample exists; nothing violated, not everything established
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,19 +114,23 @@ class Report:
     @property
     def exit_code(self) -> int:
         """0: complete and every property established at these bounds (or, with `accept_unexercised`,
-        every property the bounds can exercise); 1: a violation, a vacuous property, a missing witness
-        or clause coverage, a deadlock, an incomplete search, liveness left unjudged for a reason other
-        than the user's choice, or an unexercised property not accepted."""
+        every property the bounds can exercise); 1: a property violated or a deadlock (a counterexample
+        exists); 3: nothing violated but not everything established: a vacuous property, a missing
+        witness or clause coverage, an incomplete search (a limit, an interruption), liveness left
+        unjudged for a reason other than the user's choice, or an unexercised property not accepted."""
+        violated = (any(p.status == VIOLATED for p in self.properties) or self.result.deadlocks > 0
+                    or any(c.result.deadlocks for c in self.companions))
+        if violated:
+            return VIOLATION_EXIT
         ok = (
             self.result.complete
             and not self.liveness_skipped
-            and all(c.result.complete and c.result.deadlocks == 0 for c in self.companions)
-            and self.result.deadlocks == 0
+            and all(c.result.complete for c in self.companions)
             and not any(p.failed for p in self.properties)
             and not any(c.status in FAILURES for c in self.clauses)
             and (self.accept_unexercised or not self.unexercised)
         )
-        return 0 if ok else 1
+        return 0 if ok else UNESTABLISHED_EXIT
 
 
 def _verdict(machine: Machine, result: Result, prop: Any) -> PropertyVerdict:
@@ -184,7 +190,7 @@ def check(
     report = build_report(machine, explore(machine, limits, progress("check") if progress else None))
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
     report = _judge_liveness(report, limits) if liveness else dataclasses.replace(report, liveness_skipped="")
-    if not companion or bounds != DEFAULT_BOUNDS:
+    if not companion or bounds != DEFAULT_BOUNDS or report.result.stopped == "interrupted":
         return report
     for name, other_bounds in COMPANIONS:
         other = companion_machine(report, other_bounds)
