@@ -160,3 +160,26 @@ def test_sigterm_stops_a_search_like_ctrl_c_with_its_statistics() -> None:
     out, err = search.communicate(timeout=60)
     assert search.returncode == 3 and "Traceback" not in err
     assert "INCOMPLETE (interrupted: nothing is established)" in out and "[incomplete] interrupted after" in out
+
+
+def test_an_800_step_trace_shrinks_to_a_short_subsequence_that_still_breaks_it() -> None:
+    import importlib.util
+    import random
+
+    from pausecheck.checks.mutants import mutant_named, mutate
+    from pausecheck.checks.shrink import shrink
+    from pausecheck.model import Machine
+    from pausecheck.model.config import FUZZ_BOUNDS
+
+    spec = importlib.util.spec_from_file_location("bench_shrink", ROOT / "benchmarks" / "shrink.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    machine = mutate(Machine(FUZZ_BOUNDS), mutant_named("no_put_back"))
+    actions = bench.walk(machine, 800, random.Random(7))
+    found = shrink(machine, actions, bench.TARGET)
+    assert found is not None and len(actions) == 800 and len(found.actions) <= 15
+    remaining = iter(actions)
+    assert all(any(a == b for b in remaining) for a in found.actions)  # a subsequence, in order
+    pre, action, post = found.states[-2], found.actions[-1], found.states[-1]
+    assert machine.judge(bench.TARGET, pre, action, post)[0]

@@ -154,7 +154,7 @@ def _shrink(args: argparse.Namespace) -> int:
     if name != DEADLOCK and (prop is None or prop.kind == "sometimes"):
         raise UsageError(f'{file}: $["#meta"].property: {name!r} is not a property that can be broken')
     with Reporter("shrink", color=not args.no_color) as reporter:
-        found = shrink(machine, actions, name, reporter.search(f"{len(actions)} steps"))
+        found = shrink(machine, actions, name, reporter.search(f"{len(actions)} steps"), exact=args.exact)
     if found is None:
         print(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
         return 1

@@ -186,6 +186,9 @@ def parser() -> argparse.ArgumentParser:
     sh.add_argument("file", type=Path, help="an ITF trace whose #meta names the property it breaks")
     sh.add_argument("--out", type=Path, metavar="FILE",
                     help="where to write the result (default: FILE.shrunk.itf.json)")
+    sh.add_argument("--exact", action="store_true",
+                    help="the exact minimum over the whole trace (breadth-first; cubic: minutes for hundreds of "
+                    "steps) instead of a greedy pass first (traces over 60 steps)")
     sh.add_argument("--runtime", dest="against_runtime", action="store_true",
                     help="shrink against a runtime named after -- instead of the model: the trace's steps are "
                     "re-run on the runtime, and a shorter sequence is kept while the runtime still diverges from "
