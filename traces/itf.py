@@ -130,7 +130,7 @@ STEP_META_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _read(path: str | Path, name: str) -> str:
+def read_limited(path: str | Path, name: str) -> str:
     """The file's text: at most MAX_BYTES, within READ_TIMEOUT for a pipe or device, UTF-8."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO with no writer opens at once
@@ -166,7 +166,7 @@ def _read(path: str | Path, name: str) -> str:
         raise TraceError(name, "", f"not UTF-8 (byte {error.start})") from None
 
 
-def _check_values(name: str, value: Any, path: str, depth: int = 0) -> None:
+def check_values(name: str, value: Any, path: str, depth: int = 0) -> None:
     """Every string encodable (no lone surrogate), nesting at most MAX_DEPTH."""
     if depth > MAX_DEPTH:
         raise TraceError(name, path, f"nested more than {MAX_DEPTH} levels deep")
@@ -177,11 +177,11 @@ def _check_values(name: str, value: Any, path: str, depth: int = 0) -> None:
             raise TraceError(name, path, "a string with a lone surrogate (not encodable text)") from None
     elif isinstance(value, dict):
         for key, item in value.items():
-            _check_values(name, key, path, depth + 1)
-            _check_values(name, item, f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]", depth + 1)
+            check_values(name, key, path, depth + 1)
+            check_values(name, item, f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]", depth + 1)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _check_values(name, item, f"{path}[{i}]", depth + 1)
+            check_values(name, item, f"{path}[{i}]", depth + 1)
 
 
 def _check_types(name: str, record: dict[str, Any], types: dict[str, tuple[type, ...]], path: str) -> None:
@@ -210,7 +210,7 @@ def load_trace(path: str | Path, complete: bool = True) -> dict[str, Any]:
     only their `#meta.action`; the variables are not required.
     """
     name = str(path)
-    text = _read(path, name)
+    text = read_limited(path, name)
     if not text.strip():
         raise TraceError(name, "", "empty: no trace in it")
     try:
@@ -221,7 +221,7 @@ def load_trace(path: str | Path, complete: bool = True) -> dict[str, Any]:
         raise TraceError(name, "$", f"nested more than {MAX_DEPTH} levels deep") from None
     except ValueError:  # Python refuses integers of more than 4,300 digits
         raise TraceError(name, "$", "an integer with thousands of digits: not a trace pausecheck wrote") from None
-    _check_values(name, document, "$")
+    check_values(name, document, "$")
     if not isinstance(document, dict):
         raise TraceError(name, "$", "a trace must be a JSON object")
     meta = document.get("#meta")

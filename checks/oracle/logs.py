@@ -28,6 +28,7 @@ from pausecheck.model import (
     observe,
     white_box,
 )
+from pausecheck.traces.itf import TraceError, check_values, read_limited
 from pausecheck.traces.replay import first_difference
 
 from .blackbox import BLACK_BOX, History
@@ -54,9 +55,9 @@ class Entry:
 def read_log(path: Path) -> tuple[Machine, list[Entry]]:
     """The machine the log names and its entries, every line checked for shape."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LogError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+        text = read_limited(path, str(path))
+    except TraceError as error:
+        raise LogError(str(error)) from None
     machine, entries = Machine(), []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -64,8 +65,13 @@ def read_log(path: Path) -> tuple[Machine, list[Entry]]:
         where = f"{path}:{number}"
         try:
             data = json.loads(line)
+            check_values(where, data, "$")
+        except RecursionError:
+            raise LogError(f"{where}: nested too deeply") from None
+        except TraceError as error:
+            raise LogError(str(error)) from None
         except ValueError as error:
-            raise LogError(f"{where}: not JSON ({error})") from None
+            raise LogError(f"{where}: not JSON ({str(error)[:80]})") from None
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "reset":
             if entries:
