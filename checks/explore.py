@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from .checkpoint import Checkpoint
+
 __all__ = ["Model", "Limits", "Discovery", "Result", "Progress", "NO_LIMITS", "explore"]
 
 ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
@@ -163,16 +165,37 @@ class _Search:
             self.by_type.clear()
 
 
+_SAVED = ("index", "states", "parent", "via", "interned", "violations", "witnesses")
+
+
+def _snapshot(search: _Search, loop: dict[str, Any]) -> dict[str, Any]:
+    return {"search": {name: getattr(search, name) for name in _SAVED}, "loop": loop}
+
+
+def _restore(search: _Search, saved: dict[str, Any]) -> dict[str, Any]:
+    for name in _SAVED:
+        setattr(search, name, saved["search"][name])
+    search.always = [p for p in search.always if p.name not in search.violations]
+    done = search.violations.keys() | search.witnesses.keys()
+    search.edge = [p for p in search.edge if p.name not in done]
+    return saved["loop"]
+
+
 def explore(
     model: Model,
     limits: Limits = NO_LIMITS,
     progress: Progress | None = None,
+    checkpoint: Checkpoint | None = None,
+    resume: bool = False,
 ) -> Result:
     """Breadth-first search of every state reachable within the model's bounds and the limits.
 
     `progress(states, transitions, depth)` is called about twice a second, if given. A limit reached
     or a KeyboardInterrupt (Ctrl-C, or SIGTERM where the CLI maps it) ends the search early: the
     result is incomplete, says why in `stopped`, and keeps what was found so far.
+
+    With `checkpoint`, the search's state is saved every `checkpoint.every` seconds (`checkpoint.py`);
+    with `resume` too, it starts from the saved state, and ends as a search never stopped would.
     """
     started = time.perf_counter()
     search = _Search(model)
@@ -181,9 +204,14 @@ def explore(
             search.check_state(search.add(state, -1, None))
     transitions, depth, level_end, complete = 0, 0, len(search.states), True
     deadlocks, deadlock, stopped = 0, None, None
+    i, before = 0, 0.0  # before: seconds spent before a resume
+    if checkpoint is not None and resume:
+        loop = _restore(search, checkpoint.load())
+        i, transitions, depth, level_end = loop["i"], loop["transitions"], loop["depth"], loop["level_end"]
+        deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
     next_report = started + 0.5
+    next_save = started + checkpoint.every if checkpoint is not None else None
     deadline = None if limits.max_seconds is None else started + limits.max_seconds
-    i = 0
     try:
         while i < len(search.states):
             if i == level_end:
@@ -196,6 +224,13 @@ def explore(
                 if stopped:
                     complete = False
                     break
+                if next_save is not None and complete and time.perf_counter() >= next_save:  # never a cut search
+                    assert checkpoint is not None
+                    checkpoint.save(_snapshot(search, {
+                        "i": i, "transitions": transitions, "depth": depth, "level_end": level_end,
+                        "deadlocks": deadlocks, "deadlock": deadlock,
+                        "seconds": before + time.perf_counter() - started}))
+                    next_save = time.perf_counter() + checkpoint.every
             state = search.states[i]
             moved = False
             for action, post in model.successors(state):
@@ -224,7 +259,7 @@ def explore(
         states=len(search.states),
         transitions=transitions,
         depth=depth,
-        seconds=time.perf_counter() - started,
+        seconds=before + time.perf_counter() - started,
         violations=MappingProxyType(search.violations),
         witnesses=MappingProxyType(search.witnesses),
         deadlocks=deadlocks,

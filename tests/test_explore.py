@@ -58,7 +58,7 @@ def default(shared_check) -> Result:
     """The main search at the default bounds: the one `pausecheck check` runs, shared across the tests."""
     limits = Limits(max_states=None, max_seconds=None, max_memory=DEFAULT_MEMORY)  # as the CLI passes them
     return shared_check(DEFAULT_BOUNDS, "conformant", limits=limits, companion=True, accept_unexercised=False,
-                        liveness=True).result
+                        liveness=True, checkpoint=None, resume=False).result
 
 
 def counts(result: Result) -> tuple[int, int, int]:

@@ -183,3 +183,60 @@ def test_an_800_step_trace_shrinks_to_a_short_subsequence_that_still_breaks_it()
     assert all(any(a == b for b in remaining) for a in found.actions)  # a subsequence, in order
     pre, action, post = found.states[-2], found.actions[-1], found.states[-1]
     assert machine.judge(bench.TARGET, pre, action, post)[0]
+
+
+def _comparable(report: dict[str, Any]) -> dict[str, Any]:
+    """A check's JSON without what depends on the clock."""
+    drop = {"seconds", "states_per_second"}
+    if isinstance(report, dict):
+        return {k: _comparable(v) for k, v in report.items() if k not in drop}
+    if isinstance(report, list):
+        return [_comparable(v) for v in report]  # type: ignore[return-value]
+    return report
+
+
+@pytest.mark.slow  # three searches at the default bounds, one of them killed: about 40 s
+def test_a_killed_and_resumed_search_equals_an_uninterrupted_one(tmp_path: Path) -> None:
+    whole = _run("check", "--json", "--out", str(tmp_path / "whole"), capture_output=True, cwd=tmp_path)
+    assert whole.returncode == 0, whole.stderr
+    saved = tmp_path / "saved"
+    killed = subprocess.Popen([sys.executable, "-m", "pausecheck", "check", "--checkpoint", str(saved),
+                               "--checkpoint-every", "0.5"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(600):  # until the first checkpoint is on disk
+        if (saved / "search.checkpoint").exists() or killed.poll() is not None:
+            break
+        import time
+
+        time.sleep(0.05)
+    killed.kill()
+    killed.wait()
+    assert (saved / "search.checkpoint").exists()
+    resumed = _run("check", "--json", "--resume", str(saved), "--out", str(tmp_path / "resumed"),
+                   capture_output=True, cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    one, two = json.loads(whole.stdout), json.loads(resumed.stdout)
+    for report, folder in ((one, "whole"), (two, "resumed")):
+        for p in report["properties"]:
+            p["trace"] = p["trace"] and Path(p["trace"]).name
+        assert folder
+    assert _comparable(one) == _comparable(two)
+    names = sorted(p.name for p in (tmp_path / "whole").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "resumed").iterdir())
+    for name in names:
+        assert (tmp_path / "whole" / name).read_bytes() == (tmp_path / "resumed" / name).read_bytes(), name
+
+
+def test_a_checkpoint_of_another_search_or_a_damaged_one_is_refused(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", *TINY, "--checkpoint", str(tmp_path), "--checkpoint-every", "0.001"]) == 0
+    capsys.readouterr()
+    assert main(["check", "--resume", str(tmp_path / "nothing")]) == 2
+    assert "no checkpoint to resume from" in capsys.readouterr().err
+    from pausecheck.checks.checkpoint import FILE, Checkpoint
+
+    Checkpoint(tmp_path, 1.0, ("other",)).save({})
+    assert main(["check", "--resume", str(tmp_path)]) == 2
+    assert "a checkpoint of another search" in capsys.readouterr().err
+    (tmp_path / FILE).write_bytes(b"not a pickle")
+    assert main(["check", "--resume", str(tmp_path)]) == 2
+    assert "damaged checkpoint" in capsys.readouterr().err

@@ -12,12 +12,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import BOUND_HELP, READINGS, BoundError, Bounds, Machine
+from pausecheck.model import BOUND_HELP, MODEL_VERSION, READINGS, BoundError, Bounds, Machine
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions, replay
 
+from pausecheck import __version__
+
+from ..checkpoint import Checkpoint, CheckpointError
 from ..console import Reporter, console
 from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
 from ..explore import Limits
@@ -77,8 +80,33 @@ def _write_all(folder: Path, documents: dict[str, dict[str, Any]]) -> dict[str, 
     return paths
 
 
+def _checkpoint(args: argparse.Namespace, bounds: Bounds) -> tuple[Checkpoint | None, bool]:
+    """The checkpoint the flags ask for, and whether to resume from it (--resume DIR keeps saving there)."""
+    folder = getattr(args, "resume", None) or getattr(args, "checkpoint", None)
+    if folder is None:
+        return None, False
+    if args.checkpoint_every <= 0:
+        raise UsageError("--checkpoint-every must be a positive number of seconds")
+    key = (__version__, MODEL_VERSION, tuple(bounds.as_dict().items()), args.reading, None)
+    return Checkpoint(folder, args.checkpoint_every, key), getattr(args, "resume", None) is not None
+
+
 def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> Report:
-    return check(bounds, args.reading, limits=_limits(args), companion=args.companion,
+    checkpoint, resume = _checkpoint(args, bounds)
+    try:
+        return _checked(args, bounds, reporter, checkpoint, resume)
+    except CheckpointError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        if checkpoint is None or error.filename is None:
+            raise
+        raise UsageError(f"cannot write the checkpoint {error.filename}: {error.strerror}") from None
+
+
+def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, checkpoint: Checkpoint | None,
+             resume: bool) -> Report:
+    return check(bounds, args.reading, limits=_limits(args), companion=args.companion, checkpoint=checkpoint,
+                 resume=resume,
                  accept_unexercised=args.accept_unexercised, liveness=args.liveness, progress=reporter.search)
 
 

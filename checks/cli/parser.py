@@ -171,6 +171,14 @@ def parser() -> argparse.ArgumentParser:
     _search(check)
     check.add_argument("--out", type=Path, metavar="DIR", help="write counterexamples and witnesses as ITF JSON here")
     check.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
+    check.add_argument("--checkpoint", type=Path, metavar="DIR",
+                       help="save the main search's state to DIR now and then (atomically), so that a crash or a kill "
+                       "loses little: --resume DIR carries on from it")
+    check.add_argument("--checkpoint-every", type=float, default=60.0, metavar="S",
+                       help="seconds between checkpoints (default 60)")
+    check.add_argument("--resume", type=Path, metavar="DIR",
+                       help="carry on the search saved in DIR (same bounds and reading, same pausecheck) and keep "
+                       "saving there; it ends with the same states, counts and traces as a search never stopped")
 
     rp = _add(commands, "replay", "re-execute an ITF trace on the model and say what it shows",
               "Re-execute every step of a trace written by pausecheck; name the first step and field where it "

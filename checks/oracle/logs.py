@@ -100,8 +100,8 @@ def _machine(data: dict[str, Any], where: str) -> Machine:
     bounds, reading = data.get("bounds", {}), data.get("reading", "conformant")
     if not isinstance(bounds, dict) or set(bounds) - set(BOUND_HELP):
         raise LogError(f"{where}: bounds must be an object of bound names ({', '.join(BOUND_HELP)})")
-    if reading not in READINGS:
-        raise LogError(f"{where}: unknown reading {reading!r}")
+    if not isinstance(reading, str) or reading not in READINGS:
+        raise LogError(f"{where}: unknown reading {str(reading)[:40]!r}")
     try:
         return Machine(Bounds(**bounds), READINGS[reading])
     except BoundError as error:

@@ -12,6 +12,7 @@ from pausecheck.model import clauses as catalogue
 from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
+from ..checkpoint import Checkpoint
 from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 from ..liveness import LivenessGraphTooLarge, LivenessResult, check_liveness
 
@@ -175,6 +176,7 @@ def check(
     bounds: Bounds = DEFAULT_BOUNDS, reading: str = "conformant", *, limits: Limits = NO_LIMITS,
     companion: bool = True, accept_unexercised: bool = False, liveness: bool = True,
     progress: Callable[[str], Progress | None] | None = None,
+    checkpoint: Checkpoint | None = None, resume: bool = False,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
@@ -184,10 +186,12 @@ def check(
     With `accept_unexercised`, the
     properties these bounds cannot exercise do not fail the check (they are still reported).
     With `liveness` (the default), the liveness properties are judged on the main search's graph
-    when that search is complete (`checks/liveness.py`).
+    when that search is complete (`checks/liveness.py`). `checkpoint` and `resume` apply to the main
+    search (`checks/checkpoint.py`).
     """
     machine = Machine(bounds, READINGS[reading])
-    report = build_report(machine, explore(machine, limits, progress("check") if progress else None))
+    result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume)
+    report = build_report(machine, result)
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
     report = _judge_liveness(report, limits) if liveness else dataclasses.replace(report, liveness_skipped="")
     if not companion or bounds != DEFAULT_BOUNDS or report.result.stopped == "interrupted":
