@@ -125,7 +125,10 @@ class KillMatrix:
 @functools.cache
 def _witnesses(bounds: Bounds) -> Mapping[str, Discovery]:
     """The witnesses the rules reach at these bounds (one conformant search per bounds, remembered)."""
-    return explore(Machine(bounds)).witnesses
+    result = explore(Machine(bounds))
+    if result.stopped == "interrupted":  # never remember a search cut short
+        raise KeyboardInterrupt
+    return result.witnesses
 
 
 def killer_names(machine: Machine) -> tuple[str, ...]:
@@ -136,6 +139,8 @@ def killer_names(machine: Machine) -> tuple[str, ...]:
 def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None,
          baseline: Callable[[Bounds], Mapping[str, Discovery]]) -> MutantKill:
     result = explore(mutate(Machine(bounds), mutant), progress=searching)
+    if result.stopped == "interrupted":  # Ctrl-C stops the whole matrix, not just this mutant's search
+        raise KeyboardInterrupt
     evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
     lengths = {name: len(d.actions) for name, d in result.violations.items()}
     if result.deadlock is not None:

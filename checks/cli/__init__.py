@@ -46,9 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         _say(f"pausecheck: {error}")
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # outside a search (which reports what it reached itself): nothing established
         _say("pausecheck: interrupted")
-        return 130
+        return 3
     except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal
         if error.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
             raise

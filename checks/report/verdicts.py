@@ -201,6 +201,8 @@ def check(
         if other is not None:
             result = explore(other, limits, progress(f"companion: {name}") if progress else None)
             report = with_companion(report, Companion(name, other, result))
+            if result.stopped == "interrupted":
+                break
     return report
 
 
