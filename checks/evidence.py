@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, BoundError, Bounds, Machine
+from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds, Machine, ReadingError, reading_named
 from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.itf import TraceError, load_trace, trace_document, write_trace
@@ -136,9 +136,10 @@ def machine_for(meta: dict[str, Any], file: str) -> Machine:
         checked = Bounds(**bounds)
     except BoundError as error:
         raise TraceError(file, f'$["#meta"].bounds.{error.field}', str(error)) from None
-    reading = READINGS.get(meta.get("reading"))
-    if reading is None:
-        raise TraceError(file, '$["#meta"].reading', f"unknown reading {meta.get('reading')!r}")
+    try:
+        reading = reading_named(meta.get("reading"))  # type: ignore[arg-type]
+    except ReadingError as error:
+        raise TraceError(file, '$["#meta"].reading', str(error)) from None
     machine = Machine(checked, reading)
     name = meta.get("mutant")
     if name is not None:
@@ -169,8 +170,8 @@ def lasso_document(machine: Any, verdict: LivenessVerdict, command: str | None =
     if command is None:
         bounds = ", ".join(f"{k}={v}" for k, v in machine.bounds.as_dict().items())
         command = (f"python -c 'from pausecheck.checks.liveness import check_liveness; from pausecheck.model import "
-                   f"Bounds, Machine, READINGS; print(check_liveness(Machine(Bounds({bounds}), "
-                   f"READINGS[\"{machine.reading.name}\"])))'")
+                   f"Bounds, Machine, reading_named; print(check_liveness(Machine(Bounds({bounds}), "
+                   f"reading_named(\"{machine.reading.name}\"))))'")
     discovery = Discovery(lasso.states, lasso.actions[:steps], verdict.message)
     document = document_for(machine, discovery, name=verdict.name, kind="eventually", clauses=verdict.clauses,
                             verdict="violation", description=verdict.doc, command=command, mutant=mutant)

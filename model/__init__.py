@@ -27,7 +27,7 @@ from .liveness import EVENTUALLY, LIVENESS, Eventually, liveness_named
 from .machine import Machine, Patch
 from .observe import observe, shown, white_box
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, missing_bound, property_named
-from .reading import CONFORMANT, READINGS, Choice, Reading
+from .reading import CONFORMANT, READINGS, SWITCHES, Choice, Reading, ReadingError, Switch, reading_named
 from .rules import RULE_OF, RULES, Rule, enabled, step
 from .state import INITIAL, State
 
@@ -40,5 +40,6 @@ __all__ = [
     "BOUND_HELP", "COMPANION_BOUNDS", "COMPANIONS", "DEFAULT_BOUNDS", "BoundError", "Bounds", "Machine", "Patch",
     "observe", "shown", "white_box", "ALWAYS", "PROPERTIES", "SOMETIMES", "TRANSITION", "Context", "Property",
     "property_named", "missing_bound", "CONFORMANT", "READINGS", "Choice", "Reading", "RULE_OF", "RULES", "Rule",
-    "enabled", "step", "INITIAL", "State", "MODEL_VERSION", "EVENTUALLY", "LIVENESS", "Eventually", "liveness_named",
+    "enabled", "step", "INITIAL", "State", "MODEL_VERSION",
+    "SWITCHES", "Switch", "ReadingError", "reading_named", "EVENTUALLY", "LIVENESS", "Eventually", "liveness_named",
 ]

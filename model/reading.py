@@ -1,15 +1,17 @@
 """Readings: one named choice per ambiguity (docs/readings.md lists all 32), passed to `step` as data.
 
-Only the conformant reading exists so far: for each ambiguity the model meets, the choice under
-which nothing is lost and nothing is delivered twice. The readings issue adds the others; each
-field then gains values, and `rules` branches on them (never a fork of the model code).
+The conformant reading makes, for each ambiguity the model meets, the choice under which nothing is
+lost and nothing is delivered twice. A *switch* is an ambiguity the rules branch on (never a fork of
+the model code): it has named values, each documented, and a default, the conformant one. A reading
+is the conformant one with some switches set otherwise; its name says which, e.g.
+`conformant+A-G1=leave`, and `reading_named` parses such a name back.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Choice", "Reading", "CONFORMANT", "READINGS"]
+__all__ = ["Choice", "Reading", "Switch", "SWITCHES", "CONFORMANT", "READINGS", "reading_named", "ReadingError"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,11 +24,49 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
+class Switch:
+    """An ambiguity the rules branch on: its values (value -> what it means) and the conformant default."""
+
+    ambiguity: str
+    values: dict[str, str]
+    default: str
+
+
+SWITCHES: tuple[Switch, ...] = (
+    Switch("A-G1", {
+        "cancel": "a decline closes the interrupted attempt as cancelled (the conformant reading)",
+        "leave": "a decline leaves the interrupted attempt interrupted: the tool never ran, so nothing closes it",
+    }, "cancel"),
+    Switch("A-T15", {
+        "old-first": "a re-pause holds the old held list first, then the new segment's (arrival order)",
+        "new-first": "a re-pause holds the new segment's artifacts first, then the old held list",
+    }, "old-first"),
+    Switch("A-T11", {
+        "take": "reading A: an interim assistant message is a write-back that takes the held list",
+        "hold": "reading B: an interim assistant message takes nothing; the held list waits for the last "
+                "write-back of the execution",
+    }, "take"),
+)
+
+
+class ReadingError(ValueError):
+    """A reading name that names no reading: the message says what is accepted."""
+
+
+@dataclass(frozen=True, slots=True)
 class Reading:
-    """A named set of choices, one per ambiguity the model meets."""
+    """A named set of choices, one per ambiguity the model meets, and the switches set otherwise."""
 
     name: str
     choices: tuple[Choice, ...]
+    switches: tuple[tuple[str, str], ...] = ()  # (ambiguity, value) where it differs from the default
+
+    def value(self, ambiguity: str) -> str:
+        """The value of a switch under this reading (its default unless set)."""
+        for key, value in self.switches:
+            if key == ambiguity:
+                return value
+        return next(s.default for s in SWITCHES if s.ambiguity == ambiguity)
 
     def choice(self, ambiguity: str) -> str:
         """The choice made for an ambiguity id (KeyError if the reading does not meet it)."""
@@ -101,3 +141,42 @@ CONFORMANT = Reading(
 )
 
 READINGS = {CONFORMANT.name: CONFORMANT}
+
+
+def _switch(ambiguity: str) -> Switch:
+    return next(s for s in SWITCHES if s.ambiguity == ambiguity)
+
+
+def _with(reading: Reading, ambiguity: str, value: str) -> Reading:
+    switch = next((s for s in SWITCHES if s.ambiguity == ambiguity), None)
+    if switch is None:
+        known = ", ".join(s.ambiguity for s in SWITCHES)
+        raise ReadingError(f"{ambiguity} is not an ambiguity the model switches on ({known})")
+    if value not in switch.values:
+        raise ReadingError(f"{ambiguity}={value}: the values are {', '.join(switch.values)}")
+    switches = tuple((a, v) for a, v in reading.switches if a != ambiguity)
+    if value != switch.default:
+        switches += ((ambiguity, value),)
+    switches = tuple(sorted(switches, key=lambda item: [s.ambiguity for s in SWITCHES].index(item[0])))
+    chosen = dict(switches)
+    choices = tuple(Choice(c.ambiguity, _switch(c.ambiguity).values[chosen[c.ambiguity]], "set by the reading's name")
+                    if c.ambiguity in chosen else c for c in CONFORMANT.choices)
+    name = "+".join([CONFORMANT.name] + [f"{a}={v}" for a, v in switches])
+    return Reading(name, choices, switches)
+
+
+def reading_named(name: str) -> Reading:
+    """The reading a name stands for: `conformant`, optionally followed by `+AMBIGUITY=VALUE` parts (the
+    `conformant+` may be left out). Raises ReadingError naming what is wrong."""
+    if not isinstance(name, str) or not name:
+        raise ReadingError(f"a reading is a name such as conformant or conformant+A-G1=leave, got {name!r}")
+    parts = name.split("+")
+    if parts[0] == CONFORMANT.name:
+        parts = parts[1:]
+    reading = CONFORMANT
+    for part in parts:
+        ambiguity, _, value = part.partition("=")
+        if not value:
+            raise ReadingError(f"{part!r}: a switch is set as AMBIGUITY=VALUE, e.g. A-G1=leave")
+        reading = _with(reading, ambiguity, value)
+    return reading

@@ -238,7 +238,10 @@ def _tool_interrupts_guard(bounds: Bounds, state: State) -> Iterator[Action]:
 def _tool_interrupts(bounds: Bounds, reading: Reading, state: State, action: ToolInterrupts) -> State:
     execution = _with_attempt(find_execution(state, action.execution), action.call, RUNNING, INTERRUPTED)
     segment = find_segment(state, action.execution)
-    kept, dropped = hold(execution.held, segment.collected, bounds.held_bound)
+    if reading.value("A-T15") == "new-first":  # the new segment's artifacts before the old held list
+        kept, dropped = hold(segment.collected, execution.held, bounds.held_bound)
+    else:
+        kept, dropped = hold(execution.held, segment.collected, bounds.held_bound)
     execution = execution._replace(
         status=PAUSED, held=kept,
         questions=execution.questions + (Question(action.call, PENDING, 0, len(execution.questions) + 1),),
@@ -305,7 +308,8 @@ def _answer(bounds: Bounds, reading: Reading, state: State, action: Answer) -> S
     if question.status != PENDING:
         return state  # an answer to a question no longer pending changes nothing (INT-19, G6.9)
     settled = question._replace(status=APPROVED if action.approve else DECLINED)
-    execution = _with_attempt(execution, question.call, INTERRUPTED, CANCELLED)
+    if action.approve or reading.value("A-G1") == "cancel":  # A-G1 "leave": a decline closes nothing
+        execution = _with_attempt(execution, question.call, INTERRUPTED, CANCELLED)
     if action.approve:
         # The consumer is re-fired and re-issues the same call: a new attempt of its own (G6.3).
         execution = execution._replace(attempts=execution.attempts + (Attempt(question.call, RUNNING),))
@@ -357,6 +361,8 @@ def _start_write_back_guard(bounds: Bounds, state: State) -> Iterator[Action]:
 def _start_write_back(bounds: Bounds, reading: Reading, state: State, action: StartWriteBack) -> State:
     execution = find_execution(state, action.execution)
     segment = find_segment(state, action.execution)
+    if not action.final and reading.value("A-T11") == "hold":  # reading B: an interim message takes nothing
+        return with_segment(state, execution.id, segment._replace(phase=TAKEN, taken=(), final=False))
     state = with_execution(state, execution._replace(held=()))  # taking is destructive (T7.7)
     return with_segment(state, execution.id,
                         segment._replace(phase=TAKEN, taken=execution.held, final=action.final))

@@ -129,7 +129,7 @@ def test_incomplete_search_is_not_success(capsys):
     (["check", "--held-bound", "-1"], "bound held-bound=-1"),
     (["check", "--calls", "two"], "invalid int value"),
     (["check", "--bogus"], "unrecognized arguments: --bogus"),
-    (["check", "--reading", "lenient"], "invalid choice"),
+    (["check", "--reading", "lenient"], "a switch is set as AMBIGUITY=VALUE"),
     (["frobnicate"], "invalid choice"),
 ])
 def test_usage_errors_exit_2_with_one_line(capsys, argv, words):

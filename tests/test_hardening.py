@@ -87,7 +87,8 @@ def test_a_bound_too_large_to_search_is_refused(capsys: pytest.CaptureFixture[st
     (["check", *TINY, "--out", "{file}"], "cannot write"),
     (["check", *TINY, "--out", "{file}/sub"], "cannot write"),
     (["shrink", str(GOLDEN), "--out", "{dir}"], "Is a directory"),
-    (["mutants", "--only", "no_put_back", "--golden", "{file}"], "cannot write"),
+    pytest.param(["mutants", "--only", "no_put_back", "--golden", "{file}"], "cannot write",
+                 marks=pytest.mark.slow),  # runs the mutant first: a default-bounds search
 ])
 def test_an_output_path_that_cannot_be_written_is_one_line(argv: list[str], words: str, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import READINGS, Machine
+from pausecheck.model import Machine, reading_named
 from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
@@ -52,7 +52,7 @@ def vectors_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
     if args.what == "export":
         if args.runtime:
             raise usage("vectors export takes no runtime: it writes files (vectors check DIR -- CMD runs them)")
-        machine = Machine(bounds, READINGS[args.reading])
+        machine = Machine(bounds, reading_named(args.reading))
         try:
             manifest = export_vectors(machine, args.dir, args.max_vectors)
         except OSError as error:
@@ -75,7 +75,7 @@ def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
     argv = _runtime(args, usage)
     if args.standing is not None and format_of(args.standing) is None:
         raise usage(f"--standing {args.standing}: the extension must be .json, .md or .html")
-    machine, sequences = Machine(bounds, READINGS[args.reading]), None
+    machine, sequences = Machine(bounds, reading_named(args.reading)), None
     if args.sequence is not None:
         machine, sequences = _sequence(args.sequence, usage)
     return _drive_and_report(args, machine, sequences, argv, write, usage)
@@ -112,7 +112,7 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
 
     if args.examples < 1 or args.steps < 1:
         raise usage("--examples and --steps must be at least 1")
-    machine = Machine(bounds, READINGS[args.reading])
+    machine = Machine(bounds, reading_named(args.reading))
     argv = _runtime(args, usage) if args.runtime else []
     adapter = None
     try:

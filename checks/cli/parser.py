@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, READINGS, Bounds
+from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, SWITCHES, Bounds, ReadingError, reading_named
 from pausecheck.model.config import BOUND_MAXIMUM, FUZZ_BOUNDS
 
 from pausecheck import __version__
@@ -84,6 +84,14 @@ examples:
 exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diverging; 2 usage error."""
 
 
+def _reading(text: str) -> str:
+    """A reading's canonical name, checked."""
+    try:
+        return reading_named(text).name
+    except ReadingError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _physical_memory() -> int:
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
@@ -126,8 +134,10 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
         default = getattr(defaults, name)
         group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
                            help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
-    parser.add_argument("--reading", choices=sorted(READINGS), default="conformant",
-                        help="how each ambiguity of the spec is read (default conformant)")
+    parser.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
+                        help="how each ambiguity of the spec is read: conformant (the default), or conformant with "
+                        "switches set, e.g. conformant+A-G1=leave; " + "; ".join(
+                            f"{s.ambiguity}={'|'.join(s.values)}" for s in SWITCHES) + " (docs/readings.md)")
     parser.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
     parser.add_argument("--max-seconds", type=float, metavar="S",
                         help="stop the search after S seconds (the result is incomplete)")
@@ -304,6 +314,16 @@ def parser() -> argparse.ArgumentParser:
                     help="with a runtime: seconds to wait for each response (default 10)")
     fz.add_argument("--out", type=Path, metavar="FILE", help="where to write a failure (default fuzz.itf.json)")
     fz.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
+
+    rd = _add(commands, "readings", "the flip matrix: which verdicts each reading of an ambiguity changes",
+              "For each ambiguity the model switches on (--help of check lists them) and each value other than the "
+              "conformant one, run the check under that reading and list the properties whose verdict changes, "
+              "with the length of the shortest behaviour that shows it; --out writes those behaviours as ITF "
+              "traces, each replayable under its reading. About as long as one check per reading.",
+              "exit: 0 the matrix was computed (flips are findings about the rules, not failures); 2 usage error.")
+    _search(rd, judged=False)
+    rd.add_argument("--out", type=Path, metavar="DIR", help="write each flip's shortest behaviour as ITF JSON here")
+    rd.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "

@@ -18,14 +18,15 @@ from typing import Any
 
 from pausecheck.model import (
     BOUND_HELP,
-    READINGS,
     ActionError,
     BoundError,
     Bounds,
     Machine,
+    ReadingError,
     action_from_json,
     action_to_json,
     observe,
+    reading_named,
     white_box,
 )
 from pausecheck.traces.itf import TraceError, check_values, read_limited
@@ -100,10 +101,12 @@ def _machine(data: dict[str, Any], where: str) -> Machine:
     bounds, reading = data.get("bounds", {}), data.get("reading", "conformant")
     if not isinstance(bounds, dict) or set(bounds) - set(BOUND_HELP):
         raise LogError(f"{where}: bounds must be an object of bound names ({', '.join(BOUND_HELP)})")
-    if not isinstance(reading, str) or reading not in READINGS:
-        raise LogError(f"{where}: unknown reading {str(reading)[:40]!r}")
     try:
-        return Machine(Bounds(**bounds), READINGS[reading])
+        chosen = reading_named(reading)
+    except ReadingError as error:
+        raise LogError(f"{where}: reading: {str(error)[:200]}") from None
+    try:
+        return Machine(Bounds(**bounds), chosen)
     except BoundError as error:
         raise LogError(f"{where}: bounds.{error.field}: {error}") from None
 

@@ -15,13 +15,14 @@ from typing import Any
 
 from pausecheck.model import (
     MODEL_VERSION,
-    READINGS,
     ActionError,
     BoundError,
     Bounds,
     Machine,
+    ReadingError,
     action_from_json,
     observe,
+    reading_named,
     white_box,
 )
 
@@ -118,8 +119,8 @@ def load_vectors(folder: Path) -> tuple[Machine, list[Sequence], dict[str, Any]]
         raise VectorError(f"{folder}/manifest.json: format {manifest.get('format')!r} of model "
                           f"{manifest.get('model')!r}; this pausecheck reads {FORMAT} of {MODEL_VERSION}: export again")
     try:
-        machine = Machine(Bounds(**manifest["bounds"]), READINGS[manifest["reading"]])
-    except (KeyError, TypeError, BoundError) as error:
+        machine = Machine(Bounds(**manifest["bounds"]), reading_named(manifest["reading"]))
+    except (KeyError, TypeError, BoundError, ReadingError) as error:
         raise VectorError(f"{folder}/manifest.json: bad bounds or reading ({error})") from None
     sequences = [_sequence(machine, line, f"{folder}/vectors.jsonl:{n}") for n, line in enumerate(lines, 1)]
     return machine, sequences, manifest

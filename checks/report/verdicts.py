@@ -7,7 +7,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pausecheck.model import CLAUSES, COMPANIONS, DEFAULT_BOUNDS, READINGS, Bounds, Machine, missing_bound
+from pausecheck.model import (
+    CLAUSES,
+    COMPANIONS,
+    DEFAULT_BOUNDS,
+    Bounds,
+    Machine,
+    missing_bound,
+    reading_named,
+)
 from pausecheck.model import clauses as catalogue
 from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
@@ -189,7 +197,7 @@ def check(
     when that search is complete (`checks/liveness.py`). `checkpoint` and `resume` apply to the main
     search (`checks/checkpoint.py`).
     """
-    machine = Machine(bounds, READINGS[reading])
+    machine = Machine(bounds, reading_named(reading))
     result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume)
     report = build_report(machine, result)
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
