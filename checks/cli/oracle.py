@@ -72,6 +72,8 @@ def vectors_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
 
 def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
     """The `conform` handler; `usage` is the CLI's UsageError, `write(path, text)` its file writer."""
+    if args.strict and args.properties:
+        raise usage("conform: --strict and --properties exclude each other")
     argv = _runtime(args, usage)
     if args.standing is not None and format_of(args.standing) is None:
         raise usage(f"--standing {args.standing}: the extension must be .json, .md or .html")

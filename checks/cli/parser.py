@@ -158,6 +158,21 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         "run completes); they take about as long again as the search and hold the graph in memory")
 
 
+def _judging(parser: argparse.ArgumentParser, *, trace: str = "divergence.itf.json", when: str = "",
+             timeout: bool = True, properties: bool = True) -> None:
+    """The flags of a command that judges a runtime: black-box mode, response timeout, where the
+    divergence trace goes, JSON output. `when` prefixes each help ("check: ", "with a runtime: ")."""
+    if properties:
+        parser.add_argument("--properties", action="store_true",
+                            help=f"{when}judge only the black-box properties on what the runtime shows (for one "
+                            "that takes another legitimate reading)")
+    if timeout:
+        parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                            help=f"{when}seconds to wait for each response (default 10)")
+    parser.add_argument("--out", type=Path, metavar="FILE", help=f"{when}where to write the trace (default {trace})")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
+
+
 def _add(commands: argparse._SubParsersAction, name: str, help: str, description: str,
          epilog: str | None = None) -> argparse.ArgumentParser:
     return commands.add_parser(name, help=help, description=description, epilog=epilog, parents=[_common()],
@@ -258,20 +273,13 @@ def parser() -> argparse.ArgumentParser:
               "it shows after each new step with the model. The first divergence is written as an ITF trace.",
               EPILOG_CONFORM)
     _search(co, judged=False)
-    mode = co.add_mutually_exclusive_group()
-    mode.add_argument("--strict", action="store_true",
-                      help="every observation must equal the model's under the reading (the default)")
-    mode.add_argument("--properties", action="store_true",
-                      help="judge only the black-box properties on the runtime's observations (for a runtime "
-                      "that takes another legitimate reading)")
-    co.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                    help="seconds to wait for each response (default 10)")
+    co.add_argument("--strict", action="store_true",
+                    help="every observation must equal the model's under the reading (the default; not with "
+                    "--properties)")
+    _judging(co)
     co.add_argument("--max-sequences", type=int, metavar="N", help="stop after N sequences (coverage then unknown)")
     co.add_argument("--sequence", type=Path, metavar="TRACE",
                     help="drive only the steps of this ITF trace (a divergence written before), at its own bounds")
-    co.add_argument("--out", type=Path, metavar="FILE",
-                    help="where to write the divergence trace (default divergence.itf.json)")
-    co.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
     co.add_argument("--standing", type=Path, metavar="FILE",
                     help="also write the runtime's standing for every clause of both rules (passed, failed with the "
                     "trace, or not covered), with versions, bounds, reading and coverage, to publish in its docs; "
@@ -289,13 +297,7 @@ def parser() -> argparse.ArgumentParser:
     _search(ve, judged=False)
     ve.add_argument("--max-vectors", type=int, metavar="N",
                     help="export: write only the first N vectors (the manifest states the coverage they reach)")
-    ve.add_argument("--properties", action="store_true",
-                    help="check: judge only the black-box properties (for a runtime that takes another reading)")
-    ve.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                    help="check: seconds to wait for each response (default 10)")
-    ve.add_argument("--out", type=Path, metavar="FILE",
-                    help="check: where to write a divergence trace (default divergence.itf.json)")
-    ve.add_argument("--json", action="store_true", help="check: print one JSON object instead of the text")
+    _judging(ve, when="check: ")
 
     fz = _add(commands, "fuzz", "long random behaviours with Hypothesis, beyond the exhaustive bounds "
               "(optionally -- CMD ARGS)",
@@ -308,12 +310,7 @@ def parser() -> argparse.ArgumentParser:
     _search(fz, judged=False, defaults=FUZZ_BOUNDS)
     fz.add_argument("--examples", type=int, default=200, metavar="N", help="behaviours to run (default 200)")
     fz.add_argument("--steps", type=int, default=60, metavar="N", help="steps per behaviour at most (default 60)")
-    fz.add_argument("--properties", action="store_true",
-                    help="with a runtime: judge only the black-box properties on what it shows")
-    fz.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                    help="with a runtime: seconds to wait for each response (default 10)")
-    fz.add_argument("--out", type=Path, metavar="FILE", help="where to write a failure (default fuzz.itf.json)")
-    fz.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
+    _judging(fz, trace="fuzz.itf.json", when="with a runtime: ")
 
     rd = _add(commands, "readings", "the flip matrix: which verdicts each reading of an ambiguity changes",
               "For each ambiguity the model switches on (--help of check lists them) and each value other than the "
@@ -333,9 +330,5 @@ def parser() -> argparse.ArgumentParser:
               "exit: 0 the log agrees with the model; 1 a divergence (written as an ITF trace); 2 a malformed log "
               "(the message names the line).")
     va.add_argument("log", type=Path, help="the runtime's log (.jsonl)")
-    va.add_argument("--properties", action="store_true",
-                    help="judge only the black-box properties on what the log shows (another reading)")
-    va.add_argument("--out", type=Path, metavar="FILE",
-                    help="where to write the divergence trace (default divergence.itf.json)")
-    va.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
+    _judging(va, timeout=False)
     return top
