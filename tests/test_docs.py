@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pausecheck.model import ACTION_TYPES, CLAUSES, CONFORMANT, PROPERTIES, SOMETIMES
+from pausecheck.model import ACTION_TYPES, CLAUSES, CONFORMANT, LIVENESS, PROPERTIES, SOMETIMES
 from pausecheck.traces.itf import encode_state
 
 import pausecheck
@@ -23,6 +23,7 @@ DOCS = ROOT / "docs"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # Small bounds under which every kind of record occurs in some witness (explored in well under 1 s).
+JUDGED = PROPERTIES + LIVENESS  # every property a check judges: always, transition, sometimes, eventually
 RECORD_BOUNDS = pausecheck.Bounds(calls=2, per_call=2, artifacts=2, pauses=1, write_failures=1, observations=1,
                                   held_bound=1)
 
@@ -32,21 +33,21 @@ def _names(names: list[str]) -> str:
 
 
 def clause_table() -> str:
-    """The clause catalogue of docs/clauses.md, from CLAUSES and PROPERTIES."""
+    """The clause catalogue of docs/clauses.md, from CLAUSES and the properties (liveness included)."""
     lines = ["| Clause | Rule | Text (pausecheck's fragment) | Formalised by | Witnessed by | Strength | Note |",
              "|---|---|---|---|---|---|---|"]
     for c in CLAUSES:
-        checks = [p.name for p in PROPERTIES if c.id in p.clauses and p.kind != SOMETIMES]
-        witnesses = [p.name for p in PROPERTIES if c.id in p.clauses and p.kind == SOMETIMES]
+        checks = [p.name for p in JUDGED if c.id in p.clauses and p.kind != SOMETIMES]
+        witnesses = [p.name for p in JUDGED if c.id in p.clauses and p.kind == SOMETIMES]
         lines.append(f'| {c.id} | {c.rule} | "{c.text}" | {_names(checks)} | {_names(witnesses)} | {c.strength} | '
                      f"{c.note or '-'} |")
     return "\n".join(lines)
 
 
 def property_table() -> str:
-    """The property list of docs/clauses.md, from PROPERTIES."""
+    """The property list of docs/clauses.md, from the properties (liveness included)."""
     lines = ["| Property | Kind | Clauses | Situation | Meaning |", "|---|---|---|---|---|"]
-    for p in PROPERTIES:
+    for p in JUDGED:
         situation = f"`{p.situation}`" if p.situation else "-"
         lines.append(f"| `{p.name}` | {p.kind} | {', '.join(p.clauses) or '-'} | {situation} | {p.doc} |")
     return "\n".join(lines)
@@ -91,9 +92,9 @@ def test_clause_table_matches_the_catalogue() -> None:
         _, rule, text, checks, witnesses, strength, note = rows[c.id]
         assert rule == c.rule
         assert text == f'"{c.text}"', f"{c.id}: text drifted"
-        citing = {p.name for p in PROPERTIES if c.id in p.clauses}
+        citing = {p.name for p in JUDGED if c.id in p.clauses}
         assert _listed(checks) | _listed(witnesses) == citing, f"{c.id}: properties drifted"
-        assert _listed(checks) == {p.name for p in PROPERTIES if c.id in p.clauses and p.kind != SOMETIMES}
+        assert _listed(checks) == {p.name for p in JUDGED if c.id in p.clauses and p.kind != SOMETIMES}
         assert (strength, note) == (c.strength, c.note or "-"), f"{c.id}: strength or note drifted"
     stale = {key for key in rows if re.fullmatch(r"[A-Z]\d+\.\d+", key)} - ids
     assert not stale, f"docs/clauses.md has rows for clauses the catalogue lacks: {sorted(stale)}"
@@ -101,7 +102,7 @@ def test_clause_table_matches_the_catalogue() -> None:
 
 def test_property_table_matches_the_registry() -> None:
     rows = _rows(_read("clauses.md"))
-    for p in PROPERTIES:
+    for p in JUDGED:
         assert f"`{p.name}`" in rows, f"docs/clauses.md has no row for property {p.name}"
         _, kind, clauses, situation, doc = rows[f"`{p.name}`"]
         assert (kind, clauses, doc) == (p.kind, ", ".join(p.clauses) or "-", p.doc)
