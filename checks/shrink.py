@@ -38,16 +38,22 @@ def shrink(machine: Machine, actions: Sequence[Any], name: str, progress: Progre
 
     `progress(nodes seen, steps tried, current length)` is called every 1,024 nodes, if given."""
     if not exact and len(actions) > EXACT_UP_TO:
-        actions = _greedy(machine, list(actions), name)
+        actions = _greedy(machine, list(actions), name, progress)
         if actions is None:
             return None
     return _exact(machine, actions, name, progress)
 
 
-def _greedy(machine: Machine, actions: list[Any], name: str) -> list[Any] | None:
-    """What the greedy pass leaves of `actions` (None if they do not break `name` at all)."""
+def _greedy(machine: Machine, actions: list[Any], name: str, progress: Progress | None) -> list[Any] | None:
+    """What the greedy pass leaves of `actions` (None if they do not break `name` at all);
+    `progress(tries, tries, length tried)` every 64 tries."""
+    tries = 0
 
     def fails(tried: list[Any]) -> Divergence | None:
+        nonlocal tries
+        tries += 1
+        if progress is not None and tries % 64 == 0:
+            progress(tries, tries, len(tried))
         path = path_of(machine, tried)
         if path is None:
             return None
