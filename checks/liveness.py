@@ -42,7 +42,6 @@ the code relies only on the Machine interface (`init_states`, `successors`, `is_
 
 from __future__ import annotations
 
-import functools
 import time
 from array import array
 from collections.abc import Callable, Hashable, Iterable
@@ -51,11 +50,9 @@ from typing import Any
 
 import networkx
 from pausecheck.model import Eventually, missing_bound, property_named
+from pausecheck.model.liveness import persisting
 
 __all__ = ["GraphFacts", "Lasso", "LivenessVerdict", "LivenessResult", "LivenessGraphTooLarge", "check_liveness"]
-
-DECLINED = "declined"
-
 
 class LivenessGraphTooLarge(Exception):
     """More than `limit` states are reachable; the liveness checks need the whole graph."""
@@ -213,28 +210,24 @@ def _nearest(ends: Iterable[int], sccs: Iterable[frozenset[int]]) -> tuple[int, 
 Facts = Callable[[Any], frozenset[str]]  # what a state shows that must not persist forever
 
 
-def _pending(prop: Eventually, bounds: Any, state: Any) -> frozenset[str]:
-    return prop.pending(state, bounds)
+def _state_check(g: _Graph, ends: list[int], sccs: list[frozenset[int]],
+                 prop: Eventually) -> tuple[Lasso | None, str | None]:
+    """A lasso to an end state or an SCC where a pending fact of `prop` persists, and a message naming it."""
+    bounds = g.machine.bounds
 
+    def common(scc: frozenset[int]) -> frozenset[str]:  # the model's own judgement of a loop
+        return persisting(prop, [g.states[i] for i in scc], bounds)
 
-def _common(g: _Graph, scc: frozenset[int], facts: Facts) -> frozenset[str]:
-    """What `facts` finds in every state of the SCC."""
-    return frozenset.intersection(*(facts(g.states[i]) for i in scc))
-
-
-def _state_check(g: _Graph, ends: list[int], sccs: list[frozenset[int]], facts: Facts,
-                 what: str) -> tuple[Lasso | None, str | None]:
-    """A lasso to an end state or an SCC where `facts` persists, and a message naming what persists."""
-    choice = _nearest([n for n in ends if facts(g.states[n])], [c for c in sccs if _common(g, c, facts)])
+    choice = _nearest([n for n in ends if prop.pending(g.states[n], bounds)], [c for c in sccs if common(c)])
     if choice is None:
         return None, None
     node, scc = choice
     lasso = _lasso(g, node, scc)
-    persists = ", ".join(sorted(facts(g.states[node]) if scc is None else _common(g, scc, facts)))
+    persists = ", ".join(sorted(prop.pending(g.states[node], bounds) if scc is None else common(scc)))
     if scc is None:
-        return lasso, f"{what} {persists} forever: from step {lasso.loop_start} no state-changing step is enabled"
-    return lasso, (f"{what} {persists} in every state of a {len(scc)}-state cycle entered at step {lasso.loop_start} "
-                   "(a possible violation: fairness over the cycle is not checked)")
+        return lasso, f"{prop.what} {persists} forever: from step {lasso.loop_start} no state-changing step is enabled"
+    return lasso, (f"{prop.what} {persists} in every state of a {len(scc)}-state cycle entered at step "
+                   f"{lasso.loop_start} (a possible violation: fairness over the cycle is not checked)")
 
 
 def _alive(g: _Graph) -> set[int]:
@@ -293,12 +286,11 @@ def check_liveness(machine: Any, *, max_states: int = 2_000_000) -> LivenessResu
     ends = [n for n, degree in g.digraph.out_degree() if degree == 0]
     verdicts = []
     for prop in machine.liveness:
-        facts: Facts = functools.partial(_pending, prop, machine.bounds)
         lasso, message = (_stuck_check(g, ends, sccs) if prop.name == "no_stuck_execution"
-                          else _state_check(g, ends, sccs, facts, prop.what))
+                          else _state_check(g, ends, sccs, prop))
         needs = missing_bound(property_named(prop.situation), machine.bounds) if prop.situation else None
         verdicts.append(LivenessVerdict(prop.name, prop.clauses, prop.doc, lasso is None, lasso, message,
-                                        _witness(g, facts), needs))
+                                        _witness(g, lambda state, p=prop: p.pending(state, machine.bounds)), needs))
     facts = GraphFacts(len(g.states), g.transitions, g.digraph.number_of_edges(), g.self_loops, len(sccs),
                        len(ends), len(g.finals), time.perf_counter() - started)
     return LivenessResult(facts, tuple(verdicts))
