@@ -7,11 +7,17 @@ from .actions import (
     ActionError,
     Answer,
     CallTool,
+    ClearHeld,
+    CloseSuperseded,
+    Crash,
+    Expire,
+    LoseRace,
     NodeFails,
     ObserveAgain,
     Poll,
     PutBack,
     ReportFailure,
+    ResumeAgain,
     StartTurn,
     StartWriteBack,
     ToolFails,
@@ -22,16 +28,16 @@ from .actions import (
     action_to_json,
 )
 from .clauses import CLAUSES, Clause, clause
-from .config import BOUND_HELP, COMPANION_BOUNDS, COMPANIONS, DEFAULT_BOUNDS, BoundError, Bounds
+from .config import BOUND_HELP, COMPANION_BOUNDS, COMPANIONS, DEFAULT_BOUNDS, FAULTS, BoundError, Bounds
 from .liveness import EVENTUALLY, LIVENESS, Eventually, liveness_named
 from .machine import Machine, Patch
 from .observe import observe, shown, white_box
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, missing_bound, property_named
-from .reading import CONFORMANT, READINGS, SWITCHES, Choice, Reading, ReadingError, Switch, reading_named
+from .reading import CONFORMANT, READINGS, SWITCH_OF, SWITCHES, Choice, Reading, ReadingError, Switch, reading_named
 from .rules import RULE_OF, RULES, Rule, enabled, step
 from .state import INITIAL, State
 
-MODEL_VERSION = "pausecheck-model/2"  # 2: the write-back in steps, node failures, answers name questions
+MODEL_VERSION = "pausecheck-model/3"  # 3: faults (crash, expiry, races, new turns) and readings as switches
 
 __all__ = [
     "ACTION_TYPES", "Action", "ActionError", "Answer", "CallTool", "NodeFails", "PutBack", "ReportFailure",
@@ -41,5 +47,6 @@ __all__ = [
     "observe", "shown", "white_box", "ALWAYS", "PROPERTIES", "SOMETIMES", "TRANSITION", "Context", "Property",
     "property_named", "missing_bound", "CONFORMANT", "READINGS", "Choice", "Reading", "RULE_OF", "RULES", "Rule",
     "enabled", "step", "INITIAL", "State", "MODEL_VERSION",
-    "SWITCHES", "Switch", "ReadingError", "reading_named", "EVENTUALLY", "LIVENESS", "Eventually", "liveness_named",
+    "SWITCHES", "SWITCH_OF", "Switch", "FAULTS", "ClearHeld", "CloseSuperseded", "Crash", "Expire", "LoseRace",
+    "ResumeAgain", "ReadingError", "reading_named", "EVENTUALLY", "LIVENESS", "Eventually", "liveness_named",
 ]

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Union
 __all__ = [
     "StartTurn", "CallTool", "ToolReturns", "ToolFails", "ToolInterrupts", "ObserveAgain",
     "Poll", "Answer", "NodeFails", "StartWriteBack", "WriteMessage", "PutBack", "ReportFailure", "WRITE_BACK",
+    "ClearHeld", "CloseSuperseded", "Crash", "Expire", "LoseRace", "ResumeAgain", "FAULT_ACTIONS",
     "Action", "ACTION_TYPES", "action_to_json",
     "action_from_json", "ActionError", "sort_key",
 ]
@@ -179,17 +180,93 @@ class ReportFailure:
         return f"{self.execution}: the failed write-back reports the failure"
 
 
+@dataclass(frozen=True, slots=True)
+class ClearHeld:
+    """Where a reading splits the take (A-T6 write-first, A-T7 read-then-clear), the write-back removes
+    what it read from the held list, after the message is written or before."""
+
+    KIND: ClassVar[str] = "clear-held"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: the write-back clears what it read from the held list"
+
+
+@dataclass(frozen=True, slots=True)
+class CloseSuperseded:
+    """Where a reading splits the resume (A-G3 new-first), the superseded attempt is closed as cancelled
+    after the new attempt was recorded."""
+
+    KIND: ClassVar[str] = "close-superseded"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: the superseded interrupted attempt is closed as cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class Crash:
+    """Fault: the runtime crashes and restarts. Segments in flight and all they hold in memory are lost;
+    run records, held lists, messages, questions and warnings survive; each running execution restarts
+    in a fresh segment."""
+
+    KIND: ClassVar[str] = "crash"
+
+    def __str__(self) -> str:
+        return "the runtime crashes and restarts"
+
+
+@dataclass(frozen=True, slots=True)
+class Expire:
+    """Fault: the pending question of a paused execution expires and the execution is cancelled (I18.1)."""
+
+    KIND: ClassVar[str] = "expire"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: the question expires and the paused execution is cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class LoseRace:
+    """Fault: a second path reaches the same gated call while its question is pending (a consent race):
+    its attempt is recorded interrupted and it pauses on the winner's question (G2.6, A-G9)."""
+
+    KIND: ClassVar[str] = "lose-race"
+    execution: str
+
+    def __str__(self) -> str:
+        return f"{self.execution}: a second path reaches the gated call and pauses on the same question"
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeAgain:
+    """Fault: a second tab approved the same question while the run was still paused; where the check
+    and the resume are not atomic (A-T7) it resumes the run a second time, beside the first resume."""
+
+    KIND: ClassVar[str] = "resume-again"
+    execution: str
+    question: int
+
+    def __str__(self) -> str:
+        return f"{self.execution}: a second tab's approval of q{self.question} resumes the run again"
+
+
 # The steps of one write-back, in order: take, write, and on failure put back, then report.
-WRITE_BACK: tuple[type, ...] = (StartWriteBack, WriteMessage, PutBack, ReportFailure)
+WRITE_BACK: tuple[type, ...] = (StartWriteBack, WriteMessage, PutBack, ReportFailure, ClearHeld)
+# The faults: environment actions only a non-zero fault bound enables.
+FAULT_ACTIONS: tuple[type, ...] = (Crash, Expire, LoseRace, ResumeAgain)
 
 
 Action = Union[
     StartTurn, CallTool, ToolReturns, ToolFails, ToolInterrupts, ObserveAgain, Poll, Answer, NodeFails,
-    StartWriteBack, WriteMessage, PutBack, ReportFailure,
+    StartWriteBack, WriteMessage, PutBack, ReportFailure, ClearHeld, CloseSuperseded,
+    Crash, Expire, LoseRace, ResumeAgain,
 ]
 ACTION_TYPES: tuple[type, ...] = (
     StartTurn, CallTool, ToolReturns, ToolFails, ToolInterrupts, ObserveAgain, Poll, Answer, NodeFails,
-    StartWriteBack, WriteMessage, PutBack, ReportFailure,
+    StartWriteBack, WriteMessage, PutBack, ReportFailure, ClearHeld, CloseSuperseded,
+    Crash, Expire, LoseRace, ResumeAgain,
 )
 _BY_KIND = {cls.KIND: cls for cls in ACTION_TYPES}
 _ORDER = {cls: i for i, cls in enumerate(ACTION_TYPES)}

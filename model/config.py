@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-__all__ = ["Bounds", "BoundError", "BOUND_MAXIMUM", "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "COMPANIONS", "FUZZ_BOUNDS",
+__all__ = ["Bounds", "BoundError", "BOUND_MAXIMUM", "FAULTS", "without_faults",
+           "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "COMPANIONS", "FUZZ_BOUNDS",
            "BOUND_HELP"]
 
 
@@ -45,7 +46,16 @@ BOUND_HELP: dict[str, tuple[int, str]] = {
     "interim_writes": (0, "interim assistant messages one execution may write before its last (A-T11)"),
     "node_failures": (0, "graph-node units that fail, in total (routed along an error edge or not)"),
     "held_bound": (0, "capacity of a held list (T7.13); overflow drops the newest with a warning"),
+    # Faults: off (0) in the default search; `pausecheck readings` turns on those a reading needs.
+    "crashes": (0, "fault: crashes of the runtime, each followed by a restart (volatile state is lost)"),
+    "expiries": (0, "fault: paused executions cancelled by expiry of their question (I18.1, G1.8)"),
+    "races": (0, "fault: races: a second path pausing on the same pending question (A-G9), or a second tab's "
+              "approval resuming the run again where that is not atomic (A-T7)"),
+    "new_turns": (0, "fault: turns a caller starts instead of answering a paused one (INT-13)"),
 }
+
+# The faults among the bounds: each is off by default.
+FAULTS: tuple[str, ...] = ("crashes", "expiries", "races", "new_turns")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +73,10 @@ class Bounds:
     interim_writes: int = 0
     node_failures: int = 0
     held_bound: int = 2
+    crashes: int = 0
+    expiries: int = 0
+    races: int = 0
+    new_turns: int = 0
 
     def __post_init__(self) -> None:
         for name, (minimum, _) in BOUND_HELP.items():
@@ -80,6 +94,11 @@ class Bounds:
 
 
 DEFAULT_BOUNDS = Bounds()
+
+
+def without_faults(bounds: Bounds) -> Bounds:
+    """The same bounds with every fault off."""
+    return bounds.replace(**{name: 0 for name in FAULTS})
 
 # The companions of the default check: small bounds that exercise what the defaults do not, each
 # for the properties that need it. The default check runs them after the main search (a few seconds).

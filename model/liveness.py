@@ -43,7 +43,7 @@ class Eventually:
 
 def _unfinished(state: State, bounds: Bounds) -> frozenset[str]:
     live = frozenset(e.id for e in state.executions if e.status not in FINISHED)
-    unstarted = bounds.sessions * bounds.turns - len(state.executions)
+    unstarted = bounds.sessions * bounds.turns - (len(state.executions) - len(state.new_turns))
     return live | (frozenset({f"{unstarted} turn(s) not started"}) if unstarted else frozenset())
 
 

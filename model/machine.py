@@ -52,7 +52,7 @@ class Machine:
         """Each enabled action with its successor, in canonical order."""
         bounds, reading, patch, block = self.bounds, self.reading, self.patch, self.block
         for rule in RULES:
-            for action in rule.guard(bounds, state):
+            for action in rule.guard(bounds, reading, state):
                 if block is not None and block(bounds, state, action):
                     continue
                 post = rule.effect(bounds, reading, state, action)
@@ -76,7 +76,7 @@ class Machine:
     def is_final(self, state: State) -> bool:
         """Every session has run all its turns and every execution has finished."""
         return (
-            len(state.executions) == self.bounds.sessions * self.bounds.turns
+            len(state.executions) - len(state.new_turns) == self.bounds.sessions * self.bounds.turns
             and all(e.status in FINISHED for e in state.executions)
         )
 

@@ -8,6 +8,9 @@ from typing import Any
 
 from .actions import (
     Answer,
+    ClearHeld,
+    CloseSuperseded,
+    Expire,
     PutBack,
     ReportFailure,
     StartWriteBack,
@@ -26,7 +29,9 @@ from .state import (
     INTERRUPTED,
     PAUSED,
     PENDING,
+    READ,
     RUNNING,
+    WRITTEN,
     State,
     find_execution,
     find_segment,
@@ -48,8 +53,11 @@ def _places(state: State) -> dict[int, list[str]]:
     for segment in state.segments:
         for r in segment.collected:
             places[r].append(f"collected by the segment of {segment.execution}")
-        for r in segment.taken:
-            places[r].append(f"taken by the write-back of {segment.execution}")
+        if segment.phase not in (READ, WRITTEN):  # there, what the write-back has in hand is a copy
+            for r in segment.taken:
+                places[r].append(f"taken by the write-back of {segment.execution}")
+    for r in state.crashed:
+        places[r].append("lost with its segment in a crash before it was ever held")
     for e in state.executions:
         for r in e.held:
             places[r].append(f"held by {e.id}")
@@ -160,7 +168,7 @@ def _tool_failures_handled(state: State, ctx: Context) -> str | None:
 
 def _handled_run_completes(state: State, ctx: Context) -> str | None:
     for e in state.executions:
-        if e.status not in FINISHED:
+        if e.status not in FINISHED or e.status == CANCELLED:  # cancellation bypasses the ladder (O11.5)
             continue
         if _unrouted(e) and e.status != FAILED:
             return f"{e.id} finished {e.status} despite a node failure with no error edge (O11.1)"
@@ -211,8 +219,10 @@ def _trail_never_relabelled(pre: State, action: Any, post: State, ctx: Context) 
             mine = getattr(action, "execution", None) == e.id
             own = mine and old.status == RUNNING and getattr(action, "call", None) == old.call \
                 and _OWN_EVENT.get(type(action)) == new.status
-            answered = mine and type(action) is Answer and old.status == INTERRUPTED and new.status == CANCELLED \
-                and getattr(_answered(pre, action), "call", None) == old.call
+            closed = mine and old.status == INTERRUPTED and new.status == CANCELLED
+            answered = closed and type(action) is Answer and getattr(_answered(pre, action), "call", None) == old.call
+            answered = answered or (closed and type(action) is Expire) or (
+                closed and type(action) is CloseSuperseded and find_segment(pre, action.execution).closing == old.call)
             if not (own or answered):
                 return f"attempt {i} of {e.id} ({old.call}) was relabelled {old.status} -> {new.status} by: {action}"
         if len(after[e.id]) < len(e.attempts):
@@ -244,10 +254,17 @@ def _write_back_delivers(pre: State, action: Any, post: State, ctx: Context) -> 
     before, after = find_execution(pre, action.execution), find_execution(post, action.execution)
     segment = find_segment(pre, action.execution)
     if type(action) is StartWriteBack:
-        taken = find_segment(post, action.execution).taken
-        if taken != before.held or after.held:
-            return f"the write-back of {action.execution} took [{_names(taken)}] of the held list " \
+        read = find_segment(post, action.execution)
+        left = before.held if read.phase == READ else ()  # a split take clears in a later step
+        if read.taken != before.held or after.held != left:
+            return f"the write-back of {action.execution} took [{_names(read.taken)}] of the held list " \
                    f"[{_names(before.held)}], leaving [{_names(after.held)}]"
+        return None
+    if type(action) is ClearHeld:
+        left = tuple(r for r in before.held if r not in segment.taken)
+        if after.held != left:
+            return f"clearing what the write-back of {action.execution} read ([{_names(segment.taken)}]) left " \
+                   f"[{_names(after.held)}] of [{_names(before.held)}], expected [{_names(left)}]"
         return None
     if not action.ok:
         return None
@@ -302,7 +319,7 @@ def _repause_holds_everything(pre: State, action: ToolInterrupts, post: State, c
 
 def _drops_newest_with_warning(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     new = post.warnings[len(pre.warnings):]
-    if not new:
+    if not new or type(action) is Expire:  # an expiry's drops are no overflow (A-T8)
         return None
     bound = ctx.bounds.held_bound
     refs = [w.ref for w in new]
@@ -318,12 +335,22 @@ def _drops_newest_with_warning(pre: State, action: Any, post: State, ctx: Contex
     return None
 
 
-def _resume_supersedes(pre: State, action: Answer, post: State, ctx: Context) -> str | None:
+def _resume_supersedes(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    if type(action) is CloseSuperseded:  # the second half of a split resume (A-G3 new-first)
+        call = find_segment(pre, action.execution).closing
+        after = _trail(post, action.execution, call)
+        if INTERRUPTED in after:
+            return f"closing the superseded attempt of {call} in {action.execution} left attempts {after}"
+        return None
     question = _answered(pre, action)
     if question is None or question.status != PENDING:
         return None
     before, after = _trail(pre, action.execution, question.call), _trail(post, action.execution, question.call)
-    expected = before[:-1] + [CANCELLED] + ([RUNNING] if action.approve else [])
+    closed = [CANCELLED if status == INTERRUPTED else status for status in before]
+    expected = closed + ([RUNNING] if action.approve else [])
+    segment = find_segment(post, action.execution)
+    if action.approve and segment is not None and segment.closing == question.call:
+        expected = before + [RUNNING]  # the resume is split: the superseded attempt is closed next
     if after != expected:
         return f"answering resumed {question.call} of {action.execution} with attempts {after}, expected {expected}"
     return None
@@ -360,7 +387,7 @@ INVARIANTS: tuple[Property, ...] = (
              situation="fails_after_unrouted_failure"),
     Property("write_back_delivers", TRANSITION, ("T7.4", "T7.5", "T7.6", "T7.7"), _write_back_delivers,
              "a write-back takes the whole held list and writes what it took ++ what the segment collected on "
-             "one message", situation="delivered_after_pause", on=(StartWriteBack, WriteMessage)),
+             "one message", situation="delivered_after_pause", on=(StartWriteBack, WriteMessage, ClearHeld)),
     Property("repause_holds_everything", TRANSITION, ("T7.9", "T7.1"), _repause_holds_everything,
              "a pause holds the old held list and everything the segment collected (or warns)",
              situation="repause_with_held", on=(ToolInterrupts,)),
@@ -388,7 +415,7 @@ INVARIANTS: tuple[Property, ...] = (
              situation="held_across_pause", on=(ToolInterrupts,)),
     Property("resume_supersedes", TRANSITION, ("G6.3", "G6.4"), _resume_supersedes,
              "a resumed call records a new attempt and cancels the superseded interrupted one",
-             situation="approve", on=(Answer,)),
+             situation="approve", on=(Answer, CloseSuperseded)),
     Property("stale_answer_changes_nothing", TRANSITION, ("G6.9",), _stale_answer_changes_nothing,
              "an answer to a question no longer pending (or never raised) changes nothing", situation="stale_answer",
              on=(Answer,)),

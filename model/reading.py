@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Choice", "Reading", "Switch", "SWITCHES", "CONFORMANT", "READINGS", "reading_named", "ReadingError"]
+__all__ = ["Choice", "Reading", "Switch", "SWITCHES", "SWITCH_OF", "CONFORMANT", "READINGS",
+           "reading_named", "ReadingError"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +26,13 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class Switch:
-    """An ambiguity the rules branch on: its values (value -> what it means) and the conformant default."""
+    """An ambiguity the rules branch on: its values (value -> what it means), the conformant default,
+    and the faults (bound names) without which its values cannot differ."""
 
     ambiguity: str
     values: dict[str, str]
     default: str
+    needs: tuple[str, ...] = ()
 
 
 SWITCHES: tuple[Switch, ...] = (
@@ -46,7 +49,74 @@ SWITCHES: tuple[Switch, ...] = (
         "hold": "reading B: an interim assistant message takes nothing; the held list waits for the last "
                 "write-back of the execution",
     }, "take"),
+    Switch("A-T1", {
+        "execution": "the held list is kept per execution: the resumed write-back takes it, whichever turn "
+                     "the answer arrived in",
+        "turn": "the held list is kept per turn: the answer arrives as a new turn, whose write-back finds "
+                "nothing held under it",
+    }, "execution"),
+    Switch("A-T4", {
+        "keep": "after a failed write-back the resumed segment keeps what it collected and retries",
+        "release": "the segment releases what it collected when its write-back fails (T5.8): lost, unwarned",
+        "merge": "the put-back returns the merged list (taken ++ collected) to the held list",
+    }, "keep"),
+    Switch("A-T5", {
+        "prepend": "put-back prepends what was taken to the held list",
+        "append": "put-back appends what was taken to the held list",
+        "assign": "put-back assigns what was taken to the held list, replacing it",
+    }, "prepend"),
+    Switch("A-T6", {
+        "atomic": "take and write commit together: a crash before the write commits rolls the take back",
+        "take-first": "the take commits, then the write: a crash between them loses what was taken",
+        "write-first": "the message is written, then the held list cleared: a crash between them leaves "
+                       "delivered artifacts held",
+    }, "atomic", ("crashes",)),
+    Switch("A-T7", {
+        "atomic": "checking that the run is paused and resuming it is atomic: a second tab's answer changes "
+                  "nothing",
+        "racy": "two tabs both see the run paused and both resume it; each write-back's take is atomic",
+        "racy-read-then-clear": "two tabs both resume the run; a take reads the held list, then clears it",
+    }, "atomic", ("races",)),
+    Switch("A-T8", {
+        "warn": "a cancelled or expired execution drops what it holds, one warning per artifact",
+        "deliver": "a cancelled or expired execution delivers what it holds on a closing message",
+        "discard": "a cancelled or expired execution discards what it holds, without a warning",
+        "strand": "a cancelled or expired execution keeps what it holds, forever",
+    }, "warn", ("expiries",)),
+    Switch("A-T9", {
+        "every-hold": "the bound counts artifacts and is checked at every hold, a re-pause's merge included",
+        "first-hold": "the bound is checked when a pause holds a segment's artifacts, not at a re-pause's merge",
+        "put-back": "the bound is checked at every hold and again at a put-back",
+        "merge": "the bound is checked at every hold and again on the delivered merge (H ++ collected)",
+    }, "every-hold"),
+    Switch("A-T12", {
+        "bare": "a resume re-emits the stored results of calls already executed without their artifacts",
+        "with-artifacts": "re-emitted stored results carry their artifacts, which are collected again",
+    }, "bare"),
+    Switch("A-T14", {
+        "definite": "a failed write-back failed definitely: nothing of it was persisted",
+        "ambiguous": "a write-back may fail ambiguously: the message was stored, the acknowledgement lost",
+    }, "definite"),
+    Switch("A-G3", {
+        "atomic": "recording the new attempt and closing the superseded one is one step",
+        "new-first": "the new attempt is recorded and the run resumed, then the superseded attempt closed: a "
+                     "crash between them leaves it interrupted",
+    }, "atomic", ("crashes",)),
+    Switch("A-G4", {
+        "failed-handled": "a failed tool call is an attempt recorded failed that never counts as unhandled",
+        "failed-unmarked": "ERR-8 read literally: a failed tool call with no error edge counts as unhandled",
+        "completed-with-error": "ERR-1: a failed tool call is recorded completed, with an error output",
+    }, "failed-handled"),
+    Switch("A-G9", {
+        "close-all": "an answer closes every interrupted attempt of the call, the race loser's too",
+        "close-one": "an answer closes only the superseded attempt it resumes (G6.4's singular)",
+    }, "close-all", ("races",)),
+    Switch("A-G11", {
+        "cancel": "expiry cancels the interrupted attempt with the execution",
+        "leave": "expiry cancels the execution; its interrupted attempt stays interrupted (not still-active)",
+    }, "cancel", ("expiries",)),
 )
+SWITCH_OF: dict[str, Switch] = {s.ambiguity: s for s in SWITCHES}
 
 
 class ReadingError(ValueError):
@@ -66,7 +136,7 @@ class Reading:
         for key, value in self.switches:
             if key == ambiguity:
                 return value
-        return next(s.default for s in SWITCHES if s.ambiguity == ambiguity)
+        return SWITCH_OF[ambiguity].default
 
     def choice(self, ambiguity: str) -> str:
         """The choice made for an ambiguity id (KeyError if the reading does not meet it)."""
@@ -92,32 +162,31 @@ CONFORMANT = Reading(
                "the pauses RT-TOOL-7's narrative has in view; others arrive with the readings issue"),
         Choice("A-T3", "the wire is the turn's assistant messages (their toolArtifacts, the turn result)",
                "job outputs, pause responses and snapshots are not modelled, so cannot expose anything"),
-        Choice("A-T5", "moot here: put-back restores the taken list in front of the held list; between an "
-               "execution's take and its put-back no step adds to that list (holds happen only at a pause, "
-               "and no concurrent segment of one execution exists, A-T7)",
-               "so assignment, append and prepend coincide (the mutant put_back_by_assignment is equivalent)"),
-        Choice("A-T6", "take, write, put-back and report are separate steps, in that order; other executions' "
-               "steps and polls may fall between them; no crash falls between them",
-               "crash and restart arrive with the readings issue"),
+        Choice("A-T5", "put-back prepends what was taken to the held list",
+               "only prepend keeps both no-loss and arrival order when a hold arrives in between (a racing "
+               "resume, A-T7); without one, the three readings coincide"),
+        Choice("A-T6", "take and write commit together; put-back and report are separate steps; other "
+               "executions' steps, polls and crashes may fall between any two steps",
+               "a crash before the write commits rolls the take back, as a transaction would"),
         Choice("A-T9", "the bound counts artifacts and is checked at every hold; newest = last to arrive",
                "one warning per dropped artifact, kept in a ghost set so no-loss holds modulo drops"),
         Choice("A-T11", "reading A: a segment may write interim assistant messages before its last; each is "
                "a write-back that takes the held list (the next write-back, T7.4), and the segment carries "
                "on and may pause again",
-               "an execution then performs several write-backs, so never delivering twice (T7.8) has a subject; "
-               "reading B (hold everything for the next resume) is the readings issue's"),
-        Choice("A-T8", "a paused execution is never cancelled, expired or abandoned; a session starts no "
-               "new turn while one is paused",
-               "the fate of held artifacts at a terminal outcome is left to the readings issue"),
-        Choice("A-T12", "moot here: a resume does not re-send the batch; already executed calls are not "
-               "re-emitted at all",
-               "re-emission with artifacts is the mutant resume_reemits_artifacts"),
+               "an execution then performs several write-backs, so never delivering twice (T7.8) has a subject"),
+        Choice("A-T7", "checking that the run is paused and resuming it is one atomic step",
+               "a second tab's answer then finds the question settled (INT-19); no two segments of one "
+               "execution run at once"),
+        Choice("A-T8", "a cancelled or expired execution drops what it holds, one warning per artifact",
+               "the artifacts are not destroyed silently (T7.15's warning) and nothing is stranded"),
+        Choice("A-T12", "a resume re-emits the stored results of calls already executed without their artifacts",
+               "so the held list is the only way those artifacts reach the resumed turn"),
         Choice("A-T14", "a failed write-back failed definitely: nothing of it was persisted",
-               "an ambiguous failure is the mutant failed_write_lands"),
+               "an ambiguous failure would put back what a stored message already carries"),
         Choice("A-T15", "a re-pause holds the old held list first, then the new segment's",
                "arrival order, as RT-TOOL-6's narrative keeps it"),
         Choice("INT-19", "an answer names its question; an answer to a question no longer pending (a second "
-               "tab, a retried request) changes nothing",
+               "tab, a retried request) changes nothing: checking and resuming are atomic (A-T7)",
                "the latest settled question may be answered again the other way; the first answer stands"),
         Choice("A-G1", "a decline closes the interrupted attempt as cancelled and records no new attempt",
                "the tool never ran; the denial reaches the consumer as a tool error result (G5.1)"),
@@ -129,6 +198,10 @@ CONFORMANT = Reading(
         Choice("A-G4", "a tool failure is an attempt recorded failed that never counts as unhandled",
                "E9.5 and G6.8 exempt tool invocations; ERR-7/8 apply to graph nodes; the model has no "
                "graph-node failures, so the ERR-9 properties can only fail under a mutant"),
+        Choice("A-G9", "an answer closes every interrupted attempt of the call, a race loser's too",
+               "otherwise the loser's attempt holds the finished run paused (G6.5)"),
+        Choice("A-G11", "expiry cancels the interrupted attempt with the execution",
+               "an interrupted attempt is still-active work (I18.1); nothing is left interrupted"),
         Choice("A-G7", "one gated call per pause: the pause stops at the first interrupt",
                "a later call is asked in a later pause, so G6.9 holds literally"),
         Choice("A-G8", "the same interrupt = the same pending question of the execution",
@@ -143,12 +216,8 @@ CONFORMANT = Reading(
 READINGS = {CONFORMANT.name: CONFORMANT}
 
 
-def _switch(ambiguity: str) -> Switch:
-    return next(s for s in SWITCHES if s.ambiguity == ambiguity)
-
-
 def _with(reading: Reading, ambiguity: str, value: str) -> Reading:
-    switch = next((s for s in SWITCHES if s.ambiguity == ambiguity), None)
+    switch = SWITCH_OF.get(ambiguity)
     if switch is None:
         known = ", ".join(s.ambiguity for s in SWITCHES)
         raise ReadingError(f"{ambiguity} is not an ambiguity the model switches on ({known})")
@@ -159,7 +228,7 @@ def _with(reading: Reading, ambiguity: str, value: str) -> Reading:
         switches += ((ambiguity, value),)
     switches = tuple(sorted(switches, key=lambda item: [s.ambiguity for s in SWITCHES].index(item[0])))
     chosen = dict(switches)
-    choices = tuple(Choice(c.ambiguity, _switch(c.ambiguity).values[chosen[c.ambiguity]], "set by the reading's name")
+    choices = tuple(Choice(c.ambiguity, SWITCH_OF[c.ambiguity].values[chosen[c.ambiguity]], "set by the reading's name")
                     if c.ambiguity in chosen else c for c in CONFORMANT.choices)
     name = "+".join([CONFORMANT.name] + [f"{a}={v}" for a, v in switches])
     return Reading(name, choices, switches)

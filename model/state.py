@@ -6,7 +6,7 @@ immutable and edited with `_replace`. Nothing in a state is a list, dict or set.
 
 Durable and volatile parts are kept apart: `State.executions` (the persisted run records, their held
 lists and their turns' messages) and `State.warnings` survive a crash; `State.segments` (the engine
-passes in flight and what they collected) would not. `State.artifacts` is ghost data: where each
+passes in flight and what they collected) do not. `State.artifacts` is ghost data: where each
 artifact came from, so properties can speak of identity (A-T16).
 """
 
@@ -16,9 +16,10 @@ from typing import NamedTuple
 
 __all__ = [
     "RUNNING", "PAUSED", "COMPLETED", "FAILED", "INTERRUPTED", "CANCELLED",
-    "PENDING", "APPROVED", "DECLINED", "FINISHED", "WORKING", "TAKEN", "WRITE_FAILED", "PUT_BACK",
+    "PENDING", "APPROVED", "DECLINED", "EXPIRED", "FINISHED", "WORKING", "READ", "TAKEN", "WRITTEN", "WRITE_FAILED",
+    "PUT_BACK",
     "Artifact", "Attempt", "Question", "Execution", "Segment", "Warning", "State",
-    "INITIAL", "ref_name", "id_key", "find_execution", "find_segment", "with_execution", "with_segment",
+    "INITIAL", "ref_name", "id_key", "base_id", "find_execution", "find_segment", "with_execution", "with_segment",
 ]
 
 # Statuses, shared by executions and attempts where the words coincide.
@@ -28,11 +29,12 @@ COMPLETED = "completed"
 FAILED = "failed"
 INTERRUPTED = "interrupted"
 CANCELLED = "cancelled"
-FINISHED = frozenset({COMPLETED, FAILED})  # an execution's terminal statuses
+FINISHED = frozenset({COMPLETED, FAILED, CANCELLED})  # an execution's terminal statuses (cancelled: expired)
 # Question statuses.
 PENDING = "pending"
 APPROVED = "approved"
 DECLINED = "declined"
+EXPIRED = "expired"
 
 
 class Artifact(NamedTuple):
@@ -75,8 +77,11 @@ class Execution(NamedTuple):
 
 
 # The phases of a segment's write-back: none in progress, the held list taken, the write failed,
-# what was taken put back (then the failure is reported and the phase returns to WORKING).
+# what was taken put back (then the failure is reported and the phase returns to WORKING). Where a
+# reading splits the take (A-T6 write-first, A-T7 read-then-clear), the held list is first only READ
+# (what the segment has in hand is a copy), and cleared after the message is WRITTEN or before it is.
 WORKING, TAKEN, WRITE_FAILED, PUT_BACK = "working", "taken", "write failed", "put back"
+READ, WRITTEN = "read", "written"
 
 
 class Segment(NamedTuple):
@@ -89,6 +94,7 @@ class Segment(NamedTuple):
     phase: str = WORKING  # where its write-back stands
     taken: tuple[int, ...] = ()  # what its write-back took from the held list and holds in hand
     final: bool = False  # its write-back in progress (or to retry) ends the segment
+    closing: str = ""  # A-G3 new-first: the resumed call whose superseded attempt is still to be closed
 
 
 class Warning(NamedTuple):
@@ -106,6 +112,10 @@ class State(NamedTuple):
     warnings: tuple[Warning, ...] = ()
     artifacts: tuple[Artifact, ...] = ()
     write_failures: int = 0  # failed write-backs so far, against the write_failures bound
+    crashes: int = 0  # crashes (each followed by a restart) so far, against the crashes bound
+    crashed: tuple[int, ...] = ()  # ghost: refs collected by a segment lost in a crash, never held (T5.8)
+    new_turns: tuple[int, ...] = ()  # the session of each turn started while its previous one was paused (INT-13)
+    races: int = 0  # consent races lost so far (A-G9), against the races bound
 
 
 INITIAL = State()
@@ -116,8 +126,14 @@ def ref_name(ref: int) -> str:
     return f"a{ref}"
 
 
+def base_id(segment_id: str) -> str:
+    """The execution a segment key belongs to: a racing second resume (A-T7) runs as `e1'` beside `e1`."""
+    return segment_id.rstrip("'")
+
+
 def find_execution(state: State, execution_id: str) -> Execution:
-    """The execution with this id (KeyError if none)."""
+    """The execution with this id, or with the id a racing segment's key stands for (KeyError if none)."""
+    execution_id = base_id(execution_id)
     for execution in state.executions:
         if execution.id == execution_id:
             return execution

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import strategies as st
-from pausecheck.model import ACTION_TYPES, BOUND_HELP, Action, Bounds, Machine, State
+from pausecheck.model import ACTION_TYPES, BOUND_HELP, SWITCHES, Action, Bounds, Machine, State, reading_named
 
 __all__ = [
     "bounds", "tiny_bounds", "ids", "action_of", "actions", "machines", "walks", "machine_walks",
@@ -22,15 +22,17 @@ __all__ = [
 
 
 def _up_to(**ceilings: int) -> st.SearchStrategy[Bounds]:
-    """Bounds with every field between its minimum and the given ceiling; shrinks to the minimums."""
-    fields = {name: st.integers(minimum, ceilings[name]) for name, (minimum, _) in BOUND_HELP.items()}
+    """Bounds with every field between its minimum and the given ceiling (a fault not given stays off);
+    shrinks to the minimums."""
+    fields = {name: st.integers(minimum, ceilings.get(name, 0)) for name, (minimum, _) in BOUND_HELP.items()}
     return st.builds(Bounds, **fields)
 
 
 def bounds(max_sessions: int = 2, max_turns: int = 2) -> st.SearchStrategy[Bounds]:
     """Small bounds, every field at or above its minimum."""
     return _up_to(sessions=max_sessions, turns=max_turns, calls=3, per_call=2, artifacts=4, pauses=2,
-                  write_failures=2, observations=2, interim_writes=1, node_failures=1, held_bound=2)
+                  write_failures=2, observations=2, interim_writes=1, node_failures=1, held_bound=2,
+                  crashes=1, expiries=1, races=1, new_turns=1)
 
 
 def tiny_bounds() -> st.SearchStrategy[Bounds]:
@@ -71,9 +73,14 @@ def actions(realistic: bool = True) -> st.SearchStrategy[Action]:
     return st.one_of([action_of(cls, realistic) for cls in ACTION_TYPES])
 
 
+# The conformant reading and every single change from it.
+READINGS = [reading_named("conformant")] + [reading_named(f"{s.ambiguity}={v}") for s in SWITCHES for v in s.values
+                                            if v != s.default]
+
+
 def machines() -> st.SearchStrategy[Machine]:
-    """Conformant machines under small bounds."""
-    return bounds().map(Machine)
+    """Machines under small bounds (faults included), conformant or with one switch set otherwise."""
+    return st.builds(Machine, bounds(), st.sampled_from(READINGS))
 
 
 @st.composite

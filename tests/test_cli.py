@@ -150,7 +150,7 @@ def test_bound_error_exits_2(capsys):
     (None, "no such file"),
     ("{not json", "not JSON"),
     ('{"#meta": {"model": "pausecheck-model/0"}}', "$[\"#meta\"].model"),
-    ('{"#meta": {"model": "pausecheck-model/2"}, "vars": []}', "$.vars"),
+    ('{"#meta": {"model": "pausecheck-model/3"}, "vars": []}', "$.vars"),
 ])
 def test_replay_input_errors(tmp_path, capsys, content, words):
     f = tmp_path / "t.itf.json"
@@ -185,7 +185,7 @@ def test_shrink_hand_written_trace(tmp_path, capsys):
              {"kind": "call-tool", "execution": "e1"}, {"kind": "tool-fails", "execution": "e1", "call": "c2"},
              {"kind": "poll", "execution": "e1"}, {"kind": "start-write-back", "execution": "e1", "final": True},
              {"kind": "write-message", "execution": "e1", "ok": True}]
-    doc = {"#meta": {"model": "pausecheck-model/2", "property": "tool_failures_handled", "bounds": bounds,
+    doc = {"#meta": {"model": "pausecheck-model/3", "property": "tool_failures_handled", "bounds": bounds,
                      "reading": "conformant", "mutant": "tool_failure_unhandled"},
            "states": [{}] + [{"#meta": {"action": s}} for s in steps]}
     f = tmp_path / "hand.json"
@@ -197,7 +197,7 @@ def test_shrink_hand_written_trace(tmp_path, capsys):
 
 
 def test_shrink_refuses_a_witness_property(tmp_path, capsys):
-    doc = {"#meta": {"model": "pausecheck-model/2", "property": "approve", "reading": "conformant",
+    doc = {"#meta": {"model": "pausecheck-model/3", "property": "approve", "reading": "conformant",
                      "bounds": {}}, "states": [{}]}
     f = tmp_path / "w.json"
     f.write_text(json.dumps(doc))

@@ -14,7 +14,8 @@ from .strategies import bounds
 
 # The defaults the pinned state counts of test_explore were measured under.
 EXPECTED_DEFAULTS = {"sessions": 1, "turns": 1, "calls": 2, "per_call": 1, "artifacts": 3, "pauses": 2,
-                     "write_failures": 1, "observations": 1, "interim_writes": 0, "node_failures": 0, "held_bound": 2}
+                     "write_failures": 1, "observations": 1, "interim_writes": 0, "node_failures": 0, "held_bound": 2,
+                     "crashes": 0, "expiries": 0, "races": 0, "new_turns": 0}
 
 
 def test_defaults() -> None:

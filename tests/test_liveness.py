@@ -128,6 +128,7 @@ class FakeQuestion(NamedTuple):
 class FakeState(NamedTuple):
     name: str
     executions: tuple[FakeExecution, ...]
+    new_turns: tuple[int, ...] = ()
 
 
 class Go(NamedTuple):

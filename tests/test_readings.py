@@ -15,12 +15,16 @@ from pausecheck.model import (
     Answer,
     Bounds,
     CallTool,
+    Crash,
     Machine,
+    PutBack,
     ReadingError,
+    ReportFailure,
     StartTurn,
     StartWriteBack,
     ToolInterrupts,
     ToolReturns,
+    WriteMessage,
     reading_named,
 )
 from pausecheck.model.state import find_execution
@@ -92,19 +96,73 @@ def test_a_t11_hold_takes_nothing_at_an_interim_write_back() -> None:
         assert find_execution(state, "e1").held == held
 
 
-@pytest.mark.slow  # four checks: about 7 s
+RESUME = PAUSE + [Answer("e1", 1, True), ToolReturns("e1", "c2", 1)]
+WRITE_BACK = [StartWriteBack("e1", True), WriteMessage("e1", False), PutBack("e1"), ReportFailure("e1"),
+              StartWriteBack("e1", True), WriteMessage("e1", True)]
+
+
+def _check_always(machine: Machine, state: object) -> list[str]:
+    return [p.name for p in machine.properties if p.kind == "always" and p.check(state, machine.context())]
+
+
+@pytest.mark.parametrize("cut", range(len(WRITE_BACK) + 1))
+def test_a_crash_at_every_point_of_a_conformant_write_back_loses_nothing(cut: int) -> None:
+    """Held a1, the resumed segment collected a2; the write-back fails once, then succeeds. A crash
+    after any of its steps keeps a1 held or delivered (a2, never held, dies with its segment), and
+    the restarted run still delivers a1 exactly once."""
+    bounds = SMALL.replace(write_failures=1, crashes=1)
+    machine = Machine(bounds, CONFORMANT)
+    state = machine.init_states()[0]
+    for action in RESUME + WRITE_BACK[:cut]:
+        state = machine.step(state, action)
+        assert state is not None, action
+    crashed = machine.step(state, Crash())
+    if crashed is None:  # no write-back under way (not begun, or ended with the segment): no crash falls here
+        assert cut in (0, len(WRITE_BACK))
+        return
+    assert _check_always(machine, crashed) == []
+    e1 = find_execution(crashed, "e1")
+    assert 1 in e1.held or any(1 in m for m in e1.messages), "a1 was taken by a write-back in flight and lost"
+    for action in [StartWriteBack("e1", True), WriteMessage("e1", True)]:
+        crashed = machine.step(crashed, action)
+        assert crashed is not None and _check_always(machine, crashed) == []
+    assert sum(m.count(1) for m in find_execution(crashed, "e1").messages) == 1
+
+
+@pytest.mark.parametrize("reading, lost", [("A-T6=take-first", True), ("A-T6=atomic", False)])
+def test_a_crash_after_a_non_atomic_take_loses_the_taken(reading: str, lost: bool) -> None:
+    machine = Machine(SMALL.replace(crashes=1), reading_named(reading))
+    state = machine.init_states()[0]
+    for action in RESUME + [StartWriteBack("e1", True), Crash()]:
+        state = machine.step(state, action)
+    assert ("no_loss" in _check_always(machine, state)) == lost
+
+
+def test_readings_list_names_all_32_ambiguities(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["readings", "--list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["ambiguities"]
+    assert len(listed) == 32 and sum(a["modelled"] for a in listed) == len(SWITCHES) >= 14
+    assert all(a["fix"] if a["modelled"] else a["reason"] for a in listed)
+    assert main(["readings", "--list"]) == 0
+    assert "32 ambiguities" in capsys.readouterr().out
+
+
+@pytest.mark.slow  # about 35 small checks, in parallel: a minute or two
 def test_the_flip_matrix_at_small_bounds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    base, rows = flip_matrix(SMALL)
-    assert base.result.complete
-    flips = {row.reading: {f.property: (f.was, f.now) for f in row.flips} for row in rows}
+    matrix = flip_matrix(SMALL)
+    assert all(d.complete and not d.broken for d in matrix.defaults), "the conformant reading breaks nothing"
+    flips = {row.reading: {f.property: (f.was, f.now) for f in row.flips} for row in matrix.rows}
     assert flips["conformant+A-G1=leave"]["no_phantom_pause"] == ("holds", "VIOLATED")
     assert flips["conformant+A-T15=new-first"]["merge_order"] == ("holds", "VIOLATED")
-    assert "conformant+A-T11=hold" in flips  # interim messages are beyond these bounds: nothing to flip
+    assert flips["conformant+A-T6=take-first"]["no_loss"] == ("holds", "VIOLATED")
+    assert flips["conformant+A-T8=strand"]["finished_holds_nothing"] == ("holds", "VIOLATED")
+    assert flips["conformant+A-G3=new-first"]["no_phantom_pause"] == ("holds", "VIOLATED")
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.as_dict().items()]
-    assert main(["readings", *flags, "--out", str(tmp_path), "--json"]) == 0
+    assert main(["readings", *flags, "--no-pairs", "--out", str(tmp_path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    traces = [f["trace"] for row in report["rows"] for f in row["flips"] if f["trace"]]
+    traces = [f["trace"] for row in report["flips"] for f in row["flips"] if f["trace"]]
     assert traces and all(Path(t).is_file() for t in traces)
+    assert {r["reading_name"] for r in report["results"]} >= {"conformant", "conformant+A-T6=take-first"}
     for trace in traces:  # each behaviour breaks its property under its own reading
         assert main(["replay", "--quiet", trace]) == 1
         assert "[replayed]" in capsys.readouterr().out

@@ -16,12 +16,18 @@ from pausecheck.model import (
     Answer,
     Bounds,
     CallTool,
+    ClearHeld,
+    CloseSuperseded,
+    Crash,
+    Expire,
+    LoseRace,
     Machine,
     NodeFails,
     ObserveAgain,
     Poll,
     PutBack,
     ReportFailure,
+    ResumeAgain,
     StartTurn,
     StartWriteBack,
     State,
@@ -63,8 +69,9 @@ def candidates(bounds: Bounds, state: State) -> Iterator[Action]:
 
     A superset of what can be enabled in `state`, so it contains actions that are not enabled.
     """
-    executions = [f"e{n}" for n in range(1, len(state.executions) + 2)]
+    executions = [f"e{n}{racing}" for n in range(1, len(state.executions) + 2) for racing in ("", "'")]
     calls = [f"c{n}" for n in range(1, max((e.calls for e in state.executions), default=0) + 2)]
+    yield Crash()
     for session in range(0, bounds.sessions + 2):
         yield StartTurn(session)
     for e in executions:
@@ -74,7 +81,8 @@ def candidates(bounds: Bounds, state: State) -> Iterator[Action]:
         yield from (StartWriteBack(e, final) for final in (False, True))
         yield from (WriteMessage(e, ok) for ok in (False, True))
         yield from (NodeFails(e, routed) for routed in (False, True))
-        yield from (PutBack(e), ReportFailure(e))
+        yield from (PutBack(e), ReportFailure(e), ClearHeld(e), CloseSuperseded(e), Expire(e), LoseRace(e))
+        yield from (ResumeAgain(e, q) for q in questions)
         for c in calls:
             yield from (ToolFails(e, c), ToolInterrupts(e, c))
             yield from (ToolReturns(e, c, n) for n in range(-1, bounds.per_call + 2))

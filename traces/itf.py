@@ -25,7 +25,7 @@ from .explain import explain
 
 __all__ = ["VARS", "encode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]
 
-VARS = ["artifacts", "executions", "segments", "warnings", "write_failures"]
+VARS = ["artifacts", "executions", "segments", "warnings", "write_failures", "crashes", "crashed", "new_turns", "races"]
 FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 
@@ -69,11 +69,16 @@ def encode_state(state: State) -> dict[str, Any]:
         ],
         "segments": [
             {"execution": s.execution, "calls": s.calls, "collected": _refs(s.collected),
-             "write_failed": s.write_failed, "phase": s.phase, "taken": _refs(s.taken), "final": s.final}
+             "write_failed": s.write_failed, "phase": s.phase, "taken": _refs(s.taken), "final": s.final,
+             "closing": s.closing}
             for s in state.segments
         ],
         "warnings": [{"execution": w.execution, "artifact": ref_name(w.ref)} for w in state.warnings],
         "write_failures": state.write_failures,
+        "crashes": state.crashes,
+        "crashed": _refs(state.crashed),
+        "new_turns": [f"s{session}" for session in state.new_turns],
+        "races": state.races,
     }
 
 

@@ -24,7 +24,6 @@ from ..checkpoint import Checkpoint, CheckpointError
 from ..console import Reporter, console
 from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
 from ..explore import Limits
-from ..flips import flip_matrix
 from ..golden import golden_documents
 from ..graph import GraphTooLarge, around, state_graph, transitions, write_graph
 from ..killmatrix import KillMatrix, kill_matrix
@@ -32,9 +31,10 @@ from ..mutants import MUTANTS, Mutant, mutant_named
 from ..report import Report, check
 from ..report.html import html_report
 from ..report.markdown import markdown_report
-from ..report.text import check_json, print_check, print_flips, print_matrix
+from ..report.text import check_json, print_check, print_matrix
 from ..shrink import shrink
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
+from .readings import readings_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
@@ -280,26 +280,7 @@ def _conform(args: argparse.Namespace) -> int:
 
 
 def _readings(args: argparse.Namespace) -> int:
-    bounds = _bounds(args)
-    with Reporter("readings", color=not args.no_color) as reporter:
-        base, rows = flip_matrix(bounds, progress=reporter.search)
-    written: dict[tuple[str, str], str] = {}
-    for row in rows if args.out else ():
-        for e in evidence_of(row.report):
-            if e.counterexample and any(f.property == e.name for f in row.flips):
-                path = args.out / f"{row.reading.replace('+', '_')}-{e.name}.itf.json"
-                _write(path, dumps(e.document))
-                written[(row.reading, e.name)] = str(path)
-    if args.json:
-        print(json.dumps({"bounds": bounds.as_dict(), "rows": [
-            {"ambiguity": r.ambiguity, "value": r.value, "meaning": r.meaning, "reading": r.reading,
-             "flips": [{"property": f.property, "clauses": list(f.clauses), "was": f.was, "now": f.now,
-                        "steps": f.steps, "message": f.message, "trace": written.get((r.reading, f.property))}
-                       for f in r.flips]} for r in rows]}, indent=2, sort_keys=True))
-        return 0
-    out = console(color=not args.no_color)
-    print_flips(out, base, rows, written)
-    return 0
+    return readings_command(args, _bounds(args), _write)
 
 
 def _fuzz(args: argparse.Namespace) -> int:

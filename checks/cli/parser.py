@@ -313,14 +313,25 @@ def parser() -> argparse.ArgumentParser:
     _judging(fz, trace="fuzz.itf.json", when="with a runtime: ")
 
     rd = _add(commands, "readings", "the flip matrix: which verdicts each reading of an ambiguity changes",
-              "For each ambiguity the model switches on (--help of check lists them) and each value other than the "
-              "conformant one, run the check under that reading and list the properties whose verdict changes, "
-              "with the length of the shortest behaviour that shows it; --out writes those behaviours as ITF "
-              "traces, each replayable under its reading. About as long as one check per reading.",
+              "Check the conformant reading with every fault on (it must break nothing, crashes included), then "
+              "each single change from it (each value other than the default of each switch; --list shows them), "
+              "and every pair of changes of two ambiguities that break nothing alone, so that interactions show. "
+              "A reading that needs a fault (a crash for A-T6, an expiry for A-T8, a consent race for A-G9) is "
+              "checked with that fault on, beside the conformant reading at the same bounds. For each property "
+              "whose verdict changes, print the length of the shortest behaviour that shows it and write that "
+              "behaviour as an ITF trace under --out, replayable under its reading. Searches run in parallel, one "
+              "per core. About ten minutes at the default bounds on two cores.",
               "exit: 0 the matrix was computed (flips are findings about the rules, not failures); 2 usage error.")
     _search(rd, judged=False)
-    rd.add_argument("--out", type=Path, metavar="DIR", help="write each flip's shortest behaviour as ITF JSON here")
-    rd.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    rd.add_argument("--list", action="store_true",
+                    help="list the 32 ambiguities of the spec notes: modelled (values, default) or why not")
+    rd.add_argument("--out", type=Path, metavar="DIR", default=Path("readings"),
+                    help="write each flip's shortest distinguishing behaviour as ITF JSON here (default readings/)")
+    rd.add_argument("--jobs", type=int, metavar="N", help="searches at once (default: every core)")
+    rd.add_argument("--no-pairs", action="store_true", help="check single changes only, not pairs")
+    rd.add_argument("--json", action="store_true",
+                    help="print one JSON object: {ambiguities, default, flips, results: [{reading, property, holds, "
+                    "trace, length}]}")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "

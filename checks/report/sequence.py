@@ -97,6 +97,18 @@ def _primary(action: dict[str, Any], pre: dict[str, Any], post: dict[str, Any]) 
         return "runtime", "store", "put back what was taken"
     if kind == "report-failure":
         return "runtime", "caller", "report the failed write-back"
+    if kind == "clear-held":
+        return "runtime", "store", "clear what was read from the held list"
+    if kind == "close-superseded":
+        return "runtime", "store", "close the superseded attempt"
+    if kind == "crash":
+        return "runtime", "store", "CRASH and restart: segments in flight lost, records kept"
+    if kind == "expire":
+        return "runtime", "store", f"{ex}: question expires, run cancelled"
+    if kind == "lose-race":
+        return "runtime", "tool", "a second path reaches the gated call (consent race)"
+    if kind == "resume-again":
+        return "caller", "runtime", f"a second tab approves q{action.get('question')} too"
     return "caller", "runtime", str(kind)
 
 

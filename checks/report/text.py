@@ -27,7 +27,7 @@ from .verdicts import (
     strength_note,
 )
 
-__all__ = ["print_flips", "print_check", "check_json", "print_matrix", "liveness_line", "STYLES", "stats_line",
+__all__ = ["print_check", "check_json", "print_matrix", "liveness_line", "STYLES", "stats_line",
            "clause_table"]
 
 # verdict word -> style; anything not listed is printed plain
@@ -150,29 +150,6 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
         out.print(f"traces written to {written}", markup=False)
     elif report.exit_code:
         out.print(f"reproduce with: {command} --out out/", markup=False)
-
-
-def print_flips(out: Console, base: Report, rows: list[Any], written: dict[tuple[str, str], str]) -> None:
-    """The flip matrix: per switched reading, the verdicts that change from the conformant one."""
-    out.print("pausecheck readings: which verdicts each reading of an ambiguity changes", markup=False)
-    out.print("bounds: " + _flags(base.bounds), markup=False)
-    out.print()
-    table = _table("ambiguity", "reading", "property", "conformant", "this reading", "shortest", "clauses")
-    for row in rows:
-        if not row.flips:
-            table.add_row(row.ambiguity, row.value, Text("nothing flips at these bounds", style="dim"), "", "", "", "")
-        for i, f in enumerate(row.flips):
-            table.add_row(row.ambiguity if i == 0 else "", row.value if i == 0 else "", f.property,
-                          _verdict(f.was), _verdict(f.now), "-" if f.steps is None else f"{f.steps} steps",
-                          " ".join(f.clauses))
-    out.print(table)
-    out.print()
-    for row in rows:
-        out.print(f"{row.ambiguity}={row.value}: {row.meaning}", markup=False)
-    if written:
-        out.print()
-        out.print(f"{len(written)} behaviours written; replay each with pausecheck replay FILE (at its reading)",
-                  markup=False)
 
 
 def liveness_line(report: Report) -> str:

@@ -17,6 +17,7 @@ from pausecheck.model import (
     reading_named,
 )
 from pausecheck.model import clauses as catalogue
+from pausecheck.model.config import without_faults
 from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
@@ -188,7 +189,7 @@ def check(
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
-    At the default bounds, and unless `companion` is False, the companion searches (`COMPANIONS`)
+    At the default bounds (faults aside), and unless `companion` is False, the companion searches (`COMPANIONS`)
     judge the properties the defaults cannot exercise (isolation, interim messages, node failures).
     `progress(label)` may return a callback for the search it names ("check", "companion: NAME").
     With `accept_unexercised`, the
@@ -202,7 +203,7 @@ def check(
     report = build_report(machine, result)
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
     report = _judge_liveness(report, limits) if liveness else dataclasses.replace(report, liveness_skipped="")
-    if not companion or bounds != DEFAULT_BOUNDS or report.result.stopped == "interrupted":
+    if not companion or without_faults(bounds) != DEFAULT_BOUNDS or report.result.stopped == "interrupted":
         return report
     for name, other_bounds in COMPANIONS:
         other = companion_machine(report, other_bounds)
