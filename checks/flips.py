@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -170,13 +170,15 @@ def _run_all(variants: list[Variant], jobs: int, limits: Limits | None,
             if done:
                 done(results[variant])
         return results
+    # The searches with faults are the largest: start them first, so that no long one is left alone at the end.
+    order = sorted(unique, key=lambda v: -sum(getattr(v.bounds, name) for name in FAULTS))
     with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1) as pool:
-        futures = {variant: pool.submit(run_variant, variant, limits) for variant in unique}
-        for variant, future in futures.items():
-            results[variant] = future.result()
+        futures = {pool.submit(run_variant, variant, limits): variant for variant in order}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
             if done:
-                done(results[variant])
-    return results
+                done(results[futures[future]])
+    return {variant: results[variant] for variant in unique}
 
 
 def flip_matrix(bounds: Bounds = DEFAULT_BOUNDS, *, jobs: int | None = None, pairs: bool = True,

@@ -49,8 +49,8 @@ T7, G6 = "RT-TOOL-7", "RT-GATE-6"
 
 CLAUSES: tuple[Clause, ...] = (
     _c("T7.1", T7, "Artifacts produced before a run pauses are held durably ... rather than discarded", PARTIAL,
-       "'durably' cannot fail: there is no crash or restart (A-T6), so a hold that would not survive one is not "
-       "told apart; 'rather than discarded' can fail"),
+       "'durably' can fail only under the crash fault (--crashes, and A-T6 in pausecheck readings); the default "
+       "check has no crash; 'rather than discarded' can fail"),
     _c("T7.2", T7, "[held] against the turn that produced them"),
     _c("T7.3", T7, "[they] are never exposed on the wire while they are held", PARTIAL,
        "the wire is the turn's assistant messages (A-T3): job outputs, pause responses and snapshots are not "

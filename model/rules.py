@@ -165,6 +165,13 @@ def _at(state: State, *phases: str) -> Iterator[Segment]:
             yield segment
 
 
+def _asking(state: State) -> Iterator[Execution]:
+    """Each execution paused on a pending question."""
+    for execution in state.executions:
+        if execution.status == PAUSED and execution.questions and execution.questions[-1].status == PENDING:
+            yield execution
+
+
 def _split_take(reading: Reading) -> bool:
     """Does this reading read the held list first and clear it in a later step (A-T6, A-T7)?"""
     return reading.value("A-T6") == "write-first" or reading.value("A-T7") == "racy-read-then-clear"
@@ -584,11 +591,8 @@ def _crash(bounds: Bounds, reading: Reading, state: State, action: Crash) -> Sta
 
 
 def _expire_guard(bounds: Bounds, reading: Reading, state: State) -> Iterator[Action]:
-    if sum(1 for e in state.executions if e.status == CANCELLED) >= bounds.expiries:
-        return
-    for execution in state.executions:
-        if execution.status == PAUSED and execution.questions and execution.questions[-1].status == PENDING:
-            yield Expire(execution.id)
+    if sum(1 for e in state.executions if e.status == CANCELLED) < bounds.expiries:
+        yield from (Expire(execution.id) for execution in _asking(state))
 
 
 def _expire(bounds: Bounds, reading: Reading, state: State, action: Expire) -> State:
@@ -613,11 +617,10 @@ def _expire(bounds: Bounds, reading: Reading, state: State, action: Expire) -> S
 def _lose_race_guard(bounds: Bounds, reading: Reading, state: State) -> Iterator[Action]:
     if state.races >= bounds.races:
         return
-    for execution in state.executions:
-        if execution.status == PAUSED and execution.questions and execution.questions[-1].status == PENDING:
-            call = execution.questions[-1].call
-            if sum(1 for a in execution.attempts if a.call == call and a.status == INTERRUPTED) == 1:
-                yield LoseRace(execution.id)
+    for execution in _asking(state):
+        call = execution.questions[-1].call
+        if sum(1 for a in execution.attempts if a.call == call and a.status == INTERRUPTED) == 1:
+            yield LoseRace(execution.id)
 
 
 def _lose_race(bounds: Bounds, reading: Reading, state: State, action: LoseRace) -> State:

@@ -147,11 +147,36 @@ def test_readings_list_names_all_32_ambiguities(capsys: pytest.CaptureFixture[st
     assert "32 ambiguities" in capsys.readouterr().out
 
 
+# At SMALL, each single reading's shortest counterexample (property, steps), or None where it breaks nothing:
+# SMALL has no failing write-back (A-T4, A-T14, A-T9 put-back/merge need one), no overflow at a re-pause
+# (A-T9 first-hold) and no interim message (A-T11). docs/readings.md gives the default bounds' figures.
+SHORTEST = {
+    "A-G1=leave": ("resume_supersedes", 4), "A-T15=new-first": ("merge_order", 12), "A-T11=hold": None,
+    "A-T1=turn": ("write_back_delivers", 7), "A-T4=release": None, "A-T4=merge": None, "A-T5=append": None,
+    "A-T5=assign": None, "A-T6=take-first": ("no_loss", 8), "A-T6=write-first": ("no_loss", 5),
+    "A-T7=racy": ("messages_only_from_write_back", 7),
+    "A-T7=racy-read-then-clear": ("messages_only_from_write_back", 8),
+    "A-T8=deliver": ("messages_only_from_write_back", 6), "A-T8=discard": ("no_loss", 6),
+    "A-T8=strand": ("eventual_delivery", 6), "A-T9=first-hold": None, "A-T9=put-back": None, "A-T9=merge": None,
+    "A-T12=with-artifacts": ("no_loss", 6), "A-T14=ambiguous": None, "A-G3=new-first": ("no_phantom_pause", 8),
+    "A-G4=failed-unmarked": ("tool_failures_handled", 3), "A-G4=completed-with-error": ("failure_recorded_failed", 3),
+    "A-G9=close-one": ("resume_supersedes", 5), "A-G11=leave": ("no_phantom_pause", 4),
+}
+
+
 @pytest.mark.slow  # about 35 small checks, in parallel: a minute or two
-def test_the_flip_matrix_at_small_bounds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_flip_matrix_at_small_bounds(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
     matrix = flip_matrix(SMALL)
+    _the_report_has_every_ambiguity_and_trace(matrix, tmp_path, monkeypatch)
+    capsys.readouterr()
     assert all(d.complete and not d.broken for d in matrix.defaults), "the conformant reading breaks nothing"
     flips = {row.reading: {f.property: (f.was, f.now) for f in row.flips} for row in matrix.rows}
+    for row in matrix.rows:
+        if len(row.switches) == 1:
+            broken = {f.property: f.steps for f in row.flips if f.steps is not None}
+            found = min(broken.items(), key=lambda item: (item[1], item[0])) if broken else None
+            assert found == SHORTEST[row.reading.removeprefix("conformant+")], row.reading
     assert flips["conformant+A-G1=leave"]["no_phantom_pause"] == ("holds", "VIOLATED")
     assert flips["conformant+A-T15=new-first"]["merge_order"] == ("holds", "VIOLATED")
     assert flips["conformant+A-T6=take-first"]["no_loss"] == ("holds", "VIOLATED")
@@ -166,3 +191,53 @@ def test_the_flip_matrix_at_small_bounds(tmp_path: Path, capsys: pytest.CaptureF
     for trace in traces:  # each behaviour breaks its property under its own reading
         assert main(["replay", "--quiet", trace]) == 1
         assert "[replayed]" in capsys.readouterr().out
+
+
+def _the_report_has_every_ambiguity_and_trace(matrix: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`pausecheck report --readings` (md and html): a section per ambiguity with its clauses, every
+    modelled reading in a line, a diagram for each reading that breaks something, and the fix."""
+    import re
+
+    from pausecheck.checks.cli import commands
+    from pausecheck.model.ambiguities import AMBIGUITIES
+
+    monkeypatch.setattr(commands, "flip_matrix", lambda *args, **kwargs: matrix)
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.as_dict().items()]
+    breaking = [r for r in matrix.rows if len(r.switches) == 1 and any(f.steps for f in r.flips)]
+    assert breaking
+    for fmt in ("md", "html"):
+        out = tmp_path / f"report.{fmt}"
+        main(["report", *flags, "--accept-unexercised", "--readings", "--format", fmt, "--out", str(out)])
+        text = out.read_text(encoding="utf-8")
+        for a in AMBIGUITIES:
+            heading = f"### {a.id}: " if fmt == "md" else f'id="{a.id}"'
+            assert heading in text, f"{a.id} missing from the {fmt} report"
+            assert all(c in text for c in a.clauses)
+            assert (a.fix if a.modelled else a.reason) in text.replace("&#x27;", "'")
+        if fmt == "md":
+            assert len(re.findall(r"Shortest behaviour telling", text)) == len(breaking)
+            assert text.count("```mermaid") >= len(breaking)
+        else:
+            found = set(re.findall(r'data-reading="([^"]+)"', text))
+            assert found == {r.reading for r in breaking}
+            assert text.count("<svg") >= len(breaking)
+
+
+def test_a_new_turn_instead_of_an_answer_breaks_nothing_under_the_conformant_reading() -> None:
+    """INT-13: a caller starts a new turn while its turn is paused; the paused execution stays paused and
+    answerable. At small bounds (the default bounds with this fault exceed what a test affords) the
+    conformant reading breaks no property, and a new turn does happen."""
+    from pausecheck.checks.report import check
+
+    bounds = Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1,
+                    new_turns=1, expiries=1)
+    report = check(bounds, "conformant", companion=False, accept_unexercised=True)
+    assert report.result.complete
+    assert [p.name for p in report.properties if p.status == "VIOLATED"] == []
+    machine = Machine(bounds, CONFORMANT)
+    state = machine.init_states()[0]
+    for action in [StartTurn(1), CallTool("e1"), ToolInterrupts("e1", "c1"), StartTurn(1)]:
+        state = machine.step(state, action)
+        assert state is not None, action
+    assert state.new_turns == (1,) and find_execution(state, "e1").status == "paused"
+    assert machine.step(state, Answer("e1", 1, True)) is not None, "the paused turn stays answerable"

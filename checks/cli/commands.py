@@ -24,6 +24,7 @@ from ..checkpoint import Checkpoint, CheckpointError
 from ..console import Reporter, console
 from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
 from ..explore import Limits
+from ..flips import flip_matrix
 from ..golden import golden_documents
 from ..graph import GraphTooLarge, around, state_graph, transitions, write_graph
 from ..killmatrix import KillMatrix, kill_matrix
@@ -34,6 +35,7 @@ from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check, print_matrix
 from ..shrink import shrink
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
+from .readings import counter as _counter
 from .readings import readings_command
 
 __all__ = ["HANDLERS", "UsageError"]
@@ -236,9 +238,10 @@ def _report(args: argparse.Namespace) -> int:
     with Reporter("report", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
         matrix = _run_mutants(list(MUTANTS), reporter) if args.mutants else None
+        flips = flip_matrix(bounds, done=_counter(reporter.status("readings"))) if args.readings else None
     evidence: list[Evidence] = evidence_of(report)
     render_report = html_report if args.format == "html" else markdown_report
-    _write(args.out, render_report(report, evidence, matrix))
+    _write(args.out, render_report(report, evidence, matrix, readings=flips))
     verdict = "[ok]" if report.exit_code == 0 else "[fail]"
     print(f"{verdict} report of {len(report.clauses)} clauses, {len(report.properties)} properties and "
           f"{len(evidence)} traces written to {args.out}")

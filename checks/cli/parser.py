@@ -253,6 +253,11 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", type=Path, metavar="FILE", required=True, help="the file to write")
     rep.add_argument("--format", choices=("html", "md"), default="html", help="html (default) or md (Markdown)")
     rep.add_argument("--mutants", action="store_true", help="also run every mutant and include the kill matrix")
+    rep.add_argument("--readings", action="store_true",
+                     help="also compute the flip matrix (pausecheck readings; about ten minutes at the defaults) and "
+                     "include a readings section: each of the 32 ambiguities with its spec sentences, each reading in "
+                     "one line with what it breaks, the shortest behaviour telling it apart, and the sentence the "
+                     "rule would need")
 
     gr = _add(commands, "graph", "export the reachable state graph (DOT, GraphML or JSON) through networkx",
               "Write the graph of every reachable state (nodes: a one-line summary of the state; edges: the "

@@ -16,7 +16,7 @@ from pausecheck.traces.itf import dumps
 from ..console import Reporter, console
 from ..flips import Matrix, Outcome, Row, flip_matrix
 
-__all__ = ["readings_command", "trace_file", "matrix_json", "ambiguities_json"]
+__all__ = ["readings_command", "trace_file", "matrix_json", "ambiguities_json", "counter"]
 
 
 def trace_file(reading: str, prop: str) -> str:
@@ -142,6 +142,17 @@ def _print_row(out: Any, row: Row) -> None:
         out.print(f"    {ambiguity}={value}: {SWITCH_OF[ambiguity].values[value]}", markup=False)
 
 
+def counter(show: Callable[[str], None]) -> Callable[[Outcome], None]:
+    """A progress callback for `flip_matrix`: how many searches are done, and the last one."""
+    finished = [0]
+
+    def done(outcome: Outcome) -> None:
+        finished[0] += 1
+        show(f"{finished[0]} searches done, last {outcome.variant.reading} ({outcome.states:,} states)")
+
+    return done
+
+
 def readings_command(args: argparse.Namespace, bounds: Bounds, write: Callable[[Path, str], None]) -> int:
     """List the ambiguities, or compute the matrix, print it and write its traces."""
     out = console(color=not args.no_color)
@@ -152,14 +163,7 @@ def readings_command(args: argparse.Namespace, bounds: Bounds, write: Callable[[
             _list(out)
         return 0
     with Reporter("readings", color=not args.no_color) as reporter:
-        show = reporter.status("readings")
-        finished = [0]
-
-        def done(outcome: Outcome) -> None:
-            finished[0] += 1
-            show(f"{finished[0]} searches done, last {outcome.variant.reading} ({outcome.states:,} states)")
-
-        matrix = flip_matrix(bounds, jobs=args.jobs, pairs=not args.no_pairs, done=done)
+        matrix = flip_matrix(bounds, jobs=args.jobs, pairs=not args.no_pairs, done=counter(reporter.status("readings")))
     written = write_traces(matrix, args.out, write)
     if args.json:
         print(json.dumps(matrix_json(matrix, written), indent=2, sort_keys=True))

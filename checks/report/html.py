@@ -14,6 +14,7 @@ from typing import Any
 from pausecheck.traces.render import render, verdict_line
 
 from ..mutants import mutant_named
+from .readings import readings_html
 from .sequence import sequence_svg
 from .verdicts import Report
 
@@ -262,17 +263,21 @@ def _section(ident: str, heading: str, body: str) -> str:
     return f'<section id="{ident}">\n<h2>{escape(heading)}</h2>\n{body}\n</section>'
 
 
-def html_report(report: Report, evidence: list[Any], matrix: Any = None, *, title: str = "pausecheck report") -> str:
+def html_report(report: Report, evidence: list[Any], matrix: Any = None, *, title: str = "pausecheck report",
+                readings: Any = None) -> str:
     """One self-contained HTML5 document of a check report, its evidence and optionally a kill matrix."""
     evidence = ordered(list(evidence))
     traced = {e.name for e in evidence}
     links = [("clauses", "Clauses"), ("properties", "Properties"), ("traces", "Traces")]
     links += [("matrix", "Kill matrix")] if matrix is not None else []
+    links += [("readings", "Readings")] if readings is not None else []
     nav = "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links + [("stats", "Statistics")]) + "</nav>"
     parts = [_header(report, title), nav, "<main>", _clauses(report, traced), _properties(report, traced),
              _traces(evidence)]
     if matrix is not None:
         parts.append(_matrix(matrix))
+    if readings is not None:
+        parts.append(_section("readings", "Readings", readings_html(readings)))
     parts += [_stats(report), "</main>"]
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',

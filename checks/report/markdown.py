@@ -8,6 +8,7 @@ from typing import Any
 from pausecheck.traces.render import render, verdict_line
 
 from .html import mutant_target, ordered, stats_rows, verdict_summary
+from .readings import readings_markdown
 from .sequence import sequence_text
 from .verdicts import Report
 
@@ -134,7 +135,7 @@ def _stats(report: Report) -> list[str]:
     return lines
 
 
-def markdown_report(report: Report, evidence: list[Any], matrix: Any = None) -> str:
+def markdown_report(report: Report, evidence: list[Any], matrix: Any = None, readings: Any = None) -> str:
     """The check report as GitHub Markdown, with a Mermaid diagram per counterexample and witness."""
     evidence = ordered(list(evidence))
     traced = {e.name for e in evidence}
@@ -146,5 +147,7 @@ def markdown_report(report: Report, evidence: list[Any], matrix: Any = None) -> 
         lines += _evidence(item)
     if matrix is not None:
         lines += _matrix(matrix)
+    if readings is not None:
+        lines += readings_markdown(readings)
     lines += _stats(report)
     return "\n".join(lines).rstrip("\n") + "\n"

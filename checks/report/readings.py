@@ -1,0 +1,106 @@
+"""The readings section of a report: for each of the 32 ambiguities, the spec sentences involved, each
+reading in one line with what it breaks, the shortest behaviour that tells it from the conformant
+reading (a sequence diagram), and the sentence the rule would need to rule the bad readings out."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from pausecheck.model import CLAUSES
+from pausecheck.model.ambiguities import AMBIGUITIES, Ambiguity
+
+from .sequence import sequence_svg, sequence_text
+
+__all__ = ["readings_markdown", "readings_html", "rows_of", "shortest"]
+
+_TEXT = {c.id: c.text for c in CLAUSES}
+
+
+def rows_of(matrix: Any, ambiguity: str) -> list[Any]:
+    """The matrix rows that change this ambiguity alone."""
+    return [r for r in matrix.rows if len(r.switches) == 1 and r.switches[0][0] == ambiguity]
+
+
+def shortest(row: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The row's flip with the shortest counterexample, and its trace; None if nothing breaks."""
+    traced = [f for f in row.flips if f.steps is not None and f.property in row.outcome.documents]
+    if not traced:
+        return None
+    flip = min(traced, key=lambda f: (f.steps, f.property))
+    return flip, row.outcome.documents[flip.property]
+
+
+def _broken(row: Any) -> str:
+    parts = [f"{f.property} ({f.steps} steps)" if f.steps is not None else f"{f.property}: {f.was} -> {f.now}"
+             for f in row.flips]
+    return "breaks " + ", ".join(parts) if parts else "breaks nothing at these bounds"
+
+
+def _faults(row: Any) -> str:
+    bounds = row.outcome.variant.bounds
+    on = [f"{name}={getattr(bounds, name)}" for name in ("crashes", "expiries", "races", "new_turns")
+          if getattr(bounds, name)]
+    return f" (with {', '.join(on)})" if on else ""
+
+
+def _clauses_md(a: Ambiguity) -> list[str]:
+    return [f"- {c}: \"{_TEXT[c]}\"" if c in _TEXT else f"- {c}" for c in a.clauses]
+
+
+def readings_markdown(matrix: Any) -> list[str]:
+    """The readings section as Markdown lines (Mermaid diagrams for the distinguishing traces)."""
+    lines = ["## Readings", "", f"Each ambiguity of the spec notes (section 5), checked by `pausecheck readings` in "
+             f"{matrix.seconds:.0f} s: what each reading breaks against the conformant one, at the same bounds.", ""]
+    for a in AMBIGUITIES:
+        lines += [f"### {a.id}: {a.question}", "", "Spec sentences involved:", ""] + _clauses_md(a) + [""]
+        if not a.modelled:
+            lines += [f"Not modelled: {a.reason}.", ""]
+            continue
+        switch = a.switch
+        lines.append(f"- `{switch.default}` (the conformant reading): {switch.values[switch.default]}; breaks nothing")
+        rows = rows_of(matrix, a.id)
+        for row in rows:
+            value = row.switches[0][1]
+            lines.append(f"- `{value}`{_faults(row)}: {switch.values[value]}; {_broken(row)}")
+        lines.append("")
+        for row in rows:
+            found = shortest(row)
+            if found:
+                flip, document = found
+                lines += [f"Shortest behaviour telling `{row.switches[0][1]}` apart ({flip.property}, "
+                          f"{flip.steps} steps): {flip.message}", "", "```mermaid", sequence_text(document), "```", ""]
+        lines += [f"What the rule would need: {a.fix}", ""]
+    return lines
+
+
+def readings_html(matrix: Any) -> str:
+    """The readings section as HTML (inline SVG sequence diagrams: caller, runtime, tool, store)."""
+    parts = [f"<p>Each ambiguity of the spec notes (section 5), checked by <code>pausecheck readings</code> in "
+             f"{matrix.seconds:.0f} s: what each reading breaks against the conformant one, at the same bounds.</p>"]
+    for a in AMBIGUITIES:
+        parts.append(f'<section class="ambiguity" id="{escape(a.id)}"><h3>{escape(a.id)}: {escape(a.question)}</h3>')
+        quoted = "".join(f"<li><code>{escape(c)}</code> {escape(_TEXT.get(c, ''))}</li>" for c in a.clauses)
+        parts.append(f"<p>Spec sentences involved:</p><ul>{quoted}</ul>")
+        if not a.modelled:
+            parts.append(f"<p>Not modelled: {escape(a.reason)}.</p></section>")
+            continue
+        switch = a.switch
+        items = [f"<li><code>{escape(switch.default)}</code> (the conformant reading): "
+                 f"{escape(switch.values[switch.default])}; breaks nothing</li>"]
+        rows = rows_of(matrix, a.id)
+        for row in rows:
+            value = row.switches[0][1]
+            items.append(f"<li><code>{escape(value)}</code>{escape(_faults(row))}: {escape(switch.values[value])}; "
+                         f"{escape(_broken(row))}</li>")
+        parts.append(f"<ul>{''.join(items)}</ul>")
+        for row in rows:
+            found = shortest(row)
+            if found:
+                flip, document = found
+                parts.append(f'<div class="trace" data-reading="{escape(row.reading)}"><p>Shortest behaviour telling '
+                             f"<code>{escape(row.switches[0][1])}</code> apart ({escape(flip.property)}, {flip.steps} "
+                             f"steps): {escape(flip.message or '')}</p>"
+                             f'<div class="diagram">{sequence_svg(document)}</div></div>')
+        parts.append(f"<p><strong>What the rule would need:</strong> {escape(a.fix)}</p></section>")
+    return "\n".join(parts)
