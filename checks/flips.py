@@ -19,6 +19,7 @@ process each (a search's graph is large: a fresh process returns its memory when
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -187,8 +188,6 @@ def flip_matrix(bounds: Bounds = DEFAULT_BOUNDS, *, jobs: int | None = None, pai
 
     `jobs`: searches at once (default: every core); `done(outcome)` is called as each search ends.
     """
-    import time
-
     start = time.monotonic()
     jobs = jobs or workers()
     if limits is None:  # keep the searches running at once within three quarters of the memory
@@ -210,7 +209,3 @@ def flip_matrix(bounds: Bounds = DEFAULT_BOUNDS, *, jobs: int | None = None, pai
     defaults = tuple(results[v] for v in dict.fromkeys(baselines + [Variant((), v.bounds) for v in second]))
     return Matrix(bounds, defaults, rows, time.monotonic() - start, jobs, skipped)
 
-
-def fault_free(bounds: Bounds) -> bool:
-    """Are all faults off in these bounds?"""
-    return all(getattr(bounds, name) == 0 for name in FAULTS)
