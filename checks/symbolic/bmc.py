@@ -25,7 +25,7 @@ from ..explore import Discovery
 from .properties import deadlocked, holds, step_holds, step_shows
 from .rules import Move, Semantics, moves
 from .state import SState, decode, fresh, initial, well_formed
-from .vec import same, var
+from .vec import leaves, same, var
 
 __all__ = ["Unrolling", "Found", "BmcResult", "bmc", "Drift", "UniverseTooSmall", "NAMES"]
 
@@ -43,13 +43,17 @@ class UniverseTooSmall(RuntimeError):
 class Unrolling:
     """States s0..sk and the moves between them, asserted in one solver as the unrolling grows."""
 
-    def __init__(self, m: Semantics, start: SState | None = None) -> None:
+    def __init__(self, m: Semantics, start: SState | None = None,
+                 lemmas: Callable[[SState], z3.BoolRef] | None = None) -> None:
         self.m = m
-        self.solver = z3.Solver()
+        self.lemmas = lemmas
+        self.solver = z3.SolverFor("QF_FD")
         self.states: list[SState] = [fresh(m.universe, "s0")]
         self.selectors: list[z3.ArithRef] = []
         self._moves: list[list[Move]] = []
         self.solver.add(well_formed(self.states[0]))
+        if lemmas is not None:
+            self.solver.add(lemmas(self.states[0]))
         if start is not None:
             self.solver.add(same(self.states[0], start))
 
@@ -66,12 +70,23 @@ class Unrolling:
     def grow(self) -> None:
         """Add one step: a fresh state, reached from the last by one enabled move."""
         t = self.depth
-        post = fresh(self.m.universe, f"s{t + 1}")
+        pre, post = self.states[t], fresh(self.m.universe, f"s{t + 1}")
         options = self.moves_from(t)
         chosen = var(f"move{t}")
         self.solver.add(chosen >= 0, chosen < len(options), well_formed(post))
-        for k, mv in enumerate(options):
-            self.solver.add(z3.Implies(chosen == k, z3.And(mv.guard, same(post, mv.post))))
+        self.solver.add([z3.Implies(chosen == k, mv.guard) for k, mv in enumerate(options)])
+        # Each variable of the new state: an if-chain over the moves that change it, else its old value.
+        # Most moves leave most of a state alone, so the chains stay short.
+        before, afters = leaves(pre), [leaves(mv.post) for mv in options]
+        for index, new in enumerate(leaves(post)):
+            value = before[index]
+            for k, after in enumerate(afters):
+                term = after[index]
+                if not term.eq(before[index]):
+                    value = z3.If(chosen == k, term, value)
+            self.solver.add(new == value)
+        if self.lemmas is not None:
+            self.solver.add(self.lemmas(post))
         self.states.append(post)
         self.selectors.append(chosen)
 
@@ -146,25 +161,27 @@ class BmcResult:
 
 
 def bmc(m: Semantics, machine: Machine, depth: int, names: tuple[str, ...] = NAMES, *,
-        deadline: float | None = None, progress: Callable[[int, int], None] | None = None) -> BmcResult:
+        lemmas: Callable[[SState], z3.BoolRef] | None = None, deadline: float | None = None,
+        progress: Callable[[int, int], None] | None = None) -> BmcResult:
     """Check `names` on every behaviour of up to `depth` steps; each found one at its minimal depth.
 
     The default (conformant) behaviours; the explicit `machine` (same bounds) re-checks every decoded
     path and judges what the path shows, so the message of a violation is the explicit model's own."""
     started = time.perf_counter()
     result = BmcResult(depth, {name: Found(name, KIND[name]) for name in names})
-    unrolling = Unrolling(m, initial(m.universe))
+    unrolling = Unrolling(m, initial(m.universe), lemmas)
     for t in range(depth + 1):
         if deadline is not None and time.perf_counter() > deadline:
             result.depth, result.complete = t - 1, False
             break
         if t > 0:
             unrolling.grow()
-        if unrolling.ask(unrolling.overflow(t)) is not None:
-            raise UniverseTooSmall(f"a step from depth {t} does not fit the symbolic universe {m.universe}")
         open_ = [f for f in result.found.values() if f.depth is None]
-        # Most depths show nothing new: one query for all of them first, then one per property if any.
-        if open_ and unrolling.ask(z3.Or([unrolling.violation(f.name, t) for f in open_])) is not None:
+        # Most depths show nothing new: one query for all of them (and for a step out of the universe)
+        # first, then one per property if any.
+        if unrolling.ask(z3.Or(unrolling.overflow(t), *[unrolling.violation(f.name, t) for f in open_])) is not None:
+            if unrolling.ask(unrolling.overflow(t)) is not None:
+                raise UniverseTooSmall(f"a step from depth {t} does not fit the symbolic universe {m.universe}")
             for f in open_:
                 model = unrolling.ask(unrolling.violation(f.name, t))
                 if model is not None:
