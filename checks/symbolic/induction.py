@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import z3
-
 from pausecheck.model.config import Bounds
 from pausecheck.model.property import ALWAYS
 from pausecheck.model.state import (
     APPROVED,
+    CANCELLED,
     COMPLETED,
     DECLINED,
     FAILED,
@@ -36,7 +36,7 @@ from pausecheck.model.state import (
 )
 
 from .bmc import KIND, Unrolling
-from .properties import holds, step_holds
+from .properties import holds, places, step_holds
 from .rules import Move, Semantics, finished, running
 from .state import SExecution, SState, Universe, code, decode, initial
 from .vec import Vec, num
@@ -78,7 +78,7 @@ def _typed(m: Semantics, s: SState) -> z3.BoolRef:
             e.session >= 1, e.session <= m.bounds.sessions, _one_of(e.status, RUNNING, PAUSED, COMPLETED, FAILED),
             e.calls <= m.universe.calls,
             e.attempts.all(lambda a: z3.And(a[0] >= 1, a[0] <= e.calls,
-                                            _one_of(a[1], RUNNING, COMPLETED, FAILED, INTERRUPTED, "cancelled"))),
+                                            _one_of(a[1], RUNNING, COMPLETED, FAILED, INTERRUPTED, CANCELLED))),
             z3.And([z3.Implies(e.questions.present(j), z3.And(q[0] >= 1, q[0] <= e.calls, q[3] == j + 1,
                                                               _one_of(q[1], PENDING, APPROVED, DECLINED)))
                     for j, q in enumerate(e.questions.items)]),
@@ -130,7 +130,8 @@ def _questions(m: Semantics, s: SState) -> z3.BoolRef:
             pending = q[1] == code(PENDING)
             first_attempts.append(z3.Implies(e.questions.present(j), z3.And(
                 e.attempts.count(lambda a, c=q[0]: a[0] == c) == z3.If(q[1] == code(APPROVED), num(2), num(1)),
-                mine(INTERRUPTED) == z3.If(pending, num(1), num(0)), mine("cancelled") == z3.If(pending, num(0), num(1)))))
+                mine(INTERRUPTED) == z3.If(pending, num(1), num(0)),
+                mine(CANCELLED) == z3.If(pending, num(0), num(1)))))
         return z3.And(*distinct, *only_last, *first_attempts, e.questions.length <= e.calls)
     return _each(s, execution)
 
@@ -151,8 +152,7 @@ def _write_back(m: Semantics, s: SState) -> z3.BoolRef:
 
 
 def _fresh(m: Semantics, s: SState) -> z3.BoolRef:
-    from .properties import _places
-    return z3.And([z3.Implies(r > s.artifacts.length, _places(s, r) == 0) for r in range(1, m.universe.artifacts + 1)])
+    return z3.And([z3.Implies(r > s.artifacts.length, places(s, r) == 0) for r in range(1, m.universe.artifacts + 1)])
 
 
 STRENGTHENING: tuple[Invariant, ...] = (

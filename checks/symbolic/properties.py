@@ -45,7 +45,8 @@ from .rules import Move, Semantics, finished, is_final, running
 from .state import SExecution, SState, code
 from .vec import FALSE, TRUE, ZERO, Vec, pick, same, total
 
-__all__ = ["STATE_CHECKS", "STEP_CHECKS", "WITNESS_CHECKS", "KINDS", "holds", "step_holds", "step_shows", "deadlocked",
+__all__ = ["places", "STATE_CHECKS", "STEP_CHECKS", "WITNESS_CHECKS", "KINDS", "holds", "step_holds", "step_shows",
+           "deadlocked",
            "applies"]
 
 StateCheck = Callable[[Semantics, SState], z3.BoolRef]
@@ -65,7 +66,7 @@ def _occurrences(s: SState, ref: int) -> z3.ArithRef:
     return total(m.count(lambda r: r[0] == ref) for e in s.executions for m in _messages(e))
 
 
-def _places(s: SState, ref: int) -> z3.ArithRef:
+def places(s: SState, ref: int) -> z3.ArithRef:
     """In how many places the artifact is: collected, taken (not a copy), held, on a message, warned."""
     is_ref = lambda r: r[0] == ref  # noqa: E731
     counts = [g.collected.count(is_ref) for g in s.segments]
@@ -93,7 +94,7 @@ def no_double_delivery(m: Semantics, s: SState) -> z3.BoolRef:
 
 
 def no_loss(m: Semantics, s: SState) -> z3.BoolRef:
-    return z3.And([z3.Implies(r <= s.artifacts.length, _places(s, r) == 1)
+    return z3.And([z3.Implies(r <= s.artifacts.length, places(s, r) == 1)
                    for r in range(1, m.universe.artifacts + 1)])
 
 
