@@ -35,6 +35,7 @@ from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check, print_matrix
 from ..shrink import shrink
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
+from .prove import engines_command, prove_command
 from .readings import counter as _counter
 from .readings import readings_command
 
@@ -115,6 +116,8 @@ def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, check
 
 def _check(args: argparse.Namespace) -> int:
     bounds = _bounds(args)
+    if args.engines is not None:
+        return engines_command(args, bounds, reading_named(args.reading), UsageError)
     with Reporter("check", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
     evidence = evidence_of(report)
@@ -282,6 +285,10 @@ def _conform(args: argparse.Namespace) -> int:
     return conform_command(args, _bounds(args), UsageError, _write)
 
 
+def _prove(args: argparse.Namespace) -> int:
+    return prove_command(args, _bounds(args), reading_named(args.reading), UsageError, _write)
+
+
 def _readings(args: argparse.Namespace) -> int:
     return readings_command(args, _bounds(args), _write)
 
@@ -300,4 +307,4 @@ def _validate(args: argparse.Namespace) -> int:
 
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
             "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors,
-            "fuzz": _fuzz, "readings": _readings}
+            "fuzz": _fuzz, "readings": _readings, "prove": _prove}

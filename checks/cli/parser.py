@@ -32,6 +32,15 @@ examples:
 
 {EXIT}"""
 
+EPILOG_PROVE = """\
+examples:
+  pausecheck prove --bmc 26             every property on every behaviour of up to 26 steps (~2 min)
+  pausecheck prove --induction          the six key properties for behaviours of any length (~3 s)
+  pausecheck prove --induction --sessions 2 --calls 3 --artifacts 4
+                                        larger fixed universes (~1 min)
+exit: 0 everything asked was established; 1 a property violated (--bmc) or not proved (--induction); 2 usage
+error (a reading or fault the symbolic engine does not encode); 3 --bmc found no violation but a witness was
+not found within K steps, or --max-seconds stopped it."""
 EPILOG_REPORT = """\
 examples:
   pausecheck report --out report.html             the default check as one self-contained HTML page (~10 s)
@@ -201,6 +210,11 @@ def parser() -> argparse.ArgumentParser:
                        "loses little: --resume DIR carries on from it")
     check.add_argument("--checkpoint-every", type=float, default=60.0, metavar="S",
                        help="seconds between checkpoints (default 60)")
+    check.add_argument("--engines", metavar="bfs,bmc",
+                       help="compare the two engines instead: the breadth-first search and z3's bounded model checking "
+                       "(to the search's depth) on the default and on every mutant encoded symbolically; one line per "
+                       "variant and property with both verdicts and minimal depths; exit 1 on any disagreement or "
+                       "variant not compared")
     check.add_argument("--resume", type=Path, metavar="DIR",
                        help="carry on the search saved in DIR (same bounds and reading, same pausecheck) and keep "
                        "saving there; it ends with the same states, counts and traces as a search never stopped")
@@ -337,6 +351,27 @@ def parser() -> argparse.ArgumentParser:
     rd.add_argument("--json", action="store_true",
                     help="print one JSON object: {ambiguities, default, flips, results: [{reading, property, holds, "
                     "trace, length}]}")
+
+    pv = _add(commands, "prove", "z3: bounded model checking to a depth, or k-induction proofs for any length",
+              "--bmc K: every property on every behaviour of up to K steps, with z3 (the strengthening invariants, "
+              "once proved by induction, are assumed of every state); each counterexample and witness at its minimal "
+              "depth, written as ITF that `pausecheck replay` re-executes on the explicit model. --induction: the six "
+              "key properties (no double delivery, no loss, held never on the wire, no phantom failure, no phantom "
+              "pause, one question per pause) proved for behaviours of ANY length with k-induction: the sessions, "
+              "the tool calls of one execution (--calls counts them over all its segments) and the artifacts are "
+              "fixed; pauses, resumes, failing write-backs and repeated observations are unbounded. The named "
+              "strengthening invariants are proved with them; a goal not proved comes with its counterexample to "
+              "induction (a state pair). The conformant reading, without faults.", EPILOG_PROVE)
+    _search(pv, judged=False)
+    pv.add_argument("--bmc", type=int, metavar="K", help="bounded model checking of every property up to K steps")
+    pv.add_argument("--induction", action="store_true", help="prove the key properties for behaviours of any length")
+    pv.add_argument("--k", type=int, default=1, metavar="K", help="with --induction: the induction depth (default 1)")
+    pv.add_argument("--all", action="store_true",
+                    help="with --induction: try every invariant and transition property, not only the six key ones")
+    pv.add_argument("--out", type=Path, metavar="DIR",
+                    help="with --bmc: write counterexamples and witnesses as ITF here")
+    pv.add_argument("--json", action="store_true",
+                    help="print one JSON object: {properties: [{name, proved, method, k, reason, ...}]}")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "

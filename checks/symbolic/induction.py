@@ -210,8 +210,9 @@ class Proof:
     seconds: float
 
 
-def _state_goals(m: Semantics, s: SState, names: tuple[str, ...]) -> list[tuple[str, z3.BoolRef]]:
-    goals = [(inv.name, inv.term(m, s)) for inv in STRENGTHENING]
+def _state_goals(m: Semantics, s: SState, names: tuple[str, ...],
+                 invariants: tuple[Invariant, ...] = STRENGTHENING) -> list[tuple[str, z3.BoolRef]]:
+    goals = [(inv.name, inv.term(m, s)) for inv in invariants]
     return goals + [(name, holds(m, name, s)) for name in names if KIND[name] == ALWAYS]
 
 
@@ -229,8 +230,9 @@ def _safe_decode(model: z3.ModelRef, s: SState) -> State | None:
         return None
 
 
-def prove(m: Semantics, names: tuple[str, ...] = KEY, k: int = 1) -> Proof:
-    """k-induction of `names`, the strengthening invariants and FITS over the semantics `m`."""
+def prove(m: Semantics, names: tuple[str, ...] = KEY, k: int = 1,
+          invariants: tuple[Invariant, ...] = STRENGTHENING) -> Proof:
+    """k-induction of `names`, the strengthening `invariants` and FITS over the semantics `m`."""
     started = time.perf_counter()
     # Base: the initial state and the first k-1 steps keep every goal (bounded model checking).
     base = Unrolling(m, initial(m.universe))
@@ -238,7 +240,7 @@ def prove(m: Semantics, names: tuple[str, ...] = KEY, k: int = 1) -> Proof:
     for t in range(k):
         if t:
             base.grow()
-        goals = _state_goals(m, base.states[t], names) + [(FITS, z3.Not(base.overflow(t)))]
+        goals = _state_goals(m, base.states[t], names, invariants) + [(FITS, z3.Not(base.overflow(t)))]
         if t:
             goals += _step_goals(m, names, base.moves_from(t - 1), base.selectors[t - 1], base.states[t - 1],
                                  base.states[t])
@@ -250,12 +252,12 @@ def prove(m: Semantics, names: tuple[str, ...] = KEY, k: int = 1) -> Proof:
     for _ in range(k):
         step.grow()
     for t in range(k):
-        step.solver.add([goal for _, goal in _state_goals(m, step.states[t], names)])
+        step.solver.add([goal for _, goal in _state_goals(m, step.states[t], names, invariants)])
         step.solver.add(z3.Not(step.overflow(t)))
         if t:
             step.solver.add([goal for _, goal in _step_goals(m, names, step.moves_from(t - 1), step.selectors[t - 1],
                                                                step.states[t - 1], step.states[t])])
-    goals = _state_goals(m, step.states[k], names) + [(FITS, z3.Not(step.overflow(k)))]
+    goals = _state_goals(m, step.states[k], names, invariants) + [(FITS, z3.Not(step.overflow(k)))]
     goals += _step_goals(m, names, step.moves_from(k - 1), step.selectors[k - 1], step.states[k - 1], step.states[k])
     outcomes = []
     for name, goal in goals:
@@ -274,10 +276,22 @@ def prove(m: Semantics, names: tuple[str, ...] = KEY, k: int = 1) -> Proof:
 
 
 def lemmas(m: Semantics) -> Callable[[SState], z3.BoolRef] | None:
-    """The strengthening invariants and the key `always` properties as one term per state, if induction
-    proves them all for `m` (else None): true in every reachable state, so bounded model checking may
-    assume them."""
-    proof = prove(m, KEY, 1)
-    if not all(o.proved for o in proof.outcomes):
+    """The strengthening invariants and key `always` properties that hold in every reachable state of `m`,
+    as one term per state, so that bounded model checking may assume them; None if there are none.
+
+    Houdini: prove them all by 1-induction, drop those not proved, and again, until what is left is
+    inductive by itself (a mutant breaks some of them, and those it breaks must not be assumed)."""
+    invariants = STRENGTHENING
+    names = tuple(n for n in KEY if KIND[n] == ALWAYS)
+    while True:
+        proof = prove(m, names, 1, invariants)
+        # FITS is not assumed, so it need not hold: a step out of the universe is one bounded model
+        # checking reports itself, and every step it reasons about is one inside the universe.
+        failed = {o.name for o in proof.outcomes if not o.proved} - {FITS}
+        if not failed:
+            break
+        invariants = tuple(inv for inv in invariants if inv.name not in failed)
+        names = tuple(n for n in names if n not in failed)
+    if not invariants and not names:
         return None
-    return lambda s: z3.And([goal for _, goal in _state_goals(m, s, KEY)])
+    return lambda s: z3.And([goal for _, goal in _state_goals(m, s, names, invariants)])

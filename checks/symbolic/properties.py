@@ -41,7 +41,7 @@ from pausecheck.model.state import (
     WRITTEN,
 )
 
-from .rules import Move, Semantics, finished, is_final, running
+from .rules import UNASKED, Move, Semantics, finished, is_final, running
 from .state import SExecution, SState, code
 from .vec import FALSE, TRUE, ZERO, Vec, pick, same, total
 
@@ -85,6 +85,10 @@ def _unrouted(e: SExecution) -> z3.ArithRef:
     return e.node_failures.count(lambda r: r[0] == 0)
 
 
+def _shows_held(m: Semantics) -> bool:
+    return m.deviation is not None and m.deviation.shows_held
+
+
 # ---------------------------------------------------------------------------------------------
 # always
 
@@ -99,7 +103,8 @@ def no_loss(m: Semantics, s: SState) -> z3.BoolRef:
 
 
 def held_hidden(m: Semantics, s: SState) -> z3.BoolRef:
-    shown = lambda r: z3.Or([msg.contains(r) for e in s.executions for msg in _messages(e)])  # noqa: E731
+    lists = [v for e in s.executions for v in (*_messages(e), *((e.held,) if _shows_held(m) else ()))]
+    shown = lambda r: z3.Or([v.contains(r) for v in lists])  # noqa: E731
     return z3.And([e.held.all(lambda h: z3.Not(shown(h[0]))) for e in s.executions])
 
 
@@ -176,6 +181,8 @@ def _question(e: SExecution, qid: z3.ArithRef) -> tuple[z3.BoolRef, tuple]:
 def _answered(mv: Move, pre: SState) -> tuple[z3.BoolRef, tuple]:
     """The question an Answer move names: the latest question's id, looked up as `_answered` does."""
     e = pre.executions[mv.slot]
+    if mv.param == UNASKED:
+        return FALSE, e.questions.last()
     return _question(e, e.questions.last()[3])
 
 
@@ -301,6 +308,8 @@ def _written(status: str, test: Callable[[SExecution], z3.BoolRef]) -> StepCheck
 
 
 def _approving(mv: Move, pre: SState) -> z3.BoolRef:
+    if mv.param == UNASKED:
+        return TRUE
     if mv.param is not None:
         return z3.BoolVal(mv.param)
     return pre.executions[mv.slot].questions.last()[1] != code(APPROVED)

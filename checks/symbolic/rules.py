@@ -50,7 +50,7 @@ from pausecheck.model.state import (
 from .state import SExecution, SSegment, SState, Universe, code, no_segment
 from .vec import FALSE, ONE, TRUE, ZERO, Row, Vec, num, pick
 
-__all__ = ["Move", "Semantics", "NotEncoded", "SYMBOLIC_RULES", "moves", "finished", "running", "is_final",
+__all__ = ["Move", "Semantics", "Deviation", "NotEncoded", "SYMBOLIC_RULES", "moves", "finished", "running", "is_final",
            "verdict"]
 
 
@@ -71,6 +71,7 @@ class Semantics:
     write_failures: int | None
     observations: int | None
     call_cap: int | None = None
+    deviation: Deviation | None = None  # a mutant's, from `symbolic.mutants`
 
     @staticmethod
     def of(bounds: Bounds, reading: Reading = CONFORMANT) -> Semantics:
@@ -80,6 +81,19 @@ class Semantics:
         if faults:
             raise NotEncoded(f"faults are not encoded symbolically ({', '.join(faults)})")
         return Semantics(bounds, Universe.of(bounds), bounds.pauses, bounds.write_failures, bounds.observations)
+
+
+UNASKED = "unasked"  # the param of an Answer move that names no question (q0): a mutant's resume on its own
+
+
+@dataclass(frozen=True, slots=True)
+class Deviation:
+    """A mutant as the symbolic rules see it: the symbolic twin of its explicit patch, block, extra and show."""
+
+    patch: Callable[[Semantics, Move, SState], SState] | None = None  # (m, move with the default post, pre)
+    block: Callable[[Move, SState], z3.BoolRef] | None = None  # (move, pre) -> withheld?
+    extra: Callable[[Semantics, SState], list[Move]] | None = None
+    shows_held: bool = False  # the wire shows the held lists too
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +118,8 @@ class Move:
                  Answer: "approve"}.get(self.kind)
         if self.kind is Answer and self.param is None:  # a stale answer: whichever way it goes
             return True
+        if self.kind is Answer and self.param == UNASKED:  # a resume naming no question (a mutant's)
+            return action.question == 0 and action.approve
         return value is None or getattr(action, value) == self.param
 
     def label(self) -> str:
@@ -171,8 +187,8 @@ def start_turn(m: Semantics, s: SState) -> Iterator[Move]:
         guard = z3.And(idle, z3.Sum([z3.If(o, ONE, ZERO) for o in own]) < m.bounds.turns)
         u = m.universe
         new = SExecution(num(session), code(RUNNING), num(0), Vec.empty(u.attempts, 2),
-                         Vec.empty(u.questions, 4), Vec.empty(u.artifacts, 1), num(0),
-                         tuple(Vec.empty(u.artifacts, 1) for _ in range(u.messages)), num(0), num(0),
+                         Vec.empty(u.questions, 4), Vec.empty(u.lists, 1), num(0),
+                         tuple(Vec.empty(u.lists, 1) for _ in range(u.messages)), num(0), num(0),
                          Vec.empty(u.node_failures, 1))
         started = _segment(u)
         post = s._replace(
@@ -303,8 +319,8 @@ def write_message(m: Semantics, s: SState) -> Iterator[Move]:
         message = g.taken.extend(g.collected)
         messages = tuple(pick(e.n_messages == k, message, old) for k, old in enumerate(e.messages))
         e2 = e._replace(n_messages=e.n_messages + 1, messages=messages)
-        interim = _put(s, i, e2, g._replace(phase=code(WORKING), taken=Vec.empty(u.artifacts, 1),
-                                            collected=Vec.empty(u.artifacts, 1), write_failed=FALSE))
+        interim = _put(s, i, e2, g._replace(phase=code(WORKING), taken=Vec.empty(u.lists, 1),
+                                            collected=Vec.empty(u.lists, 1), write_failed=FALSE))
         last = _put(s, i, e2._replace(status=verdict(e2)), no_segment(u))  # the ladder decides
         yield Move(WriteMessage, i, True, taken, pick(g.final, last, interim))
 
@@ -333,8 +349,16 @@ SYMBOLIC_RULES: tuple[tuple[type, Rule], ...] = (
 
 
 def moves(m: Semantics, s: SState) -> list[Move]:
-    """Every action instance from `s`, in rule-table order."""
-    return [move for _, rule in SYMBOLIC_RULES for move in rule(m, s)]
+    """Every action instance from `s`, in rule-table order (a mutant's deviation applied)."""
+    found = [move for _, rule in SYMBOLIC_RULES for move in rule(m, s)]
+    d = m.deviation
+    if d is None:
+        return found
+    if d.patch is not None:
+        found = [Move(mv.kind, mv.slot, mv.param, mv.guard, d.patch(m, mv, s)) for mv in found]
+    if d.block is not None:
+        found = [Move(mv.kind, mv.slot, mv.param, z3.And(mv.guard, z3.Not(d.block(mv, s))), mv.post) for mv in found]
+    return found + (d.extra(m, s) if d.extra is not None else [])
 
 
 def is_final(m: Semantics, s: SState) -> z3.BoolRef:

@@ -74,8 +74,13 @@ class Universe:
     attempts: int  # attempt records per execution
     questions: int  # per execution
     messages: int  # assistant messages per execution
-    artifacts: int  # in all; also the capacity of every list of refs
+    artifacts: int  # in all
     node_failures: int  # per execution
+    refs: int = 0  # the capacity of every list of refs (held, taken, collected, a message, warnings); 0: artifacts
+
+    @property
+    def lists(self) -> int:
+        return self.refs or self.artifacts
 
     @staticmethod
     def of(bounds: Bounds) -> Universe:
@@ -133,35 +138,35 @@ def fresh(u: Universe, name: str) -> SState:
         return SExecution(
             var(f"{p}.session"), var(f"{p}.status"), var(f"{p}.calls"),
             Vec.fresh(f"{p}.attempts", u.attempts, 2), Vec.fresh(f"{p}.questions", u.questions, 4),
-            Vec.fresh(f"{p}.held", u.artifacts, 1), var(f"{p}.n_messages"),
-            tuple(Vec.fresh(f"{p}.message{m}", u.artifacts, 1) for m in range(u.messages)),
+            Vec.fresh(f"{p}.held", u.lists, 1), var(f"{p}.n_messages"),
+            tuple(Vec.fresh(f"{p}.message{m}", u.lists, 1) for m in range(u.messages)),
             var(f"{p}.unhandled"), var(f"{p}.write_failures"), Vec.fresh(f"{p}.node_failures", u.node_failures, 1))
 
     def segment(i: int) -> SSegment:
         p = f"{name}.s{i + 1}"
-        return SSegment(z3.Bool(f"{p}.live"), var(f"{p}.calls"), Vec.fresh(f"{p}.collected", u.artifacts, 1),
-                        z3.Bool(f"{p}.write_failed"), var(f"{p}.phase"), Vec.fresh(f"{p}.taken", u.artifacts, 1),
+        return SSegment(z3.Bool(f"{p}.live"), var(f"{p}.calls"), Vec.fresh(f"{p}.collected", u.lists, 1),
+                        z3.Bool(f"{p}.write_failed"), var(f"{p}.phase"), Vec.fresh(f"{p}.taken", u.lists, 1),
                         z3.Bool(f"{p}.final"))
 
     return SState(var(f"{name}.n_executions"), tuple(execution(i) for i in range(u.executions)),
-                  tuple(segment(i) for i in range(u.executions)), Vec.fresh(f"{name}.warnings", u.artifacts, 2),
+                  tuple(segment(i) for i in range(u.executions)), Vec.fresh(f"{name}.warnings", u.lists, 2),
                   Vec.fresh(f"{name}.artifacts", u.artifacts, 2), var(f"{name}.write_failures"))
 
 
 def empty_execution(u: Universe) -> SExecution:
     return SExecution(ZERO, ZERO, ZERO, Vec.empty(u.attempts, 2), Vec.empty(u.questions, 4),
-                      Vec.empty(u.artifacts, 1), ZERO, tuple(Vec.empty(u.artifacts, 1) for _ in range(u.messages)),
+                      Vec.empty(u.lists, 1), ZERO, tuple(Vec.empty(u.lists, 1) for _ in range(u.messages)),
                       ZERO, ZERO, Vec.empty(u.node_failures, 1))
 
 
 def no_segment(u: Universe) -> SSegment:
-    return SSegment(FALSE, ZERO, Vec.empty(u.artifacts, 1), FALSE, ZERO, Vec.empty(u.artifacts, 1), FALSE)
+    return SSegment(FALSE, ZERO, Vec.empty(u.lists, 1), FALSE, ZERO, Vec.empty(u.lists, 1), FALSE)
 
 
 def initial(u: Universe) -> SState:
     """The symbolic INITIAL state: nothing started."""
     return SState(ZERO, tuple(empty_execution(u) for _ in range(u.executions)),
-                  tuple(no_segment(u) for _ in range(u.executions)), Vec.empty(u.artifacts, 2),
+                  tuple(no_segment(u) for _ in range(u.executions)), Vec.empty(u.lists, 2),
                   Vec.empty(u.artifacts, 2), ZERO)
 
 
@@ -205,21 +210,21 @@ def lift(u: Universe, state: State) -> SState:
             num(e.session), code(e.status), num(e.calls),
             Vec.of([(_call(a.call), _CODE[a.status]) for a in e.attempts], u.attempts, 2),
             Vec.of([(_call(q.call), _CODE[q.status], q.observations, q.id) for q in e.questions], u.questions, 4),
-            Vec.of(_refs(e.held), u.artifacts, 1), num(len(e.messages)),
-            tuple(Vec.of(_refs(e.messages[m]) if m < len(e.messages) else [], u.artifacts, 1)
+            Vec.of(_refs(e.held), u.lists, 1), num(len(e.messages)),
+            tuple(Vec.of(_refs(e.messages[m]) if m < len(e.messages) else [], u.lists, 1)
                   for m in range(u.messages)),
             num(e.unhandled), num(e.write_failures),
             Vec.of([(int(r),) for r in e.node_failures], u.node_failures, 1)) for e in state.executions]
         by_slot = {int(g.execution[1:]) - 1: g for g in state.segments}
         if any(g.execution.endswith("'") or g.closing for g in state.segments):
             raise TooSmall("racing or split-resume segments are not encoded")
-        segments = [SSegment(z3.BoolVal(True), num(g.calls), Vec.of(_refs(g.collected), u.artifacts, 1),
-                             num(g.write_failed), code(g.phase), Vec.of(_refs(g.taken), u.artifacts, 1), num(g.final))
+        segments = [SSegment(z3.BoolVal(True), num(g.calls), Vec.of(_refs(g.collected), u.lists, 1),
+                             num(g.write_failed), code(g.phase), Vec.of(_refs(g.taken), u.lists, 1), num(g.final))
                     if i in by_slot and (g := by_slot[i]) else no_segment(u) for i in range(u.executions)]
         return SState(
             num(len(state.executions)), tuple(executions) + (empty_execution(u),) * (u.executions - len(executions)),
             tuple(segments),
-            Vec.of([(int(w.execution[1:]), w.ref) for w in state.warnings], u.artifacts, 2),
+            Vec.of([(int(w.execution[1:]), w.ref) for w in state.warnings], u.lists, 2),
             Vec.of([(int(a.execution[1:]), _call(a.call)) for a in state.artifacts], u.artifacts, 2),
             num(state.write_failures))
     except ValueError as error:

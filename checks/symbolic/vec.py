@@ -121,6 +121,22 @@ class Vec:
         items = [row if j < n else (ZERO,) * self.width for j, row in enumerate(self.items)]
         return Vec(z3.If(self.length < n, self.length, n), items, self.width)
 
+    def upto(self, n: z3.ArithRef) -> Vec:
+        """The first n rows, n symbolic."""
+        items = [tuple(z3.If(j < n, x, ZERO) for x in row) for j, row in enumerate(self.items)]
+        return Vec(z3.If(self.length < n, self.length, n), items, self.width)
+
+    def pop(self) -> Vec:
+        """Without its last row (empty stays empty)."""
+        items = [tuple(z3.If(self.length - 1 == j, ZERO, x) for x in row) for j, row in enumerate(self.items)]
+        return Vec(z3.If(self.length > 0, self.length - 1, self.length), items, self.width)
+
+    def over(self, older: Vec) -> Vec:
+        """This sequence with its first rows, as many as `older` has, taken from `older` (same capacity)."""
+        items = [tuple(z3.If(j < older.length, x, y) for x, y in zip(o, row, strict=True))
+                 for j, (o, row) in enumerate(zip(older.items, self.items, strict=True))]
+        return Vec(self.length, items, self.width)
+
     def suffix(self, n: int, cap: int | None = None) -> Vec:
         """Everything after the first n rows, at capacity `cap` (default: what is left)."""
         rest = list(self.items[n:])

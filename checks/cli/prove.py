@@ -1,0 +1,223 @@
+"""`pausecheck prove` (bounded model checking and k-induction with z3) and `check --engines bfs,bmc`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
+from pausecheck.model.machine import DEADLOCK
+from pausecheck.model.properties import PROPERTIES, missing_bound
+from pausecheck.model.property import ALWAYS, SOMETIMES
+from pausecheck.traces.itf import dumps
+
+from ..console import console
+from ..evidence import trace_name, trace_of
+from ..mutants import MUTANTS
+
+__all__ = ["prove_command", "engines_command"]
+
+_PROPERTY = {p.name: p for p in PROPERTIES}
+
+
+def _semantics(bounds: Bounds, reading: Any, usage: type[Exception]) -> Any:
+    from ..symbolic.rules import NotEncoded, Semantics
+    try:
+        return Semantics.of(bounds, reading)
+    except NotEncoded as error:
+        raise usage(str(error)) from None
+
+
+def _flags(bounds: Bounds, keep: tuple[str, ...] = ()) -> str:
+    """The non-default bound flags (and those in `keep`), as a user would type them."""
+    return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
+                    if value != getattr(DEFAULT_BOUNDS, name) or name in keep)
+
+
+def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception], write: Any) -> int:
+    if (args.bmc is None) == (not args.induction):
+        raise usage("prove needs exactly one of --bmc K and --induction")
+    if args.bmc is not None and args.bmc < 0:
+        raise usage("--bmc K needs a depth of 0 or more steps")
+    if args.k < 1:
+        raise usage("--k must be at least 1")
+    m = _semantics(bounds, reading, usage)
+    if args.induction:
+        return _induction(args, bounds, usage)
+    return _bmc(args, bounds, reading, m, write)
+
+
+def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, m: Any, write: Any) -> int:
+    from ..symbolic.bmc import KIND, NAMES, bmc
+    from ..symbolic.induction import lemmas
+    machine = Machine(bounds, reading)
+    out = console(color=not args.no_color)
+    say = _sayer(out)
+    started = time.perf_counter()
+    proved = lemmas(m)
+    deadline = None if args.max_seconds is None else started + args.max_seconds
+
+    def progress(depth: int, found: int) -> None:
+        if not args.json:
+            sys.stderr.write(f"\r  depth {depth}/{args.bmc}: {found} found, {time.perf_counter() - started:.0f} s  ")
+            sys.stderr.flush()
+
+    result = bmc(m, machine, args.bmc, lemmas=proved, deadline=deadline, progress=progress)
+    if not args.json:
+        sys.stderr.write("\r" + " " * 60 + "\r")
+    command = f"pausecheck prove --bmc {args.bmc} {_flags(bounds)}".strip()
+    rows, traces, broken, missing = [], {}, [], []
+    for name in NAMES:
+        f = result.found[name]
+        kind = KIND[name]
+        needs = None if name == DEADLOCK else missing_bound(_PROPERTY[name], bounds)
+        trace = None
+        if f.discovery is not None and kind != SOMETIMES:
+            broken.append(name)
+        if f.discovery is not None and args.out is not None:
+            trace = str(args.out / trace_name("violation" if kind != SOMETIMES else "witness", name))
+            traces[trace] = trace_of(machine, f.discovery, name=name, command=command)
+        if f.discovery is None and kind == SOMETIMES and needs is None:
+            missing.append(name)
+        rows.append({"name": name, "kind": kind, "proved": f.discovery is None if kind != SOMETIMES else None,
+                     "method": "bmc", "k": result.depth, "depth": f.depth, "needs": needs, "trace": trace,
+                     "message": f.discovery.message if f.discovery is not None else None,
+                     "reason": _bmc_reason(kind, f.depth, result.depth, needs)})
+    for path, document in traces.items():
+        write(Path(path), dumps(document))
+    code = 1 if broken else (3 if missing or not result.complete else 0)
+    if args.json:
+        print(json.dumps({"method": "bmc", "depth": result.depth, "complete": result.complete,
+                          "lemmas": proved is not None, "seconds": round(result.seconds, 2), "bounds": bounds.as_dict(),
+                          "reading": machine.reading.name, "properties": rows, "exit": code}, indent=1))
+        return code
+    say(f"pausecheck prove --bmc {args.bmc}: bounded model checking with z3 over every behaviour of up to "
+              f"{result.depth} steps; reading {machine.reading.name}; {_flags(bounds) or 'default bounds'}")
+    say("  lemmas: " + ("the strengthening invariants proved by induction here, assumed of every state" if proved
+                              else "none (induction proved no strengthening invariant here)"))
+    for row in rows:
+        where = f"  -> {row['trace']}" if row["trace"] else ""
+        say(f"  {row['name']:<36} {row['kind']:<10} {row['reason']}{where}")
+    say(f"  {result.seconds:.1f} s")
+    if broken:
+        lengths = ", ".join(str(result.found[n].depth) for n in broken)
+        say(f"[violated] {', '.join(broken)}: the shortest counterexamples are {lengths} steps long")
+    elif not result.complete:
+        say(f"[incomplete] stopped at --max-seconds after depth {result.depth} of {args.bmc}")
+    elif missing:
+        say(f"[not established] no violation up to {result.depth} steps, but {len(missing)} witness(es) not "
+                  f"found that deep: {', '.join(missing)} (a deeper --bmc may reach them)")
+    else:
+        say(f"[ok] every property holds on every behaviour of up to {result.depth} steps (a bound on length: "
+                  "prove --induction proves the key properties for any length)")
+    return code
+
+
+def _sayer(out: Any) -> Any:
+    """Print plain text: verdicts like [ok] are words here, not markup."""
+    return lambda text: out.print(text, markup=False, highlight=False)
+
+
+def _bmc_reason(kind: str, depth: int | None, reached: int, needs: str | None) -> str:
+    if kind == SOMETIMES:
+        if depth is not None:
+            return f"witnessed at depth {depth}"
+        return f"not exercised: needs {needs}" if needs else f"not witnessed within {reached} steps"
+    if kind == DEADLOCK:
+        return f"deadlock at depth {depth}" if depth is not None else f"no deadlock up to {reached} steps"
+    return f"violated at depth {depth}" if depth is not None else f"holds up to {reached} steps"
+
+
+def _induction(args: argparse.Namespace, bounds: Bounds, usage: type[Exception]) -> int:
+    from ..symbolic.bmc import KIND, NAMES
+    from ..symbolic.induction import FITS, KEY, STRENGTHENING, induction_semantics, prove
+    if bounds.turns != 1 or bounds.new_turns:
+        raise usage("prove --induction proves one turn per session (--turns 1)")
+    m = induction_semantics(bounds.sessions, bounds.calls, bounds.artifacts, bounds)
+    names = tuple(n for n in NAMES if KIND[n] in (ALWAYS, "transition")) if args.all else KEY
+    proof = prove(m, names, args.k)
+    support = {inv.name for inv in STRENGTHENING} | {FITS}
+    wanted = [o for o in proof.outcomes if o.name not in support]
+    code = 0 if all(o.proved for o in proof.outcomes if o.name in KEY or o.name in support) else 1
+    scope = (f"for behaviours of any length, with {bounds.sessions} session(s) of one turn, at most {bounds.calls} "
+             f"tool call(s) per execution, {bounds.artifacts} artifact(s), held bound {bounds.held_bound}, "
+             f"{bounds.interim_writes} interim write(s), {bounds.node_failures} node failure(s), under the conformant "
+             "reading; pauses, resumes, failing write-backs and repeated observations unbounded")
+    if args.json:
+        rows = [{"name": o.name, "proved": o.proved, "method": "k-induction", "k": proof.k,
+                 "reason": o.reason or None, "strengthening": o.name in support,
+                 "counterexample": None if o.pre is None else {"pre": repr(o.pre), "step": o.move,
+                                                               "post": repr(o.post)}}
+                for o in proof.outcomes]
+        print(json.dumps({"method": "k-induction", "k": proof.k, "scope": scope, "seconds": round(proof.seconds, 2),
+                          "properties": rows, "exit": code}, indent=1))
+        return code
+    out = console(color=not args.no_color)
+    say = _sayer(out)
+    say(f"pausecheck prove --induction: {proof.k}-induction with z3, {scope}.")
+    say("  strengthening invariants (proved together with the properties):")
+    for o in proof.outcomes:
+        if o.name in support:
+            say(f"    {'proved' if o.proved else 'NOT PROVED':<11} {o.name}: " + (
+                "every enabled step fits the symbolic universe" if o.name == FITS else
+                next(inv.doc for inv in STRENGTHENING if inv.name == o.name)))
+    say("  properties:")
+    for o in wanted:
+        key = " (key)" if o.name in KEY else ""
+        why = "" if o.proved else f": {o.reason}"
+        say(f"    {'proved' if o.proved else 'not proved':<11} {o.name}{key}{why}")
+        if o.pre is not None:
+            say(f"        counterexample to induction: from {o.pre}\n        by {o.move}\n        to {o.post}")
+    say(f"  {proof.seconds:.1f} s")
+    if code == 0:
+        say(f"[ok] the six key properties ({', '.join(KEY)}) are proved {scope}")
+    else:
+        failed = [o.name for o in proof.outcomes if not o.proved and (o.name in KEY or o.name in support)]
+        say(f"[not proved] {', '.join(failed)}: see the reasons above")
+    return code
+
+
+def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
+    """`check --engines bfs,bmc`: both engines on the default and every mutant, one line per property."""
+    engines = [e.strip() for e in args.engines.split(",")]
+    if sorted(engines) != ["bfs", "bmc"]:
+        raise usage("--engines takes bfs,bmc (the two engines compared)")
+    from ..mutants import bounds_of
+    from ..symbolic.agreement import agreement
+    from ..symbolic.mutants import SYMBOLIC_MUTANTS, mutant_semantics
+    default = ("default", Machine(bounds, reading), _semantics(bounds, reading, usage))
+    variants: list[tuple[str, Machine, Any]] = [default]
+    skipped = []
+    for mutant in MUTANTS:
+        if mutant.name not in SYMBOLIC_MUTANTS:
+            skipped.append(mutant.name)
+            continue
+        from ..mutants import mutate
+        mb = bounds_of(mutant, bounds)
+        variants.append((mutant.name, mutate(Machine(mb, reading), mutant), mutant_semantics(mutant.name, mb)))
+    rows, say = [], _sayer(console(color=not args.no_color))
+    for name, machine, m in variants:
+        found = agreement(name, machine, m)
+        rows += found.rows
+        if not args.json:
+            for r in found.rows:
+                mark = "agree" if r.agree else "DISAGREE"
+                say(f"  {name:<32} {r.property:<36} bfs {r.bfs} {r.bfs_depth if r.bfs_depth is not None else '-'}"
+                          f"  bmc {r.bmc} {r.bmc_depth if r.bmc_depth is not None else '-'}  {mark}")
+    disagree = [r for r in rows if not r.agree]
+    code = 1 if disagree or skipped else 0
+    if args.json:
+        print(json.dumps({"agreement": [r.to_json() for r in rows], "not_encoded": skipped, "exit": code}, indent=1))
+        return code
+    if disagree:
+        say(f"[disagree] {len(disagree)} verdict(s) differ between the engines")
+    elif skipped:
+        say(f"[incomplete] the engines agree on {len(variants)} variant(s); {len(skipped)} mutant(s) are not "
+                  f"encoded symbolically yet: {', '.join(skipped)}")
+    else:
+        say(f"[ok] BFS and BMC agree on every verdict and minimal depth of {len(variants)} variants")
+    return code

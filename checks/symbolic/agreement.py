@@ -1,0 +1,102 @@
+"""Agreement between the engines: the breadth-first search and bounded model checking, property by property.
+
+Both engines judge the same variant; for each property the BFS gives its verdict over every reachable
+state and the length of its shortest counterexample or witness, BMC its verdict over every behaviour
+up to the search's depth plus one step (so that every reachable state and every step out of one is
+covered) and the minimal depth at which z3 finds one. Engines that disagree reveal a bug in one of them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from pausecheck.model import Machine
+from pausecheck.model.machine import DEADLOCK
+from pausecheck.model.property import SOMETIMES
+
+from ..explore import Limits, Result, explore
+from .bmc import KIND, NAMES, BmcResult, bmc
+from .induction import lemmas
+from .rules import Semantics
+
+__all__ = ["Row", "Agreement", "agreement", "verdict_word"]
+
+
+def verdict_word(kind: str, depth: int | None) -> str:
+    """The verdict a depth stands for: found at a depth, or not."""
+    if kind == SOMETIMES:
+        return "not witnessed" if depth is None else "witnessed"
+    if kind == DEADLOCK:
+        return "none" if depth is None else "deadlock"
+    return "holds" if depth is None else "violated"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One property of one variant as both engines judged it."""
+
+    variant: str
+    property: str
+    bfs: str
+    bmc: str
+    bfs_depth: int | None
+    bmc_depth: int | None
+
+    @property
+    def agree(self) -> bool:
+        return self.bfs == self.bmc and self.bfs_depth == self.bmc_depth
+
+    def to_json(self) -> dict[str, object]:
+        return {"variant": self.variant, "property": self.property, "bfs": self.bfs, "bmc": self.bmc,
+                "bfs_depth": self.bfs_depth, "bmc_depth": self.bmc_depth}
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """Both engines on one variant: the rows, the depths searched, the time each took."""
+
+    variant: str
+    rows: tuple[Row, ...]
+    bfs_states: int
+    bfs_depth: int  # the depth of the search's deepest state
+    bmc_depth: int  # the depth both engines are compared to
+    bfs_seconds: float
+    bmc_seconds: float
+    lemmas: bool
+
+
+def _bfs_depth(result: Result, name: str) -> int | None:
+    if name == DEADLOCK:
+        found = result.deadlock
+    elif KIND[name] == SOMETIMES:
+        found = result.witnesses.get(name)
+    else:
+        found = result.violations.get(name)
+    return None if found is None else len(found.actions)
+
+
+def agreement(variant: str, machine: Machine, m: Semantics, names: tuple[str, ...] = NAMES,
+              depth: int | None = None) -> Agreement:
+    """Run both engines on one variant (its explicit machine and its symbolic semantics) and compare.
+
+    Without `depth`, over everything: the whole reachable graph, and BMC to its depth plus one step.
+    With it, over the behaviours of up to `depth` steps: the search stops there, and what either engine
+    finds deeper does not count."""
+    started = time.perf_counter()
+    result = explore(machine, Limits(max_depth=depth))
+    if not result.complete and depth is None:
+        raise RuntimeError(f"the breadth-first search of {variant} did not complete ({result.stopped})")
+    searched = time.perf_counter() - started
+    proved = lemmas(m)
+    if depth is None:
+        depth = result.depth + 1  # every reachable state, and every step out of one
+    found: BmcResult = bmc(m, machine, depth, names, lemmas=proved)
+    rows = []
+    for name in names:
+        kind = KIND[name]
+        bfs_at, bmc_at = _bfs_depth(result, name), found.found[name].depth
+        bfs_at = bfs_at if bfs_at is not None and bfs_at <= depth else None
+        rows.append(Row(variant, name, verdict_word(kind, bfs_at), verdict_word(kind, bmc_at), bfs_at, bmc_at))
+    return Agreement(variant, tuple(rows), result.states, result.depth, depth, searched, found.seconds,
+                     proved is not None)

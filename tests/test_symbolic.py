@@ -1,0 +1,184 @@
+"""The symbolic engine against the explicit model: no drift between the two semantics, engines that
+agree, and proofs that hold for behaviours of any length."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+import pytest
+import z3
+
+from pausecheck.checks.cli import main
+from pausecheck.checks.evidence import trace_of
+from pausecheck.checks.mutants import MUTANTS, bounds_of, mutant_named, mutate
+from pausecheck.checks.symbolic.agreement import agreement
+from pausecheck.checks.symbolic.bmc import KIND, NAMES, bmc
+from pausecheck.checks.symbolic.induction import KEY, STRENGTHENING, induction_semantics, prove
+from pausecheck.checks.symbolic.mutants import SYMBOLIC_MUTANTS, mutant_semantics
+from pausecheck.checks.symbolic.properties import holds, step_holds, step_shows
+from pausecheck.checks.symbolic.rules import SYMBOLIC_RULES, Semantics, moves
+from pausecheck.checks.symbolic.state import lift
+from pausecheck.checks.symbolic.vec import same
+from pausecheck.model import Bounds, Machine
+from pausecheck.model.actions import FAULT_ACTIONS, ClearHeld, CloseSuperseded
+from pausecheck.model.machine import DEADLOCK
+from pausecheck.model.property import ALWAYS, SOMETIMES
+from pausecheck.model.rules import RULES
+from pausecheck.traces.replay import replay
+
+TINY = Bounds(calls=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1)  # 160 states
+WIDER = (  # each exercises what the default bounds do not
+    Bounds(sessions=2, calls=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1),
+    Bounds(calls=1, artifacts=2, pauses=2, write_failures=0, observations=0, interim_writes=1, held_bound=1),
+    Bounds(calls=1, artifacts=1, pauses=1, write_failures=0, observations=0, node_failures=1, held_bound=1),
+    Bounds(turns=2, calls=2, artifacts=2, pauses=1, write_failures=1, observations=1, held_bound=1),
+)
+SMALL_MUTANT = Bounds(calls=2, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
+
+
+def _true(term: z3.BoolRef) -> bool:
+    value = z3.simplify(term)
+    assert z3.is_true(value) or z3.is_false(value), f"not a constant: {value}"
+    return z3.is_true(value)
+
+
+def _reachable(machine: Machine) -> list:
+    seen = {machine.init_states()[0]}
+    queue, order = deque(seen), []
+    while queue:
+        state = queue.popleft()
+        order.append(state)
+        for _, post in machine.successors(state):
+            if post not in seen:
+                seen.add(post)
+                queue.append(post)
+    return order
+
+
+def _no_drift(machine: Machine, m: Semantics) -> int:
+    """Every explicit step is exactly one enabled move with the same successor, every enabled move is an
+    explicit step, a sampled non-successor is no move's, and every property judges each state and step
+    as the explicit model does. Returns the number of states compared."""
+    states = _reachable(machine)
+    ctx = machine.context()
+    for index, state in enumerate(states):
+        pre = lift(m.universe, state)
+        enabled = [mv for mv in moves(m, pre) if _true(mv.guard)]
+        successors = list(machine.successors(state))
+        assert len(enabled) == len(successors), (state, [mv.label() for mv in enabled], successors)
+        for name in NAMES:
+            if KIND[name] == ALWAYS:
+                explicit = next(p for p in machine.properties if p.name == name).check(state, ctx) is None
+                assert _true(holds(m, name, pre)) == explicit, (name, state)
+        posts = set()
+        for action, post in successors:
+            lifted = lift(m.universe, post)
+            taking = [mv for mv in enabled if mv.matches(action) and _true(same(mv.post, lifted))]
+            assert len(taking) == 1, (state, action, post)
+            posts.add(post)
+            for name in NAMES:
+                kind = KIND[name]
+                if kind in (ALWAYS, DEADLOCK):
+                    continue
+                shown, _ = machine.judge(name, state, action, post)
+                symbolic = step_shows(m, name, taking[0], pre, lifted) if kind == SOMETIMES \
+                    else z3.Not(step_holds(m, name, taking[0], pre, lifted))
+                assert _true(symbolic) == shown, (name, state, action)
+        other = states[(index + 1) % len(states)]
+        if other not in posts:  # a non-transition: no move leads there
+            lifted = lift(m.universe, other)
+            assert not any(_true(same(mv.post, lifted)) for mv in enabled), (state, other)
+    return len(states)
+
+
+def test_the_symbolic_rules_mirror_the_rule_table():
+    encoded = [kind for kind, _ in SYMBOLIC_RULES]
+    explicit = [rule.action for rule in RULES if rule.action not in FAULT_ACTIONS + (ClearHeld, CloseSuperseded)]
+    assert encoded == explicit
+
+
+def test_no_drift_on_every_transition_and_property_of_small_bounds():
+    assert _no_drift(Machine(bounds=TINY), Semantics.of(TINY)) == 160
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bounds", WIDER, ids=["two-sessions", "interim", "node-failure", "two-turns"])
+def test_no_drift_at_wider_bounds(bounds):
+    assert _no_drift(Machine(bounds=bounds), Semantics.of(bounds)) > 100
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SYMBOLIC_MUTANTS))
+def test_no_drift_of_each_mutant_twin(name):
+    mutant = mutant_named(name)
+    bounds = mutant.bounds or SMALL_MUTANT
+    _no_drift(mutate(Machine(bounds=bounds), mutant), mutant_semantics(name, bounds))
+
+
+def test_bmc_and_bfs_agree_on_small_bounds():
+    found = agreement("default", Machine(bounds=TINY), Semantics.of(TINY))
+    assert [r for r in found.rows if not r.agree] == []
+    assert found.lemmas and found.bmc_depth == found.bfs_depth + 1
+
+
+@pytest.mark.slow
+def test_bmc_and_bfs_agree_at_the_default_bounds():
+    found = agreement("default", Machine(), Semantics.of(Bounds()))
+    assert [r for r in found.rows if not r.agree] == []
+    assert found.bfs_states == 110_157 and found.bmc_depth == 26
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", [m for m in MUTANTS if m.name in SYMBOLIC_MUTANTS], ids=lambda m: m.name)
+def test_bmc_and_bfs_agree_on_each_mutant(mutant):
+    bounds = bounds_of(mutant)
+    found = agreement(mutant.name, mutate(Machine(bounds=bounds), mutant), mutant_semantics(mutant.name, bounds),
+                      depth=mutant.shortest or 12)
+    assert [r for r in found.rows if not r.agree] == []
+    if mutant.target and not mutant.equivalent:
+        target = next(r for r in found.rows if r.property == mutant.target.removeprefix("witness lost: "))
+        assert target.bmc_depth == mutant.shortest or target.bmc == "not witnessed"
+
+
+def test_a_bmc_counterexample_replays_on_the_explicit_model():
+    mutant = mutant_named("no_put_back")
+    machine = mutate(Machine(), mutant)
+    result = bmc(mutant_semantics(mutant.name, Bounds()), machine, 9, ("failed_write_back_restores",))
+    found = result.found["failed_write_back_restores"]
+    assert found.depth == mutant.shortest
+    document = trace_of(machine, found.discovery, name="failed_write_back_restores")
+    done = replay(document, machine)
+    assert done.diverged_at is None and done.reproduced
+
+
+def test_induction_proves_the_six_key_properties():
+    proof = prove(induction_semantics(1, 2, 3))
+    assert {o.name for o in proof.outcomes} == set(KEY) | {i.name for i in STRENGTHENING} | {"fits_universe"}
+    assert all(o.proved for o in proof.outcomes), [(o.name, o.reason) for o in proof.outcomes if not o.proved]
+
+
+def test_induction_gives_a_counterexample_to_induction_for_what_it_cannot_prove():
+    proof = prove(induction_semantics(1, 2, 3), ("merge_order",))
+    merge = next(o for o in proof.outcomes if o.name == "merge_order")
+    assert not merge.proved and merge.pre is not None and merge.post is not None and merge.move
+
+
+def test_induction_fails_on_a_mutant():
+    m = mutant_semantics("take_keeps_held", Bounds())
+    outcomes = {o.name: o for o in prove(m).outcomes}
+    assert not outcomes["no_loss"].proved
+
+
+def test_prove_cli(capsys, tmp_path):
+    assert main(["prove", "--induction", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {p["name"] for p in out["properties"] if p["proved"]} >= set(KEY)
+    assert all(p["method"] == "k-induction" for p in out["properties"])
+    assert main(["prove", "--bmc", "6", "--calls", "1", "--out", str(tmp_path), "--json"]) == 3  # witnesses deeper
+    out = json.loads(capsys.readouterr().out)
+    approve = next(p for p in out["properties"] if p["name"] == "approve")
+    assert approve["depth"] == 4 and approve["trace"]
+    assert main(["replay", approve["trace"], "--quiet"]) == 0
+    assert main(["prove", "--bmc", "3", "--reading", "conformant+A-G1=leave"]) == 2
+    assert main(["prove"]) == 2
