@@ -8,7 +8,6 @@ from collections import deque
 
 import pytest
 import z3
-
 from pausecheck.checks.cli import main
 from pausecheck.checks.evidence import trace_of
 from pausecheck.checks.mutants import MUTANTS, bounds_of, mutant_named, mutate

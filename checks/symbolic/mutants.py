@@ -147,7 +147,8 @@ def _resume_reemits_artifacts(m: Semantics, mv: Move, pre: SState) -> SState:
     if not mv.param:
         return mv.post
     arts = mv.post.artifacts
-    refs = Vec(arts.length, [(z3.If(present, num(j + 1), ZERO), row[0]) for j, (present, row) in enumerate(arts.rows())], 2)
+    refs = Vec(arts.length, [(z3.If(present, num(j + 1), ZERO), row[0])
+                             for j, (present, row) in enumerate(arts.rows())], 2)
     again = refs.only(lambda r: r[1] == mv.slot + 1, column=0)
     return _seg(mv.post, mv, _g(mv.post, mv)._replace(collected=again.resized(_g(mv.post, mv).collected.cap)))
 
