@@ -186,28 +186,31 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
     engines = [e.strip() for e in args.engines.split(",")]
     if sorted(engines) != ["bfs", "bmc"]:
         raise usage("--engines takes bfs,bmc (the two engines compared)")
-    from ..mutants import bounds_of
-    from ..symbolic.agreement import agreement
+    from ..mutants import bounds_of, mutate
+    from ..symbolic.agreement import agreement, mutant_depth
     from ..symbolic.mutants import SYMBOLIC_MUTANTS, mutant_semantics
-    default = ("default", Machine(bounds, reading), _semantics(bounds, reading, usage))
-    variants: list[tuple[str, Machine, Any]] = [default]
+    variants: list[tuple[str, Machine, Any, int | None]] = [
+        ("default", Machine(bounds, reading), _semantics(bounds, reading, usage), None)]
     skipped = []
     for mutant in MUTANTS:
         if mutant.name not in SYMBOLIC_MUTANTS:
             skipped.append(mutant.name)
             continue
-        from ..mutants import mutate
         mb = bounds_of(mutant, bounds)
-        variants.append((mutant.name, mutate(Machine(mb, reading), mutant), mutant_semantics(mutant.name, mb)))
+        variants.append((mutant.name, mutate(Machine(mb, reading), mutant), mutant_semantics(mutant.name, mb),
+                         mutant_depth(mutant)))
     rows, say = [], _sayer(console(color=not args.no_color))
-    for name, machine, m in variants:
-        found = agreement(name, machine, m)
+    for name, machine, m, depth in variants:
+        found = agreement(name, machine, m, depth=depth)
         rows += found.rows
         if not args.json:
+            scope = "the whole graph" if depth is None else f"behaviours of up to {depth} steps"
+            say(f"{name}: {scope} ({found.bfs_seconds + found.bmc_seconds:.0f} s)")
             for r in found.rows:
                 mark = "agree" if r.agree else "DISAGREE"
-                say(f"  {name:<32} {r.property:<36} bfs {r.bfs} {r.bfs_depth if r.bfs_depth is not None else '-'}"
-                          f"  bmc {r.bmc} {r.bmc_depth if r.bmc_depth is not None else '-'}  {mark}")
+                bfs_at = "-" if r.bfs_depth is None else r.bfs_depth
+                bmc_at = "-" if r.bmc_depth is None else r.bmc_depth
+                say(f"  {r.property:<36} bfs {r.bfs:<13} {bfs_at!s:>2}   bmc {r.bmc:<13} {bmc_at!s:>2}   {mark}")
     disagree = [r for r in rows if not r.agree]
     code = 1 if disagree or skipped else 0
     if args.json:

@@ -20,7 +20,9 @@ from .bmc import KIND, NAMES, BmcResult, bmc
 from .induction import lemmas
 from .rules import Semantics
 
-__all__ = ["Row", "Agreement", "agreement", "verdict_word"]
+__all__ = ["Row", "Agreement", "agreement", "verdict_word", "SHALLOW", "mutant_depth"]
+
+SHALLOW = 14  # depths up to which bounded model checking runs as fast without lemmas
 
 
 def verdict_word(kind: str, depth: int | None) -> str:
@@ -82,13 +84,15 @@ def agreement(variant: str, machine: Machine, m: Semantics, names: tuple[str, ..
 
     Without `depth`, over everything: the whole reachable graph, and BMC to its depth plus one step.
     With it, over the behaviours of up to `depth` steps: the search stops there, and what either engine
-    finds deeper does not count."""
+    finds deeper does not count (nor a deadlock at that depth, which the search does not expand)."""
     started = time.perf_counter()
+    bounded = depth is not None
     result = explore(machine, Limits(max_depth=depth))
     if not result.complete and depth is None:
         raise RuntimeError(f"the breadth-first search of {variant} did not complete ({result.stopped})")
     searched = time.perf_counter() - started
-    proved = lemmas(m)
+    # Deep unrollings need the proved invariants as lemmas; shallow ones are quicker without proving them.
+    proved = lemmas(m) if depth is None or depth > SHALLOW else None
     if depth is None:
         depth = result.depth + 1  # every reachable state, and every step out of one
     found: BmcResult = bmc(m, machine, depth, names, lemmas=proved)
@@ -96,7 +100,17 @@ def agreement(variant: str, machine: Machine, m: Semantics, names: tuple[str, ..
     for name in names:
         kind = KIND[name]
         bfs_at, bmc_at = _bfs_depth(result, name), found.found[name].depth
-        bfs_at = bfs_at if bfs_at is not None and bfs_at <= depth else None
+        # A bounded search judges deadlock only in the states it expands: those before the last depth.
+        last = depth - 1 if bounded and kind == DEADLOCK else depth
+        bfs_at = bfs_at if bfs_at is not None and bfs_at <= last else None
+        bmc_at = bmc_at if bmc_at is not None and bmc_at <= last else None
         rows.append(Row(variant, name, verdict_word(kind, bfs_at), verdict_word(kind, bmc_at), bfs_at, bmc_at))
     return Agreement(variant, tuple(rows), result.states, result.depth, depth, searched, found.seconds,
                      proved is not None)
+
+
+def mutant_depth(mutant: object) -> int:
+    """The depth a mutant is compared to: one step past its target counterexample (so that a deadlock
+    there is judged too), or SHALLOW for an equivalent mutant."""
+    shortest = getattr(mutant, "shortest", None)
+    return SHALLOW if shortest is None else shortest + 1

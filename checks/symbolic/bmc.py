@@ -176,16 +176,22 @@ def bmc(m: Semantics, machine: Machine, depth: int, names: tuple[str, ...] = NAM
             break
         if t > 0:
             unrolling.grow()
-        open_ = [f for f in result.found.values() if f.depth is None]
-        # Most depths show nothing new: one query for all of them (and for a step out of the universe)
-        # first, then one per property if any.
-        if unrolling.ask(z3.Or(unrolling.overflow(t), *[unrolling.violation(f.name, t) for f in open_])) is not None:
-            if unrolling.ask(unrolling.overflow(t)) is not None:
+        # One query for every property still open at this depth (and for a step out of the universe); each
+        # model found settles every property it shows (at this depth, their minimal one), and the query is
+        # asked again of the rest until unsat.
+        overflow = unrolling.overflow(t)
+        open_ = {f.name: (f, unrolling.violation(f.name, t)) for f in result.found.values() if f.depth is None}
+        while True:
+            model = unrolling.ask(z3.Or(overflow, *[term for _, term in open_.values()]))
+            if model is None:
+                break
+            if z3.is_true(model.eval(overflow, model_completion=True)):
                 raise UniverseTooSmall(f"a step from depth {t} does not fit the symbolic universe {m.universe}")
-            for f in open_:
-                model = unrolling.ask(unrolling.violation(f.name, t))
-                if model is not None:
-                    f.depth, f.discovery = t, _judged(unrolling.path(model, t, machine), f, machine)
+            path = unrolling.path(model, t, machine)
+            for name, (f, term) in list(open_.items()):
+                if z3.is_true(model.eval(term, model_completion=True)):
+                    f.depth, f.discovery = t, _judged(path, f, machine)
+                    del open_[name]
         if progress is not None:
             progress(t, sum(1 for f in result.found.values() if f.depth is not None))
     result.seconds = time.perf_counter() - started

@@ -251,6 +251,48 @@ def _poll_delivers_held(m: Semantics, mv: Move, pre: SState) -> SState:
     return pick(holding, _set(mv.post, mv, held=Vec.empty(e.held.cap, 1), **_appended(e, e.held)), mv.post)
 
 
+def _shared_hold(same_session: bool) -> Patch:
+    """A hold into one list shared by every execution (of the pausing one's session, or of all): the
+    sorted refs of their held lists (a multiset), then what the segment collected, bounded; the list
+    lives with the pausing execution, the others are emptied."""
+    def deviate(m: Semantics, mv: Move, pre: SState) -> SState:
+        me = _e(pre, mv)
+        sharing = [z3.And(i < pre.n_executions, e.session == me.session if same_session else z3.BoolVal(True))
+                   for i, e in enumerate(pre.executions)]
+        copies = [(r, sum_) for r in range(1, m.universe.artifacts + 1)
+                  for sum_ in [sum((z3.If(z3.And(share, e.held.contains(r)), 1, 0) for share, e in
+                                    zip(sharing, pre.executions, strict=True)), z3.IntVal(0))]]
+        rows = [(num(r), z3.If(z3.IntVal(k) < count, num(1), ZERO)) for r, count in copies for k in range(len(sharing))]
+        shared = Vec(num(len(rows)), rows, 2).only(lambda row: row[1] == 1, column=0)
+        merged = shared.extend(_g(pre, mv).collected)
+        bound = m.bounds.held_bound
+        post = mv.post
+        for i, share in enumerate(sharing):
+            e = post.executions[i]
+            emptied = e._replace(held=Vec.empty(e.held.cap, 1))
+            post = post._replace(executions=post.executions[:i] + (pick(share, emptied, e),) + post.executions[i + 1:])
+        kept, dropped = merged.prefix(bound), merged.suffix(bound, cap=merged.cap)
+        post = _set(post, mv, held=kept.resized(me.held.cap))
+        return post._replace(warnings=pre.warnings.extend(dropped.tagged(mv.slot + 1)))
+    return deviate
+
+
+def _question_per_gated_call(m: Semantics, mv: Move, pre: SState) -> SState:
+    from .rules import running
+    e, g = _e(mv.post, mv), _g(pre, mv)
+    _, call = running(_e(pre, mv))
+    first = e.calls - g.calls + 1  # the segment's first fresh call
+    candidates = Vec(num(m.bounds.calls), [(first + k, z3.If(z3.And(k < g.calls, first + k != call), num(1), ZERO))
+                                           for k in range(m.bounds.calls)], 2)
+    others = candidates.only(lambda row: row[1] == 1, column=0)
+    extra = Vec(others.length, [(c, z3.If(others.present(j), code(PENDING), ZERO), ZERO,
+                                 z3.If(others.present(j), e.questions.length + 1 + j, ZERO))
+                                for j, (c,) in enumerate(others.items)], 4)
+    last = e.questions.last()
+    questions = e.questions.pop().extend(extra).append(last)
+    return _set(mv.post, mv, questions=questions)
+
+
 # --- the attempt trail ----------------------------------------------------------------------------
 
 def _interrupt_relabelled(status: str) -> Patch:
@@ -433,6 +475,8 @@ SYMBOLIC_MUTANTS: dict[str, SymbolicMutant] = {
     "repause_prepends_new": _P(ToolInterrupts, _repause_prepends_new),
     "pause_discards_collected": _P(ToolInterrupts, _pause_discards_collected),
     "pause_writes_interim_message": _P(ToolInterrupts, _pause_writes_interim_message, ("messages", 2)),
+    "held_keyed_per_workflow": _P(ToolInterrupts, _shared_hold(False)),
+    "held_keyed_per_session": _P(ToolInterrupts, _shared_hold(True)),
     "poll_delivers_held": _P(Poll, _poll_delivers_held, ("messages", 2)),
     "poll_shows_held": SymbolicMutant(Deviation(shows_held=True)),
     "interrupt_recorded_failed": _P(ToolInterrupts, _interrupt_relabelled(FAILED)),
@@ -456,6 +500,7 @@ SYMBOLIC_MUTANTS: dict[str, SymbolicMutant] = {
     "decline_stalls": _A(_decline_ends(None)),
     "question_per_observation": _P(ObserveAgain, _question_per_observation, ("questions", 2)),
     "observation_reraises_question": _P(ObserveAgain, _observation_reraises_question),
+    "question_per_gated_call": _P(ToolInterrupts, _question_per_gated_call, ("questions", 4)),
     "answer_leaves_question_pending": _A(_answer_leaves_question_pending),
     "decline_not_offered": SymbolicMutant(Deviation(block=_declines)),
     "write_never_fails": SymbolicMutant(Deviation(block=_failing_writes)),

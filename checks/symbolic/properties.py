@@ -284,7 +284,7 @@ def resume_supersedes(m: Semantics, mv: Move, pre: SState, post: SState) -> z3.B
     before, after = pre.executions[mv.slot], post.executions[mv.slot]
     call = question[0]
     closed = _trail(before, call).where(lambda r: r[0] == code(INTERRUPTED), lambda r: (code(CANCELLED),))
-    approve = mv.param if mv.param is not None else question[1] != code(APPROVED)
+    approve = _approving(mv, pre)
     expected = closed.append((code(RUNNING),), when=approve)
     trail = _trail(after, call)
     if expected.cap != trail.cap:
