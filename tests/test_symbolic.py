@@ -10,8 +10,8 @@ import pytest
 import z3
 from pausecheck.checks.cli import main
 from pausecheck.checks.evidence import trace_of
-from pausecheck.checks.mutants import MUTANTS, bounds_of, mutant_named, mutate
-from pausecheck.checks.symbolic.agreement import agreement, mutant_depth
+from pausecheck.checks.mutants import MUTANTS, WITNESS_LOST, mutant_named, mutate
+from pausecheck.checks.symbolic.agreement import agreement, compare_engines, variants
 from pausecheck.checks.symbolic.bmc import KIND, NAMES, bmc
 from pausecheck.checks.symbolic.induction import KEY, STRENGTHENING, induction_semantics, prove
 from pausecheck.checks.symbolic.mutants import SYMBOLIC_MUTANTS, mutant_semantics
@@ -119,7 +119,7 @@ def test_no_drift_at_wider_bounds(bounds):
 def test_no_drift_of_each_mutant_twin(name):
     mutant = mutant_named(name)
     bounds = mutant.bounds or SMALL_MUTANT
-    assert _no_drift(mutate(Machine(bounds=bounds), mutant), mutant_semantics(name, bounds), SAMPLE) > 10
+    assert _no_drift(mutate(Machine(bounds=bounds), mutant), mutant_semantics(name, bounds), SAMPLE // 3) > 10
 
 
 def test_bmc_and_bfs_agree_on_small_bounds():
@@ -129,22 +129,19 @@ def test_bmc_and_bfs_agree_on_small_bounds():
 
 
 @pytest.mark.slow
-def test_bmc_and_bfs_agree_at_the_default_bounds():
-    found = agreement("default", Machine(), Semantics.of(Bounds()))
-    assert [r for r in found.rows if not r.agree] == []
-    assert found.bfs_states == 110_157 and found.bmc_depth == 26
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("mutant", [m for m in MUTANTS if m.name in SYMBOLIC_MUTANTS], ids=lambda m: m.name)
-def test_bmc_and_bfs_agree_on_each_mutant(mutant):
-    bounds = bounds_of(mutant)
-    found = agreement(mutant.name, mutate(Machine(bounds=bounds), mutant), mutant_semantics(mutant.name, bounds),
-                      depth=mutant_depth(mutant))
-    assert [r for r in found.rows if not r.agree] == []
-    if mutant.target and not mutant.equivalent:
-        target = next(r for r in found.rows if r.property == mutant.target.removeprefix("witness lost: "))
-        assert target.bmc_depth == mutant.shortest or target.bmc == "not witnessed"
+def test_bfs_and_bmc_agree_on_the_default_and_every_mutant_at_the_default_bounds():
+    chosen, skipped = variants(Bounds())
+    assert skipped == () and len(chosen) == len(MUTANTS) + 1
+    results = compare_engines(chosen, jobs=2)
+    assert [(r.variant, r.property) for found in results for r in found.rows if not r.agree] == []
+    default = results[0]
+    assert default.bfs_states == 110_157 and default.bmc_depth == 26 and default.lemmas
+    for mutant, found in zip(MUTANTS, results[1:], strict=True):
+        if mutant.equivalent:
+            continue
+        target = mutant.target.removeprefix(WITNESS_LOST)
+        row = next(r for r in found.rows if r.property == target)
+        assert (row.bmc_depth == mutant.shortest) if row.bmc in ("violated", "deadlock") else row.bmc == "not witnessed"
 
 
 def test_a_bmc_counterexample_replays_on_the_explicit_model():
@@ -188,3 +185,13 @@ def test_prove_cli(capsys, tmp_path):
     assert main(["replay", approve["trace"], "--quiet"]) == 0
     assert main(["prove", "--bmc", "3", "--reading", "conformant+A-G1=leave"]) == 2
     assert main(["prove"]) == 2
+
+
+def test_check_engines_on_chosen_variants(capsys):
+    argv = ["check", "--engines", "bfs,bmc", "--calls", "1", "--pauses", "1", "--observations", "0",
+            "--held-bound", "1", "--only", "default", "--only", "failure_not_reported", "--jobs", "1", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["not_encoded"] == [] and {r["variant"] for r in out["agreement"]} == {"default", "failure_not_reported"}
+    assert main(["check", "--engines", "bfs,bmc", "--only", "nonsense"]) == 2
+    assert main(["check", "--engines", "bfs,tlc"]) == 2

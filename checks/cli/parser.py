@@ -215,6 +215,10 @@ def parser() -> argparse.ArgumentParser:
                        "(to the search's depth) on the default and on every mutant encoded symbolically; one line per "
                        "variant and property with both verdicts and minimal depths; exit 1 on any disagreement or "
                        "variant not compared")
+    check.add_argument("--jobs", type=int, metavar="N", help="with --engines: variants compared at once (default: "
+                       "every core)")
+    check.add_argument("--only", action="append", metavar="NAME",
+                       help="with --engines: compare only this variant, `default` or a mutant (repeatable)")
     check.add_argument("--resume", type=Path, metavar="DIR",
                        help="carry on the search saved in DIR (same bounds and reading, same pausecheck) and keep "
                        "saving there; it ends with the same states, counts and traces as a search never stopped")

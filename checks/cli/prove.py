@@ -17,7 +17,6 @@ from pausecheck.traces.itf import dumps
 
 from ..console import console
 from ..evidence import trace_name, trace_of
-from ..mutants import MUTANTS
 
 __all__ = ["prove_command", "engines_command"]
 
@@ -186,41 +185,45 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
     engines = [e.strip() for e in args.engines.split(",")]
     if sorted(engines) != ["bfs", "bmc"]:
         raise usage("--engines takes bfs,bmc (the two engines compared)")
-    from ..mutants import bounds_of, mutate
-    from ..symbolic.agreement import agreement, mutant_depth
-    from ..symbolic.mutants import SYMBOLIC_MUTANTS, mutant_semantics
-    variants: list[tuple[str, Machine, Any, int | None]] = [
-        ("default", Machine(bounds, reading), _semantics(bounds, reading, usage), None)]
-    skipped = []
-    for mutant in MUTANTS:
-        if mutant.name not in SYMBOLIC_MUTANTS:
-            skipped.append(mutant.name)
-            continue
-        mb = bounds_of(mutant, bounds)
-        variants.append((mutant.name, mutate(Machine(mb, reading), mutant), mutant_semantics(mutant.name, mb),
-                         mutant_depth(mutant)))
-    rows, say = [], _sayer(console(color=not args.no_color))
-    for name, machine, m, depth in variants:
-        found = agreement(name, machine, m, depth=depth)
-        rows += found.rows
-        if not args.json:
-            scope = "the whole graph" if depth is None else f"behaviours of up to {depth} steps"
-            say(f"{name}: {scope} ({found.bfs_seconds + found.bmc_seconds:.0f} s)")
-            for r in found.rows:
-                mark = "agree" if r.agree else "DISAGREE"
-                bfs_at = "-" if r.bfs_depth is None else r.bfs_depth
-                bmc_at = "-" if r.bmc_depth is None else r.bmc_depth
-                say(f"  {r.property:<36} bfs {r.bfs:<13} {bfs_at!s:>2}   bmc {r.bmc:<13} {bmc_at!s:>2}   {mark}")
+    if args.jobs is not None and args.jobs < 1:
+        raise usage("--jobs must be at least 1")
+    _semantics(bounds, reading, usage)  # refuses what the symbolic engine does not encode
+    from ..symbolic.agreement import compare_engines, variants
+    chosen, skipped = variants(bounds)
+    if args.only:
+        unknown = sorted(set(args.only) - {v.name for v in chosen} - set(skipped))
+        if unknown:
+            raise usage(f"--only {unknown[0]}: no such variant (default, or a mutant: pausecheck mutants --list)")
+        chosen, skipped = tuple(v for v in chosen if v.name in args.only), tuple(n for n in skipped if n in args.only)
+    say = _sayer(console(color=not args.no_color))
+
+    def show(found: Any) -> None:
+        if args.json:
+            return
+        scope = "the whole graph" if found.variant == "default" else f"behaviours of up to {found.bmc_depth} steps"
+        say(f"{found.variant}: {scope} ({found.bfs_seconds + found.bmc_seconds:.0f} s)")
+        for r in found.rows:
+            bfs_at = "-" if r.bfs_depth is None else r.bfs_depth
+            bmc_at = "-" if r.bmc_depth is None else r.bmc_depth
+            mark = "agree" if r.agree else "DISAGREE"
+            say(f"  {r.property:<36} bfs {r.bfs:<13} {bfs_at!s:>2}   bmc {r.bmc:<13} {bmc_at!s:>2}   {mark}")
+
+    results = compare_engines(chosen, args.jobs, show)
+    rows = [r for found in results for r in found.rows]
     disagree = [r for r in rows if not r.agree]
     code = 1 if disagree or skipped else 0
     if args.json:
-        print(json.dumps({"agreement": [r.to_json() for r in rows], "not_encoded": skipped, "exit": code}, indent=1))
+        print(json.dumps({"agreement": [r.to_json() for r in rows], "not_encoded": list(skipped), "exit": code},
+                         indent=1))
         return code
     if disagree:
-        say(f"[disagree] {len(disagree)} verdict(s) differ between the engines")
+        say(f"[disagree] {len(disagree)} verdict(s) differ between the engines: "
+            + ", ".join(f"{r.variant}/{r.property}" for r in disagree))
     elif skipped:
-        say(f"[incomplete] the engines agree on {len(variants)} variant(s); {len(skipped)} mutant(s) are not "
-                  f"encoded symbolically yet: {', '.join(skipped)}")
+        say(f"[incomplete] the engines agree on {len(results)} variant(s); {len(skipped)} mutant(s) have no "
+            f"symbolic twin: {', '.join(skipped)}")
     else:
-        say(f"[ok] BFS and BMC agree on every verdict and minimal depth of {len(variants)} variants")
+        names = [found.variant for found in results]
+        which = ", ".join(names) if len(names) <= 4 else f"{names[0]} and {len(names) - 1} more"
+        say(f"[ok] BFS and BMC agree on every verdict and minimal depth of {len(names)} variant(s): {which}")
     return code

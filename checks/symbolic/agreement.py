@@ -8,10 +8,13 @@ covered) and the minimal depth at which z3 finds one. Engines that disagree reve
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from pausecheck.model import Machine
+from pausecheck.model import Bounds, Machine
 from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.property import SOMETIMES
 
@@ -20,7 +23,8 @@ from .bmc import KIND, NAMES, BmcResult, bmc
 from .induction import lemmas
 from .rules import Semantics
 
-__all__ = ["Row", "Agreement", "agreement", "verdict_word", "SHALLOW", "mutant_depth"]
+__all__ = ["Row", "Agreement", "agreement", "verdict_word", "SHALLOW", "mutant_depth", "Variant", "variants",
+           "compare_engines"]
 
 SHALLOW = 14  # depths up to which bounded model checking runs as fast without lemmas
 
@@ -114,3 +118,56 @@ def mutant_depth(mutant: object) -> int:
     there is judged too), or SHALLOW for an equivalent mutant."""
     shortest = getattr(mutant, "shortest", None)
     return SHALLOW if shortest is None else shortest + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """What `check --engines` compares: the default (no mutant) or one mutant, at what depth (None: all)."""
+
+    name: str
+    bounds: Bounds
+    mutant: str | None
+    depth: int | None
+
+
+def variants(bounds: Bounds) -> tuple[tuple[Variant, ...], tuple[str, ...]]:
+    """The default at `bounds` and every mutant with a symbolic twin (at its own bounds, else `bounds`),
+    and the names of the mutants without one."""
+    from ..mutants import MUTANTS, bounds_of
+    from .mutants import SYMBOLIC_MUTANTS
+    found = [Variant("default", bounds, None, None)]
+    found += [Variant(m.name, bounds_of(m, bounds), m.name, mutant_depth(m)) for m in MUTANTS
+              if m.name in SYMBOLIC_MUTANTS]
+    return tuple(found), tuple(m.name for m in MUTANTS if m.name not in SYMBOLIC_MUTANTS)
+
+
+def _compare(variant: Variant) -> Agreement:
+    from ..mutants import mutant_named, mutate
+    from .mutants import mutant_semantics
+    if variant.mutant is None:
+        return agreement(variant.name, Machine(variant.bounds), Semantics.of(variant.bounds))
+    mutant = mutant_named(variant.mutant)
+    return agreement(variant.name, mutate(Machine(variant.bounds), mutant),
+                     mutant_semantics(variant.mutant, variant.bounds), depth=variant.depth)
+
+
+def compare_engines(chosen: tuple[Variant, ...], jobs: int | None = None,
+                    done: Callable[[Agreement], None] | None = None) -> list[Agreement]:
+    """Both engines on each variant, `jobs` at once (default: every core), the default first; the
+    results in the order given. `done` is told of each as it finishes."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1:
+        results = []
+        for variant in chosen:
+            results.append(_compare(variant))
+            if done is not None:
+                done(results[-1])
+        return results
+    with ProcessPoolExecutor(jobs) as pool:
+        futures = [pool.submit(_compare, v) for v in chosen]  # the default, the longest, goes first
+        results = []
+        for future in futures:
+            results.append(future.result())
+            if done is not None:
+                done(results[-1])
+        return results
