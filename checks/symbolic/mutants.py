@@ -37,7 +37,7 @@ from pausecheck.model.state import (
     RUNNING,
 )
 
-from .rules import UNASKED, Deviation, Move, Semantics, _segment
+from .rules import UNASKED, Deviation, Move, Semantics, fresh_segment, running
 from .state import SExecution, SSegment, SState, code, no_segment
 from .vec import ZERO, Vec, num, pick
 
@@ -278,7 +278,6 @@ def _shared_hold(same_session: bool) -> Patch:
 
 
 def _question_per_gated_call(m: Semantics, mv: Move, pre: SState) -> SState:
-    from .rules import running
     e, g = _e(mv.post, mv), _g(pre, mv)
     _, call = running(_e(pre, mv))
     first = e.calls - g.calls + 1  # the segment's first fresh call
@@ -295,11 +294,11 @@ def _question_per_gated_call(m: Semantics, mv: Move, pre: SState) -> SState:
 
 # --- the attempt trail ----------------------------------------------------------------------------
 
-def _interrupt_relabelled(status: str) -> Patch:
+def _call_relabelled(old: str, new: str) -> Patch:
+    """The step's call (the one running before it) has its attempts of status `old` recorded `new`."""
     def deviate(m: Semantics, mv: Move, pre: SState) -> SState:
-        from .rules import running
         _, call = running(_e(pre, mv))
-        return _set(mv.post, mv, attempts=_relabel(_e(mv.post, mv), call, INTERRUPTED, status))
+        return _set(mv.post, mv, attempts=_relabel(_e(mv.post, mv), call, old, new))
     return deviate
 
 
@@ -345,14 +344,6 @@ def _unhandled(delta: int, when: Callable[[Move], bool] = lambda mv: True, base_
             return mv.post
         base = (_e(pre, mv) if base_pre else _e(mv.post, mv)).unhandled
         return _set(mv.post, mv, unhandled=base + delta)
-    return deviate
-
-
-def _tool_failure_relabelled(status: str) -> Patch:
-    def deviate(m: Semantics, mv: Move, pre: SState) -> SState:
-        from .rules import running
-        _, call = running(_e(pre, mv))
-        return _set(mv.post, mv, attempts=_relabel(_e(mv.post, mv), call, FAILED, status))
     return deviate
 
 
@@ -435,7 +426,7 @@ def _resume_without_answer(m: Semantics, s: SState) -> list[Move]:
     for i, e in enumerate(s.executions):
         guard = z3.And(i < s.n_executions, e.status == code(PAUSED), e.n_messages == 0)
         post = s._replace(executions=s.executions[:i] + (e._replace(status=code(RUNNING)),) + s.executions[i + 1:],
-                          segments=s.segments[:i] + (_segment(m.universe),) + s.segments[i + 1:])
+                          segments=s.segments[:i] + (fresh_segment(m.universe),) + s.segments[i + 1:])
         found.append(Move(Answer, i, UNASKED, guard, post))
     return found
 
@@ -479,17 +470,17 @@ SYMBOLIC_MUTANTS: dict[str, SymbolicMutant] = {
     "held_keyed_per_session": _P(ToolInterrupts, _shared_hold(True)),
     "poll_delivers_held": _P(Poll, _poll_delivers_held, ("messages", 2)),
     "poll_shows_held": SymbolicMutant(Deviation(shows_held=True)),
-    "interrupt_recorded_failed": _P(ToolInterrupts, _interrupt_relabelled(FAILED)),
+    "interrupt_recorded_failed": _P(ToolInterrupts, _call_relabelled(INTERRUPTED, FAILED)),
     "interrupt_keeps_running": _P(ToolInterrupts, _interrupt_keeps_running),
-    "interrupt_closes_attempt": _P(ToolInterrupts, _interrupt_relabelled(CANCELLED)),
+    "interrupt_closes_attempt": _P(ToolInterrupts, _call_relabelled(INTERRUPTED, CANCELLED)),
     "resume_flips_attempt": _A(_resume_flips_attempt),
     "resume_as_fresh_call": _A(_resume_as_fresh_call, ("calls", 2)),
     "superseded_left_interrupted": _A(_keep_interrupted(True)),
     "decline_leaves_interrupted": _A(_keep_interrupted(False)),
     "decline_reissues_call": _A(_decline_reissues_call, ("attempts", 2)),
     "tool_failure_unhandled": _P(ToolFails, _unhandled(1)),
-    "tool_failure_recorded_cancelled": _P(ToolFails, _tool_failure_relabelled(CANCELLED)),
-    "tool_failure_recorded_completed": _P(ToolFails, _tool_failure_relabelled(COMPLETED)),
+    "tool_failure_recorded_cancelled": _P(ToolFails, _call_relabelled(FAILED, CANCELLED)),
+    "tool_failure_recorded_completed": _P(ToolFails, _call_relabelled(FAILED, COMPLETED)),
     "failures_relabelled_on_resume": _A(_failures_relabelled_on_resume),
     "tool_failure_fails_run": _P(WriteMessage, _tool_failure_fails_run),
     "unrouted_failure_handled": _P(NodeFails, _unhandled(0, lambda mv: not mv.param, base_pre=True)),

@@ -190,7 +190,7 @@ def start_turn(m: Semantics, s: SState) -> Iterator[Move]:
                          Vec.empty(u.questions, 4), Vec.empty(u.lists, 1), num(0),
                          tuple(Vec.empty(u.lists, 1) for _ in range(u.messages)), num(0), num(0),
                          Vec.empty(u.node_failures, 1))
-        started = _segment(u)
+        started = fresh_segment(u)
         post = s._replace(
             n_executions=s.n_executions + 1,
             executions=tuple(pick(s.n_executions == j, new, e) for j, e in enumerate(s.executions)),
@@ -198,7 +198,7 @@ def start_turn(m: Semantics, s: SState) -> Iterator[Move]:
         yield Move(StartTurn, session, None, guard, post)
 
 
-def _segment(u: Universe) -> SSegment:
+def fresh_segment(u: Universe) -> SSegment:
     """A fresh segment in flight: no calls, nothing collected."""
     return no_segment(u)._replace(live=TRUE, phase=code(WORKING))
 
@@ -280,7 +280,7 @@ def answer(m: Semantics, s: SState) -> Iterator[Move]:
                 attempts = attempts.append((q[0], code(RUNNING)))
             questions = e.questions.set_at(e.questions.length - 1, lambda r, v=settled: (r[0], v, r[2], r[3]))
             e2 = e._replace(attempts=attempts, questions=questions, status=code(RUNNING))
-            yield Move(Answer, i, approve, guard, _put(s, i, e2, _segment(m.universe)))
+            yield Move(Answer, i, approve, guard, _put(s, i, e2, fresh_segment(m.universe)))
         # A second tab answers a question no longer pending: nothing changes (INT-19, G6.9).
         yield Move(Answer, i, None, z3.And(live, z3.Not(pending)), s)
 
