@@ -495,7 +495,8 @@ SYMBOLIC_MUTANTS: dict[str, SymbolicMutant] = {
     "answer_leaves_question_pending": _A(_answer_leaves_question_pending),
     "decline_not_offered": SymbolicMutant(Deviation(block=_declines)),
     "write_never_fails": SymbolicMutant(Deviation(block=_failing_writes)),
-    "resume_without_answer": SymbolicMutant(Deviation(extra=_resume_without_answer), (("messages", 2),)),
+    "resume_without_answer": SymbolicMutant(Deviation(extra=_resume_without_answer),
+                                            (("messages", 2), ("calls", 2), ("attempts", 2))),
 }
 
 
