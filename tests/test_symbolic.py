@@ -34,7 +34,7 @@ WIDER = (  # each exercises what the default bounds do not
     Bounds(turns=2, calls=1, artifacts=1, pauses=1, write_failures=1, observations=1, held_bound=1),
 )
 SAMPLE = 150  # states compared at most per bound set beyond TINY (each costs milliseconds of z3 terms)
-MUTANT_SAMPLE = 25  # per mutant (51 of them); the engines' agreement re-checks each mutant's paths besides
+MUTANT_SAMPLE = 12  # per mutant (51 of them); the engines' agreement re-checks each mutant's paths besides
 SMALL_MUTANT = Bounds(calls=2, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
 
 
