@@ -24,7 +24,6 @@ from pausecheck.model.actions import (
     ToolReturns,
     WriteMessage,
 )
-from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.properties import PROPERTIES
 from pausecheck.model.property import ALWAYS
 from pausecheck.model.state import (
@@ -45,7 +44,7 @@ from .rules import UNASKED, Move, Semantics, finished, is_final, running
 from .state import SExecution, SState, code
 from .vec import FALSE, TRUE, ZERO, Vec, pick, same, total
 
-__all__ = ["places", "STATE_CHECKS", "STEP_CHECKS", "WITNESS_CHECKS", "KINDS", "holds", "step_holds", "step_shows",
+__all__ = ["places", "STATE_CHECKS", "STEP_CHECKS", "WITNESS_CHECKS", "holds", "step_holds", "step_shows",
            "deadlocked",
            "applies"]
 
@@ -405,6 +404,5 @@ def deadlocked(m: Semantics, s: SState, all_moves: list[Move]) -> z3.BoolRef:
     return z3.And(z3.Not(is_final(m, s)), *[z3.Or(z3.Not(mv.guard), same(mv.post, s)) for mv in all_moves])
 
 
-KINDS = {p.name: p.kind for p in PROPERTIES} | {DEADLOCK: "deadlock"}
 assert set(STATE_CHECKS) == {p.name for p in PROPERTIES if p.kind == ALWAYS}
 assert set(STEP_CHECKS) == {p.name for p in PROPERTIES if p.kind != ALWAYS}
