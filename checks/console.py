@@ -99,6 +99,12 @@ class Reporter:
             self.stream.write(f"pausecheck {self.command}: {label}: {detail} ({now - self._started:.0f} s)\n")
             self.stream.flush()
 
+    def batch(self, label: str, total: int) -> Callable[[int, int, str], None]:
+        """A callback for `total` named parts running at once, called as each ends (finished, total, name)."""
+        self._begin(label, total)
+        return lambda finished, total, name: self._show(label, f"{finished}/{total} done, last {name}",
+                                                        completed=finished)
+
     def status(self, label: str) -> Callable[[str], None]:
         """A callback that shows a free-form detail (counts so far) for one long step."""
         self._begin(label, None)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -30,6 +29,7 @@ from pausecheck.model import CONFORMANT, DEFAULT_BOUNDS, FAULTS, SWITCH_OF, SWIT
 
 from .evidence import evidence_of
 from .explore import Limits
+from .parallel import run_all, workers
 from .report import check
 
 __all__ = ["Variant", "Outcome", "Flip", "Row", "Matrix", "flip_matrix", "singles", "run_variant", "workers"]
@@ -116,14 +116,6 @@ def _physical_memory() -> int:
         return 0
 
 
-def workers() -> int:
-    """How many searches run at once: the cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def _with_faults(bounds: Bounds, switches: Iterable[tuple[str, str]]) -> Bounds:
     """The bounds with every fault the switches need turned on (kept where the user set it higher)."""
     needs = {fault for ambiguity, _ in switches for fault in SWITCH_OF[ambiguity].needs}
@@ -164,22 +156,10 @@ def _run_all(variants: list[Variant], jobs: int, limits: Limits | None,
              done: Callable[[Outcome], Any] | None) -> dict[Variant, Outcome]:
     """Run each variant once, `jobs` at a time, each in a fresh process."""
     unique = list(dict.fromkeys(variants))
-    results: dict[Variant, Outcome] = {}
-    if jobs <= 1 or len(unique) <= 1:
-        for variant in unique:
-            results[variant] = run_variant(variant, limits)
-            if done:
-                done(results[variant])
-        return results
-    # The searches with faults are the largest: start them first, so that no long one is left alone at the end.
-    order = sorted(unique, key=lambda v: -sum(getattr(v.bounds, name) for name in FAULTS))
-    with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1) as pool:
-        futures = {pool.submit(run_variant, variant, limits): variant for variant in order}
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()
-            if done:
-                done(results[futures[future]])
-    return {variant: results[variant] for variant in unique}
+    outcomes = run_all(run_variant, unique, jobs=jobs, args=(limits,),
+                       key=lambda v: -sum(getattr(v.bounds, name) for name in FAULTS),  # faults: the largest
+                       done=None if done is None else lambda _, outcome: done(outcome))
+    return dict(zip(unique, outcomes, strict=True))
 
 
 def flip_matrix(bounds: Bounds = DEFAULT_BOUNDS, *, jobs: int | None = None, pairs: bool = True,

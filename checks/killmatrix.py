@@ -31,7 +31,8 @@ from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
 from .explore import Discovery, Progress, explore
-from .mutants import DEADLOCK, WITNESS_LOST, Mutant, bounds_of, mutate
+from .mutants import DEADLOCK, WITNESS_LOST, Mutant, bounds_of, mutant_named, mutate
+from .parallel import run_all, workers
 
 __all__ = ["MutantKill", "PropertyKills", "KillMatrix", "kill_matrix", "killer_names"]
 
@@ -191,12 +192,17 @@ def kill_matrix(
     bounds: Bounds | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     searching: Progress | None = None,
+    *,
+    jobs: int | None = None,
+    done: Callable[[int, int, str], None] | None = None,
 ) -> KillMatrix:
     """Explore every mutant and tabulate what kills it.
 
     Each mutant runs at its own `bounds` if it has them, else at `bounds` (default: the default
-    bounds). Names must be unique. Takes as long as one exhaustive search per mutant;
-    `progress(done, total, name)` is called before each, `searching` during each search.
+    bounds). Names must be unique. One exhaustive search per mutant, `jobs` at once (default: every
+    core; mutants not in the registry run here, one at a time). With one job, `progress(started,
+    total, name)` is called before each search and `searching` during it; `done(finished, total,
+    name)` is called as each ends, in any case. The rows are in the order given.
     """
     mutants = tuple(mutants)
     names = [m.name for m in mutants]
@@ -205,10 +211,43 @@ def kill_matrix(
         raise ValueError(f"mutant names must be unique; repeated: {', '.join(duplicates)}")
     order = killer_names(Machine())
     started = time.perf_counter()
-    rows = []
-    for i, m in enumerate(mutants, 1):
-        if progress is not None:
-            progress(i, len(mutants), m.name)
-        rows.append(_row(m, bounds_of(m, bounds or DEFAULT_BOUNDS), order, searching, _witnesses))
-    rows = tuple(rows)
+    registered = all(_registered(m) for m in mutants)
+    finished = [0]
+
+    def ended(name: str, _: object) -> None:
+        finished[0] += 1
+        if done is not None:
+            done(finished[0], len(mutants), name)
+
+    if registered and (jobs or workers()) > 1:
+        jobs_at = tuple((m.name, bounds_of(m, bounds or DEFAULT_BOUNDS)) for m in mutants)
+        rows = tuple(run_all(_named_row, jobs_at, jobs=jobs, args=(order,), key=_largest_first,
+                             done=lambda item, row: ended(item[0], row)))
+    else:
+        serial = []
+        for i, m in enumerate(mutants, 1):
+            if progress is not None:
+                progress(i, len(mutants), m.name)
+            serial.append(_row(m, bounds_of(m, bounds or DEFAULT_BOUNDS), order, searching, _witnesses))
+            ended(m.name, serial[-1])
+        rows = tuple(serial)
     return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started)
+
+
+def _registered(mutant: Mutant) -> bool:
+    try:
+        return mutant_named(mutant.name) is mutant
+    except KeyError:
+        return False
+
+
+def _named_row(job: tuple[str, Bounds], order: tuple[str, ...]) -> MutantKill:
+    """One registry mutant's row, in a worker process (the mutant travels by name: its deviations are
+    closures, which do not pickle)."""
+    name, bounds = job
+    return _row(mutant_named(name), bounds, order, None, _witnesses)
+
+
+def _largest_first(job: tuple[str, Bounds]) -> int:
+    """Mutants at raised bounds search the most states: start them first."""
+    return -sum(job[1].as_dict().values())

@@ -37,7 +37,7 @@ from .reading import CONFORMANT, READINGS, SWITCH_OF, SWITCHES, Choice, Reading,
 from .rules import RULE_OF, RULES, Rule, enabled, step
 from .state import INITIAL, State
 
-MODEL_VERSION = "pausecheck-model/3"  # 3: faults (crash, expiry, races, new turns) and readings as switches
+MODEL_VERSION = "pausecheck-model/4"  # 4: an artifact keeps its producing call only where a reading reads it
 
 __all__ = [
     "ACTION_TYPES", "Action", "ActionError", "Answer", "CallTool", "NodeFails", "PutBack", "ReportFailure",

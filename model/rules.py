@@ -247,7 +247,8 @@ def _tool_returns(bounds: Bounds, reading: Reading, state: State, action: ToolRe
     segment = find_segment(state, action.execution)
     first = len(state.artifacts) + 1
     refs = tuple(range(first, first + action.artifacts))
-    state = state._replace(artifacts=state.artifacts + (Artifact(execution.id, action.call),) * action.artifacts)
+    origin = Artifact(execution.id, action.call if reading.value("A-T12") == "with-artifacts" else "")
+    state = state._replace(artifacts=state.artifacts + (origin,) * action.artifacts)
     state = with_execution(state, execution)
     return with_segment(state, action.execution, segment._replace(collected=segment.collected + refs))
 

@@ -7,7 +7,8 @@ immutable and edited with `_replace`. Nothing in a state is a list, dict or set.
 Durable and volatile parts are kept apart: `State.executions` (the persisted run records, their held
 lists and their turns' messages) and `State.warnings` survive a crash; `State.segments` (the engine
 passes in flight and what they collected) do not. `State.artifacts` is ghost data: where each
-artifact came from, so properties can speak of identity (A-T16).
+artifact came from (its execution; its call only where a reading reads it), so properties can speak
+of identity (A-T16).
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ class Artifact(NamedTuple):
     """Ghost provenance of one artifact `{type, payload, tool_call_id}`: its ref is its 1-based index."""
 
     execution: str
-    call: str
+    # The producing call, kept only under A-T12 "with-artifacts", the one rule that reads it; "" otherwise,
+    # so that histories differing only in which call made an artifact are one state (half the states).
+    call: str = ""
 
 
 class Attempt(NamedTuple):

@@ -42,10 +42,10 @@ def default_json(default_out: Path) -> dict:
 
 def test_default_check_holds_and_is_complete(default_json):
     assert default_json["complete"] is True and default_json["exit"] == 0
-    assert default_json["states"] == 110157 and default_json["transitions"] == 277390
+    assert default_json["states"] == 73409 and default_json["transitions"] == 197925
     live = default_json["liveness"]  # judged on the same graph: acyclic, every end state final
     assert (live["states"], live["edges"], live["cycles"], live["end_states"], live["final_states"]) == (
-        110157, 110156, 0, 26366, 26366)
+        73409, 79321, 0, 13956, 13956)
     keys = {"states", "transitions", "depth", "seconds", "bounds", "reading", "properties", "clauses"}
     assert keys <= set(default_json)
     for p in default_json["properties"]:
@@ -150,7 +150,7 @@ def test_bound_error_exits_2(capsys):
     (None, "no such file"),
     ("{not json", "not JSON"),
     ('{"#meta": {"model": "pausecheck-model/0"}}', "$[\"#meta\"].model"),
-    ('{"#meta": {"model": "pausecheck-model/3"}, "vars": []}', "$.vars"),
+    ('{"#meta": {"model": "pausecheck-model/4"}, "vars": []}', "$.vars"),
 ])
 def test_replay_input_errors(tmp_path, capsys, content, words):
     f = tmp_path / "t.itf.json"
@@ -185,7 +185,7 @@ def test_shrink_hand_written_trace(tmp_path, capsys):
              {"kind": "call-tool", "execution": "e1"}, {"kind": "tool-fails", "execution": "e1", "call": "c2"},
              {"kind": "poll", "execution": "e1"}, {"kind": "start-write-back", "execution": "e1", "final": True},
              {"kind": "write-message", "execution": "e1", "ok": True}]
-    doc = {"#meta": {"model": "pausecheck-model/3", "property": "tool_failures_handled", "bounds": bounds,
+    doc = {"#meta": {"model": "pausecheck-model/4", "property": "tool_failures_handled", "bounds": bounds,
                      "reading": "conformant", "mutant": "tool_failure_unhandled"},
            "states": [{}] + [{"#meta": {"action": s}} for s in steps]}
     f = tmp_path / "hand.json"
@@ -197,7 +197,7 @@ def test_shrink_hand_written_trace(tmp_path, capsys):
 
 
 def test_shrink_refuses_a_witness_property(tmp_path, capsys):
-    doc = {"#meta": {"model": "pausecheck-model/3", "property": "approve", "reading": "conformant",
+    doc = {"#meta": {"model": "pausecheck-model/4", "property": "approve", "reading": "conformant",
                      "bounds": {}}, "states": [{}]}
     f = tmp_path / "w.json"
     f.write_text(json.dumps(doc))
@@ -280,7 +280,7 @@ def test_report_writes_one_self_contained_page(tmp_path, capsys):
 
 def test_graph_export_and_its_guard(tmp_path, capsys):
     code, out, _ = run(capsys, "graph", *SMALL, "--format", "graphml", "--out", str(tmp_path / "g.graphml"))
-    assert code == 0 and out.startswith("wrote 65 states and 144 transitions (graphml)")
+    assert code == 0 and out.startswith("wrote 62 states and 138 transitions (graphml)")
     code, _, err = run(capsys, "graph", *SMALL, "--max-states", "10", "--out", str(tmp_path / "g.dot"))
     assert code == 2 and "more than 10 states" in err and len(err.strip().splitlines()) == 1
     code, out, _ = run(capsys, "graph", "--around", GOLDEN, "--out", str(tmp_path / "near.dot"))

@@ -224,12 +224,13 @@ def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(commands, "check", shared_check)
 
-    def shared_kill_matrix(mutants: Any, bounds: Any = None, progress: Any = None, searching: Any = None) -> Any:
+    def shared_kill_matrix(mutants: Any, bounds: Any = None, progress: Any = None, searching: Any = None,
+                           **options: Any) -> Any:
         """Every mutant at its own bounds is the session's kill matrix (minutes): computed once, in conftest."""
         mutants = tuple(mutants)
         if bounds is None and mutants == tuple(MUTANTS):
             return request.getfixturevalue("matrix")
-        return kill_matrix(mutants, bounds, progress, searching)
+        return kill_matrix(mutants, bounds, progress, searching, **options)
 
     monkeypatch.setattr(commands, "kill_matrix", shared_kill_matrix)
     monkeypatch.setenv("NO_COLOR", "1")

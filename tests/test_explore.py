@@ -27,9 +27,9 @@ TWO_EXECUTIONS = property_named("isolation").situation
 # a change is meant.
 SMALL = [
     # (bounds, states, transitions, depth)
-    (Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1), 65, 144, 9),
+    (Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1), 62, 138, 9),
     (Bounds(calls=2, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=0, held_bound=1),
-     24608, 61928, 23),  # the write-back in four steps; a failed one only retries (A-T4)
+     17184, 45667, 23),  # the write-back in four steps; a failed one only retries (A-T4)
 ]
 # The witnesses each small set cannot reach: the first never holds (one call per segment, one
 # pause); the second reaches everything one execution can without repeated observations, interim
@@ -42,7 +42,7 @@ SMALL_MISSING = [
      "write_back_fails_with_held"} | _ELSEWHERE,
     {"interrupt_observed_twice"} | _ELSEWHERE,
 ]
-DEFAULT_COUNTS = (110157, 277390, 25)
+DEFAULT_COUNTS = (73409, 197925, 25)
 # Shortest witness length (actions) of every `sometimes` property at the default bounds.
 WITNESS_LENGTHS = {
     "tool_failure": 3, "approve": 4, "decline": 4, "interrupt_observed_twice": 4, "two_calls_in_segment": 4,

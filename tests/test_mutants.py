@@ -181,6 +181,20 @@ def test_kill_matrix_refuses_duplicate_names():
         kill_matrix([m, m])
 
 
+def test_mutants_searched_at_once_give_the_rows_searched_one_at_a_time():
+    """Several worker processes (mutants sent by name) and one process give the same matrix, in the
+    order given, and `done` hears of each mutant once."""
+    small = Bounds(calls=1, per_call=1, artifacts=2, pauses=1, write_failures=1, observations=0, held_bound=1)
+    chosen = [mutant_named(n) for n in ("no_put_back", "decline_not_offered", "take_keeps_held")]
+    heard: list[tuple[int, str]] = []
+    together = kill_matrix(chosen, small, jobs=2, done=lambda k, n, name: heard.append((k, name)))
+    alone = kill_matrix(chosen, small, jobs=1)
+    assert [r.name for r in together.mutants] == [m.name for m in chosen]
+    assert [(r.killed_by, r.shortest, r.states) for r in together.mutants] == \
+        [(r.killed_by, r.shortest, r.states) for r in alone.mutants]
+    assert sorted(k for k, _ in heard) == [1, 2, 3] and sorted(n for _, n in heard) == sorted(m.name for m in chosen)
+
+
 def test_a_witness_is_lost_only_where_no_property_kills():
     """A behaviour-removing mutant is killed by the witnesses it loses; one nothing else kills and that
     loses nothing would survive (a mutant that withholds a poll, which no witness needs, say)."""

@@ -29,6 +29,7 @@ from ..golden import golden_documents
 from ..graph import GraphTooLarge, around, state_graph, transitions, write_graph
 from ..killmatrix import KillMatrix, kill_matrix
 from ..mutants import MUTANTS, Mutant, mutant_named
+from ..parallel import workers
 from ..report import Report, check
 from ..report.html import html_report
 from ..report.markdown import markdown_report
@@ -210,9 +211,15 @@ def _chosen(names: list[str] | None) -> list[Mutant]:
         raise UsageError(f"unknown mutant {error.args[0]!r} (pausecheck mutants --list names them all)") from None
 
 
-def _run_mutants(chosen: list[Mutant], reporter: Reporter) -> KillMatrix:
+def _run_mutants(chosen: list[Mutant], reporter: Reporter, jobs: int | None = None) -> KillMatrix:
+    """Every chosen mutant's search, one per core at once (progress as each ends), or one at a time
+    (progress inside each search)."""
+    if jobs is not None and jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if (jobs or workers()) > 1 and len(chosen) > 1:
+        return kill_matrix(chosen, jobs=jobs, done=reporter.batch("mutants", len(chosen)))
     start, inside = reporter.tasks("mutants", len(chosen))
-    return kill_matrix(chosen, progress=start, searching=inside)
+    return kill_matrix(chosen, progress=start, searching=inside, jobs=1)
 
 
 def _mutants(args: argparse.Namespace) -> int:
@@ -224,7 +231,7 @@ def _mutants(args: argparse.Namespace) -> int:
             out.print(f"    {m.doc}" + (f" [equivalent: {m.reason}]" if m.equivalent else ""), markup=False)
         return 0
     with Reporter("mutants", color=not args.no_color) as reporter:
-        matrix = _run_mutants(chosen, reporter)
+        matrix = _run_mutants(chosen, reporter, args.jobs)
     if args.json:
         print(json.dumps(matrix.to_json(), sort_keys=True, indent=2))
     else:

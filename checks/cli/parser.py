@@ -52,7 +52,7 @@ exit: as for check; the report is written in every case."""
 EPILOG_GRAPH = """\
 examples:
   pausecheck graph --calls 1 --per-call 1 --artifacts 1 --pauses 1 --write-failures 0 --observations 0 \\
-                   --format dot --out small.dot         65 states; `dot -Tsvg small.dot > small.svg`
+                   --format dot --out small.dot         62 states; `dot -Tsvg small.dot > small.svg`
   pausecheck graph --around traces/golden/no_put_back.itf.json --format graphml --out near.graphml
                                         a trace and its successors, at the trace's own bounds and mutant
                                         (for Gephi)"""
@@ -66,7 +66,7 @@ examples:
                      --bug interrupt-as-failure
                                         a buggy runtime: [diverged], exit 1, the trace in divergence.itf.json
   pausecheck conform -- python examples/sqlite_runtime/runtime.py
-                                        the default bounds: all 277,390 edges (about 80 s)
+                                        the default bounds: all 197,925 edges (about 60 s)
 
 exit: 0 every edge judged and no divergence; 1 a divergence, or not every edge judged; 2 usage error, or a
 runtime that cannot be started or checked at all."""
@@ -251,7 +251,8 @@ def parser() -> argparse.ArgumentParser:
 
     mu = _add(commands, "mutants", "prove every property can fail: run each mutant and print the kill matrix",
               "Each mutant is a named, minimal deviation from the rules that a real runtime could make. Every "
-              "mutant is explored exhaustively (all of them: a few minutes); the kill matrix shows which "
+              "mutant is explored exhaustively, one search per core at once (all of them: a minute or two); the "
+              "kill matrix shows which "
               "properties catch it and the length of each shortest counterexample, and what each property "
               "catches alone.",
               "exit: 0 every mutant run is killed or marked equivalent (and, when all ran, every property kills "
@@ -259,6 +260,7 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("--list", action="store_true", help="print every mutant's name and description, run nothing")
     mu.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
     mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
+    mu.add_argument("--jobs", type=int, metavar="N", help="searches at once (default: every core)")
     mu.add_argument("--golden", type=Path, metavar="DIR",
                     help="also write each mutant's target counterexample as DIR/<mutant>.itf.json")
 

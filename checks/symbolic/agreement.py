@@ -8,10 +8,8 @@ covered) and the minimal depth at which z3 finds one. Engines that disagree reve
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from pausecheck.model import Bounds, Machine
@@ -19,6 +17,7 @@ from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.property import SOMETIMES
 
 from ..explore import Limits, Result, explore
+from ..parallel import run_all
 from .bmc import KIND, NAMES, BmcResult, bmc
 from .induction import lemmas
 from .rules import Semantics
@@ -155,19 +154,4 @@ def compare_engines(chosen: tuple[Variant, ...], jobs: int | None = None,
                     done: Callable[[Agreement], None] | None = None) -> list[Agreement]:
     """Both engines on each variant, `jobs` at once (default: every core), the default first; the
     results in the order given. `done` is told of each as it finishes."""
-    jobs = jobs or os.cpu_count() or 1
-    if jobs == 1:
-        results = []
-        for variant in chosen:
-            results.append(_compare(variant))
-            if done is not None:
-                done(results[-1])
-        return results
-    with ProcessPoolExecutor(jobs) as pool:
-        futures = [pool.submit(_compare, v) for v in chosen]  # the default, the longest, goes first
-        results = []
-        for future in futures:
-            results.append(future.result())
-            if done is not None:
-                done(results[-1])
-        return results
+    return run_all(_compare, chosen, jobs=jobs, done=None if done is None else lambda _, result: done(result))

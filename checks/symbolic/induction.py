@@ -88,7 +88,7 @@ def _typed(m: Semantics, s: SState) -> z3.BoolRef:
                                           _refs(g.collected, s), _refs(g.taken, s)))
                 for g in s.segments]
     return z3.And(_each(s, execution), *segments,
-                  s.artifacts.all(lambda a: z3.And(a[0] >= 1, a[0] <= s.n_executions, a[1] >= 1)),
+                  s.artifacts.all(lambda a: z3.And(a[0] >= 1, a[0] <= s.n_executions)),
                   s.warnings.all(lambda w: z3.And(w[0] >= 1, w[0] <= s.n_executions, w[1] >= 1,
                                                   w[1] <= s.artifacts.length)))
 

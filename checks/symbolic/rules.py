@@ -219,7 +219,7 @@ def tool_returns(m: Semantics, s: SState) -> Iterator[Move]:
             guard = z3.And(g.live, busy, count <= m.bounds.artifacts - s.artifacts.length)
             artifacts, collected = s.artifacts, g.collected
             for k in range(count):
-                artifacts = artifacts.append((i + 1, call))
+                artifacts = artifacts.append((i + 1,))
                 collected = collected.append((s.artifacts.length + 1 + k,))
             post = _put(s, i, _with_attempt(e, call, RUNNING, COMPLETED), g._replace(collected=collected))
             yield Move(ToolReturns, i, count, guard, post._replace(artifacts=artifacts))

@@ -127,7 +127,7 @@ class SState(NamedTuple):
     executions: tuple[SExecution, ...]
     segments: tuple[SSegment, ...]
     warnings: Vec  # (execution number, ref)
-    artifacts: Vec  # (execution number, call number)
+    artifacts: Vec  # (execution number,): the model keeps no producing call under the default reading
     write_failures: Any
 
 
@@ -150,7 +150,7 @@ def fresh(u: Universe, name: str) -> SState:
 
     return SState(var(f"{name}.n_executions"), tuple(execution(i) for i in range(u.executions)),
                   tuple(segment(i) for i in range(u.executions)), Vec.fresh(f"{name}.warnings", u.lists, 2),
-                  Vec.fresh(f"{name}.artifacts", u.artifacts, 2), var(f"{name}.write_failures"))
+                  Vec.fresh(f"{name}.artifacts", u.artifacts, 1), var(f"{name}.write_failures"))
 
 
 def empty_execution(u: Universe) -> SExecution:
@@ -167,7 +167,7 @@ def initial(u: Universe) -> SState:
     """The symbolic INITIAL state: nothing started."""
     return SState(ZERO, tuple(empty_execution(u) for _ in range(u.executions)),
                   tuple(no_segment(u) for _ in range(u.executions)), Vec.empty(u.lists, 2),
-                  Vec.empty(u.artifacts, 2), ZERO)
+                  Vec.empty(u.artifacts, 1), ZERO)
 
 
 def well_formed(s: SState) -> z3.BoolRef:
@@ -225,7 +225,7 @@ def lift(u: Universe, state: State) -> SState:
             num(len(state.executions)), tuple(executions) + (empty_execution(u),) * (u.executions - len(executions)),
             tuple(segments),
             Vec.of([(int(w.execution[1:]), w.ref) for w in state.warnings], u.lists, 2),
-            Vec.of([(int(a.execution[1:]), _call(a.call)) for a in state.artifacts], u.artifacts, 2),
+            Vec.of([(int(a.execution[1:]),) for a in state.artifacts], u.artifacts, 1),
             num(state.write_failures))
     except ValueError as error:
         raise TooSmall(str(error)) from error
@@ -258,4 +258,4 @@ def decode(model: z3.ModelRef, s: SState) -> State:
         for i, g in enumerate(s.segments) if val(g.live))
     return State(tuple(executions), segments,
                  tuple(Warning(f"e{x}", r) for x, r in rows(s.warnings)),
-                 tuple(Artifact(f"e{x}", f"c{c}") for x, c in rows(s.artifacts)), val(s.write_failures))
+                 tuple(Artifact(f"e{x}") for (x,) in rows(s.artifacts)), val(s.write_failures))

@@ -1,0 +1,60 @@
+"""Independent searches on every local core: one process per search, results in the order given.
+
+Mutants, readings and engine comparisons are batches of searches that share nothing; each runs in
+a worker process of its own (`max_tasks_per_child=1`, so one search's memory is returned before the
+next starts). `run_all` is the one place that fans such a batch out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, TypeVar
+
+__all__ = ["workers", "run_all"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def workers() -> int:
+    """How many searches run at once by default: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = None, args: tuple[Any, ...] = (),
+            key: Callable[[T], Any] | None = None, done: Callable[[T, R], Any] | None = None) -> list[R]:
+    """`work(item, *args)` for each item, `jobs` at once (default: every core), results in item order.
+
+    `work` and the items must pickle (a module-level function; names rather than closures). Items
+    start in the order of `key` if given (the longest first, so that none is left alone at the end);
+    `done(item, result)` is called in the parent as each one finishes. With one job, or one item,
+    everything runs here, in order.
+    """
+    jobs = jobs or workers()
+    if jobs <= 1 or len(items) <= 1:
+        results = []
+        for item in items:
+            results.append(work(item, *args))
+            if done is not None:
+                done(item, results[-1])
+        return results
+    order = sorted(range(len(items)), key=lambda i: key(items[i])) if key is not None else range(len(items))
+    out: dict[int, R] = {}
+    with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1) as pool:
+        futures = {pool.submit(work, items[i], *args): i for i in order}
+        try:
+            for future in as_completed(futures):
+                i = futures[future]
+                out[i] = future.result()
+                if done is not None:
+                    done(items[i], out[i])
+        except BaseException:  # Ctrl-C or a failed search: do not wait for the rest
+            for future in futures:
+                future.cancel()
+            raise
+    return [out[i] for i in range(len(items))]
