@@ -17,6 +17,7 @@ from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property
 from .reading import CONFORMANT, Reading
 from .rules import RULES, step
 from .state import FINISHED, INITIAL, State
+from .successors import conformant_successors
 
 __all__ = ["Machine", "Patch", "Block", "Extra", "DEADLOCK", "DEADLOCK_DOC"]
 
@@ -51,14 +52,23 @@ class Machine:
     def successors(self, state: State) -> Iterator[tuple[Action, State]]:
         """Each enabled action with its successor, in canonical order."""
         bounds, reading, patch, block = self.bounds, self.reading, self.patch, self.block
-        for rule in RULES:
-            for action in rule.guard(bounds, reading, state):
-                if block is not None and block(bounds, state, action):
-                    continue
-                post = rule.effect(bounds, reading, state, action)
-                if patch is not None:
-                    post = patch(bounds, state, action, post)
-                yield action, post
+        if not reading.switches:  # every ambiguity at its default: the rule table in one pass
+            pairs = conformant_successors(bounds, reading, state)
+            if block is None and patch is None:
+                yield from pairs
+            else:
+                for action, post in pairs:
+                    if block is None or not block(bounds, state, action):
+                        yield action, post if patch is None else patch(bounds, state, action, post)
+        else:
+            for rule in RULES:
+                for action in rule.guard(bounds, reading, state):
+                    if block is not None and block(bounds, state, action):
+                        continue
+                    post = rule.effect(bounds, reading, state, action)
+                    if patch is not None:
+                        post = patch(bounds, state, action, post)
+                    yield action, post
         if self.extra is not None:
             yield from self.extra(bounds, state)
 

@@ -136,7 +136,7 @@ def test_bfs_and_bmc_agree_on_the_default_and_every_mutant_at_the_default_bounds
     results = compare_engines(chosen, jobs=2)
     assert [(r.variant, r.property) for found in results for r in found.rows if not r.agree] == []
     default = results[0]
-    assert default.bfs_states == 110_157 and default.bmc_depth == 26 and default.lemmas
+    assert default.bfs_states == 73_409 and default.bmc_depth == 26 and default.lemmas
     for mutant, found in zip(MUTANTS, results[1:], strict=True):
         if mutant.equivalent:
             continue
