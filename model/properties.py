@@ -32,6 +32,7 @@ from .state import (
     READ,
     RUNNING,
     WRITTEN,
+    Execution,
     State,
     find_execution,
     find_segment,
@@ -85,7 +86,31 @@ def _no_double_delivery(state: State, ctx: Context) -> str | None:
     return None
 
 
+def _place_counts(state: State) -> list[int]:
+    """How many places each artifact ref is in (index ref - 1): `_places` without the words, for speed."""
+    counts = [0] * len(state.artifacts)
+    for segment in state.segments:
+        for r in segment.collected:
+            counts[r - 1] += 1
+        if segment.phase not in (READ, WRITTEN):
+            for r in segment.taken:
+                counts[r - 1] += 1
+    for r in state.crashed:
+        counts[r - 1] += 1
+    for e in state.executions:
+        for r in e.held:
+            counts[r - 1] += 1
+        for message in e.messages:
+            for r in message:
+                counts[r - 1] += 1
+    for w in state.warnings:
+        counts[w.ref - 1] += 1
+    return counts
+
+
 def _no_loss(state: State, ctx: Context) -> str | None:
+    if all(count == 1 for count in _place_counts(state)):
+        return None
     for r, where in _places(state).items():
         if len(where) != 1:
             return f"{ref_name(r)} is " + (" and ".join(where) if where else "nowhere: lost without a warning")
@@ -181,10 +206,24 @@ def _handled_run_completes(state: State, ctx: Context) -> str | None:
 # transition
 
 
+def _touched(pre: State, post: State, keep: str | None = None) -> tuple[Execution, ...]:
+    """The executions of `post` a step may have changed: all but those it left as they were (the same
+    object, as successors share untouched records), and always `keep`'s."""
+    old, new = pre.executions, post.executions
+    if old is new and keep is None:
+        return ()
+    if len(old) != len(new):
+        return new
+    return tuple(b for a, b in zip(old, new, strict=True) if a is not b or b.id == keep)
+
+
 def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     pausing = action.execution if type(action) is ToolInterrupts else None
+    touched = _touched(pre, post, pausing)
+    if not touched:
+        return None
     before = {e.id: tuple(q.id for q in e.questions) for e in pre.executions}
-    for e in post.executions:
+    for e in touched:
         old = before.get(e.id, ())
         kept = tuple(q.id for q in e.questions[:len(old)])
         if kept != old:
@@ -199,8 +238,11 @@ def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) 
 
 def _messages_only_from_write_back(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     writer = action.execution if type(action) is WriteMessage and action.ok else None
+    touched = _touched(pre, post)
+    if not touched:
+        return None
     before = {e.id: e.messages for e in pre.executions}
-    for e in post.executions:
+    for e in touched:
         if e.id != writer and e.messages != before.get(e.id, ()):
             return f"{e.id}'s messages changed from {before.get(e.id, ())} to {e.messages} on a step " \
                    f"that is no write-back ({action})"
@@ -211,6 +253,10 @@ _OWN_EVENT = {ToolReturns: COMPLETED, ToolFails: FAILED, ToolInterrupts: INTERRU
 
 
 def _trail_never_relabelled(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    if pre.executions is post.executions or (
+            len(pre.executions) == len(post.executions)
+            and all(a is b for a, b in zip(pre.executions, post.executions, strict=True))):
+        return None  # no record changed
     after = {e.id: e.attempts for e in post.executions}
     for e in pre.executions:
         for i, (old, new) in enumerate(zip(e.attempts, after[e.id], strict=False), 1):

@@ -115,9 +115,11 @@ def conformant_successors(bounds: Bounds, reading: Reading, s: State) -> Pairs:
         live.append((j, g, i, e, running))
 
     def put(i: int, e: Execution, j: int, g: Segment | None, **fields: Any) -> State:
-        """The state with execution i and segment j replaced (g None: the segment ends)."""
+        """The state with execution i and segment j replaced (g None: the segment ends). Records left
+        as they were stay the same objects, so that properties can skip them by identity."""
         segs = segments[:j] + segments[j + 1:] if g is None else segments[:j] + (g,) + segments[j + 1:]
-        return _state(s, executions[:i] + (e,) + executions[i + 1:], segs, **fields)
+        return _state(s, executions if executions[i] is e else executions[:i] + (e,) + executions[i + 1:], segs,
+                      **fields)
 
     def put_execution(i: int, e: Execution, **fields: Any) -> State:
         return _state(s, executions[:i] + (e,) + executions[i + 1:], segments, **fields)
