@@ -222,7 +222,7 @@ def kill_matrix(
     if registered and (jobs or workers()) > 1:
         jobs_at = tuple((m.name, bounds_of(m, bounds or DEFAULT_BOUNDS)) for m in mutants)
         rows = tuple(run_all(_named_row, jobs_at, jobs=jobs, args=(order,), key=_largest_first,
-                             done=lambda item, row: ended(item[0], row)))
+                             done=lambda item, row: ended(item[0], row), fresh=False))  # workers keep _witnesses
     else:
         serial = []
         for i, m in enumerate(mutants, 1):

@@ -1,8 +1,8 @@
 """Independent searches on every local core: one process per search, results in the order given.
 
 Mutants, readings and engine comparisons are batches of searches that share nothing; each runs in
-a worker process of its own (`max_tasks_per_child=1`, so one search's memory is returned before the
-next starts). `run_all` is the one place that fans such a batch out.
+a worker process (by default a fresh one per search, so that one search's memory is returned before
+the next starts). `run_all` is the one place that fans such a batch out.
 """
 
 from __future__ import annotations
@@ -27,13 +27,15 @@ def workers() -> int:
 
 
 def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = None, args: tuple[Any, ...] = (),
-            key: Callable[[T], Any] | None = None, done: Callable[[T, R], Any] | None = None) -> list[R]:
+            key: Callable[[T], Any] | None = None, done: Callable[[T, R], Any] | None = None,
+            fresh: bool = True) -> list[R]:
     """`work(item, *args)` for each item, `jobs` at once (default: every core), results in item order.
 
     `work` and the items must pickle (a module-level function; names rather than closures). Items
     start in the order of `key` if given (the longest first, so that none is left alone at the end);
     `done(item, result)` is called in the parent as each one finishes. With one job, or one item,
-    everything runs here, in order.
+    everything runs here, in order. `fresh`: each item in a new process (its memory returned at once);
+    otherwise the workers are reused, and what a worker caches serves its later items.
     """
     jobs = jobs or workers()
     if jobs <= 1 or len(items) <= 1:
@@ -45,7 +47,7 @@ def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = No
         return results
     order = sorted(range(len(items)), key=lambda i: key(items[i])) if key is not None else range(len(items))
     out: dict[int, R] = {}
-    with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1 if fresh else None) as pool:
         futures = {pool.submit(work, items[i], *args): i for i in order}
         try:
             for future in as_completed(futures):

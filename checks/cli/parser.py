@@ -44,7 +44,7 @@ not found within K steps, or --max-seconds stopped it."""
 EPILOG_REPORT = """\
 examples:
   pausecheck report --out report.html             the default check as one self-contained HTML page (~10 s)
-  pausecheck report --mutants --out report.html   with the kill matrix of every mutant (a few minutes)
+  pausecheck report --mutants --out report.html   with the kill matrix of every mutant (about two minutes)
   pausecheck report --format md --out report.md   the same in Markdown (Mermaid sequence diagrams)
 
 exit: as for check; the report is written in every case."""

@@ -1,0 +1,155 @@
+"""The explorer's benchmark: time and memory per state, with and without properties, and the mutants.
+
+    python benchmarks/bench.py                  # default, larger bounds, two sessions (a few minutes)
+    python benchmarks/bench.py --quick          # the default bounds only
+    python benchmarks/bench.py --json           # the same as one JSON object
+
+For each bound set the search runs twice in a fresh process of its own: once with every property
+and once with none (the model's successors, hashing and storage only). Each prints states/s,
+transitions/s, microseconds per state and the process's peak resident memory (ru_maxrss: the
+interpreter and imports included, which is why bytes per state are measured apart). Bytes per stored
+state come from a third, traced run (tracemalloc's peak over the search: every stored state, the
+index, parents and the result, divided by the states); tracing slows that run, so its time is not
+reported. Two sessions at the default bounds run under a time limit (`--two-sessions-seconds`) and
+are reported as incomplete where they reach it. Then `pausecheck mutants` runs once, timed wall to
+wall, on every core.
+
+Spin: the issue asks for a Promela model of the default configuration, checked under Spin in the
+same run. It is not written yet; where `spin` is absent too, the column says so and `ratio_to_spin`
+is null. Nothing here is asserted by the tests: these machines are noisy, so compare figures taken
+in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+from pausecheck.checks.explore import Limits, explore
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
+
+HERE = Path(__file__).resolve().parent
+PROMELA = HERE / "flowdrop.pml"
+SETS: dict[str, Bounds] = {
+    "default": DEFAULT_BOUNDS,
+    "larger": DEFAULT_BOUNDS.replace(per_call=3, artifacts=5, write_failures=2, observations=2),
+    "two sessions": DEFAULT_BOUNDS.replace(sessions=2),
+}
+
+
+def changed(bounds: Bounds) -> str:
+    """The bounds that differ from the defaults, as CLI flags."""
+    flags = [f"--{k.replace('_', '-')} {v}" for k, v in bounds.as_dict().items() if getattr(DEFAULT_BOUNDS, k) != v]
+    return " ".join(flags) or "(defaults)"
+
+
+def one(name: str, properties: bool, seconds: float | None) -> dict[str, object]:
+    """One timed search (run in a process of its own, so that its peak memory is its own)."""
+    machine = Machine(SETS[name]) if properties else Machine(SETS[name], properties=())
+    started = time.perf_counter()
+    result = explore(machine, Limits(max_seconds=seconds))
+    wall = time.perf_counter() - started
+    return {"set": name, "properties": properties, "states": result.states, "transitions": result.transitions,
+            "depth": result.depth, "complete": result.complete, "seconds": round(wall, 3),
+            "us_per_state": round(wall / result.states * 1e6, 2),
+            "states_per_second": round(result.states / wall),
+            "transitions_per_second": round(result.transitions / wall),
+            "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "violations": sorted(result.violations)}
+
+
+def stored_bytes(name: str) -> dict[str, object]:
+    """tracemalloc's peak over a search without properties, per stored state."""
+    tracemalloc.start()
+    result = explore(Machine(SETS[name], properties=()))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"bytes_per_state": round(peak / result.states)}
+
+
+def in_child(*args: str) -> dict[str, object]:
+    """Run this script's `--child` mode in a fresh interpreter and read its JSON line."""
+    out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def mutants_seconds() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pausecheck", "mutants", "--json"], capture_output=True, check=True)
+    return round(time.perf_counter() - started, 1)
+
+
+def spin() -> dict[str, object]:
+    """Spin's column, or why it is empty."""
+    if not PROMELA.exists():
+        where = PROMELA.relative_to(HERE.parent)
+        return {"spin_us_per_state": None, "spin": f"skipped: no Promela model at {where} yet"}
+    if shutil.which("spin") is None or shutil.which("cc") is None:
+        return {"spin_us_per_state": None, "spin": "skipped: spin or a C compiler is not on this machine"}
+    return {"spin_us_per_state": None, "spin": "skipped: the Promela model is not wired into the benchmark yet"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the default bounds only, no mutants")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--two-sessions-seconds", type=float, default=120.0, metavar="S",
+                        help="time limit of the two-session search (default 120)")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        kind, name, *rest = args.child
+        print(json.dumps(stored_bytes(name) if kind == "bytes" else
+                         one(name, kind == "with", float(rest[0]) if rest else None)))
+        return 0
+    names = ["default"] if args.quick else list(SETS)
+    runs = []
+    for name in names:
+        limit = [str(args.two_sessions_seconds)] if name == "two sessions" else []
+        for kind in ("with", "without"):
+            runs.append(in_child(kind, name, *limit))
+            if not args.json:
+                print(_line(runs[-1]), flush=True)
+    default = next(r for r in runs if r["set"] == "default" and r["properties"])
+    memory = in_child("bytes", "default")
+    two = next((r for r in runs if r["set"] == "two sessions" and r["properties"]), None)
+    summary: dict[str, object] = {
+        "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
+        "us_per_state": default["us_per_state"], "bytes_per_state": memory["bytes_per_state"],
+        **spin(), "ratio_to_spin": None,
+        "mutants_seconds": None if args.quick else mutants_seconds(),
+        "two_sessions_seconds": two["seconds"] if two and two["complete"] else None,
+        "two_sessions": None if two is None else {k: two[k] for k in ("states", "depth", "complete", "seconds")},
+        "runs": runs, "bounds": {name: changed(SETS[name]) for name in names},
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}")
+    print(f"spin: {summary['spin']}")
+    if summary["mutants_seconds"] is not None:
+        print(f"pausecheck mutants: {summary['mutants_seconds']} s on {os.cpu_count()} cores")
+    for name in names:
+        print(f"{name}: {changed(SETS[name])}")
+    return 0
+
+
+def _line(run: dict[str, object]) -> str:
+    done = "complete" if run["complete"] else "INCOMPLETE (time limit)"
+    return (f"{run['set']:<13} {'with' if run['properties'] else 'without':<7} properties: {run['states']:>10,} states "
+            f"{run['transitions']:>11,} transitions  depth {run['depth']:>2}  {run['seconds']:>7.1f} s  "
+            f"{run['us_per_state']:>6.1f} us/state  {run['transitions_per_second']:>8,} transitions/s  "
+            f"peak RSS {int(run['peak_rss_bytes']) // 2**20} MiB  {done}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
