@@ -11,8 +11,8 @@ interpreter and imports included, which is why bytes per state are measured apar
 state come from a third, traced run (tracemalloc's peak over the search: every stored state, the
 index, parents and the result, divided by the states); tracing slows that run, so its time is not
 reported. Two sessions at the default bounds run under a time limit (`--two-sessions-seconds`) and
-are reported as incomplete where they reach it. Then `pausecheck mutants` runs once, timed wall to
-wall, on every core.
+are reported as incomplete where they reach it; they run a third time with session symmetry. Then
+`pausecheck mutants` runs once, timed wall to wall, on every core.
 
 Spin: the issue asks for a Promela model of the default configuration, checked under Spin in the
 same run. It is not written yet; where `spin` is absent too, the column says so and `ratio_to_spin`
@@ -52,13 +52,16 @@ def changed(bounds: Bounds) -> str:
     return " ".join(flags) or "(defaults)"
 
 
-def one(name: str, properties: bool, seconds: float | None) -> dict[str, object]:
-    """One timed search (run in a process of its own, so that its peak memory is its own)."""
-    machine = Machine(SETS[name]) if properties else Machine(SETS[name], properties=())
+def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
+    """One timed search (run in a process of its own, so that its peak memory is its own): `kind` is
+    "with" or "without" properties, or "symmetric" (every property, sessions up to renaming)."""
+    properties = kind != "without"
+    machine = Machine(SETS[name], symmetry=kind == "symmetric", properties=Machine().properties if properties else ())
     started = time.perf_counter()
     result = explore(machine, Limits(max_seconds=seconds))
     wall = time.perf_counter() - started
-    return {"set": name, "properties": properties, "states": result.states, "transitions": result.transitions,
+    return {"set": name, "properties": properties, "symmetry": kind == "symmetric",
+            "states": result.states, "transitions": result.transitions,
             "depth": result.depth, "complete": result.complete, "seconds": round(wall, 3),
             "us_per_state": round(wall / result.states * 1e6, 2),
             "states_per_second": round(result.states / wall),
@@ -109,19 +112,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         kind, name, *rest = args.child
         print(json.dumps(stored_bytes(name) if kind == "bytes" else
-                         one(name, kind == "with", float(rest[0]) if rest else None)))
+                         one(name, kind, float(rest[0]) if rest else None)))
         return 0
     names = ["default"] if args.quick else list(SETS)
     runs = []
     for name in names:
         limit = [str(args.two_sessions_seconds)] if name == "two sessions" else []
-        for kind in ("with", "without"):
+        for kind in ("with", "without") + (("symmetric",) if name == "two sessions" else ()):
             runs.append(in_child(kind, name, *limit))
             if not args.json:
                 print(_line(runs[-1]), flush=True)
     default = next(r for r in runs if r["set"] == "default" and r["properties"])
     memory = in_child("bytes", "default")
-    two = next((r for r in runs if r["set"] == "two sessions" and r["properties"]), None)
+    two = next((r for r in runs if r["set"] == "two sessions" and r["symmetry"]), None)
     summary: dict[str, object] = {
         "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
         "us_per_state": default["us_per_state"], "bytes_per_state": memory["bytes_per_state"],
@@ -145,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _line(run: dict[str, object]) -> str:
     done = "complete" if run["complete"] else "INCOMPLETE (time limit)"
-    return (f"{run['set']:<13} {'with' if run['properties'] else 'without':<7} properties: {run['states']:>10,} states "
+    how = "symmetric" if run["symmetry"] else "with" if run["properties"] else "without"
+    return (f"{run['set']:<13} {how:<9} properties: {run['states']:>10,} states "
             f"{run['transitions']:>11,} transitions  depth {run['depth']:>2}  {run['seconds']:>7.1f} s  "
             f"{run['us_per_state']:>6.1f} us/state  {run['transitions_per_second']:>8,} transitions/s  "
             f"peak RSS {int(run['peak_rss_bytes']) // 2**20} MiB  {done}")

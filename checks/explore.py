@@ -32,6 +32,8 @@ class Model(Protocol):
     properties: Sequence[Any]  # each with .name, .kind, .check, .on (action types; empty = all)
 
     def init_states(self) -> Iterable[Hashable]: ...
+    # Optional: `canonical()` returns a function mapping a state to its symmetry class's representative
+    # (or None): then one state per class is stored, the first concrete one found.
     def successors(self, state: Any) -> Iterator[tuple[Any, Any]]: ...
     def is_final(self, state: Any) -> bool: ...
     def context(self) -> Any: ...
@@ -109,10 +111,12 @@ class _Search:
         self.always = [p for p in model.properties if p.kind == ALWAYS]
         self.edge = [p for p in model.properties if p.kind in (TRANSITION, SOMETIMES)]
         self.by_type: dict[type, list[Any]] = {}
+        canonical = getattr(model, "canonical", None)
+        self.canonical = canonical() if canonical is not None else None
 
-    def add(self, state: Any, parent: int, action: Any) -> int:
+    def add(self, state: Any, parent: int, action: Any, key: Any = None) -> int:
         i = len(self.states)
-        self.index[state] = i
+        self.index[state if key is None else key] = i
         self.states.append(state)
         self.parent.append(parent)
         self.via.append(None if action is None else self.interned.setdefault(action, action))
@@ -199,9 +203,11 @@ def explore(
     """
     started = time.perf_counter()
     search = _Search(model)
+    canonical = search.canonical
     for state in model.init_states():
-        if state not in search.index:
-            search.check_state(search.add(state, -1, None))
+        key = state if canonical is None else canonical(state)
+        if key not in search.index:
+            search.check_state(search.add(state, -1, None, key))
     transitions, depth, level_end, complete = 0, 0, len(search.states), True
     deadlocks, deadlock, stopped = 0, None, None
     i, before = 0, 0.0  # before: seconds spent before a resume
@@ -239,11 +245,12 @@ def explore(
                 if post == state:
                     continue
                 moved = True
-                if post not in search.index:
+                key = post if canonical is None else canonical(post)
+                if key not in search.index:
                     if limits.max_states is not None and len(search.states) >= limits.max_states:
                         complete, stopped = False, "max-states"
                         continue
-                    search.check_state(search.add(post, i, action))
+                    search.check_state(search.add(post, i, action, key))
             if not moved and not model.is_final(state):
                 deadlocks += 1
                 if deadlock is None:

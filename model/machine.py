@@ -18,6 +18,7 @@ from .reading import CONFORMANT, Reading
 from .rules import RULES, step
 from .state import FINISHED, INITIAL, State
 from .successors import conformant_successors
+from .symmetry import canonical_sessions
 
 __all__ = ["Machine", "Patch", "Block", "Extra", "DEADLOCK", "DEADLOCK_DOC"]
 
@@ -44,6 +45,11 @@ class Machine:
     show: Callable[[State], tuple] = shown
     properties: tuple[Property, ...] = field(default=PROPERTIES)
     liveness: tuple[Eventually, ...] = field(default=LIVENESS)
+    symmetry: bool = False  # store one state per class of states equal up to renaming sessions
+
+    def canonical(self) -> Callable[[State], State] | None:
+        """The canonical form the explorer keys stored states by, if any (`symmetry.py`)."""
+        return canonical_sessions if self.symmetry and self.bounds.sessions > 1 else None
 
     def init_states(self) -> tuple[State, ...]:
         """The single initial state: no session has started a turn."""

@@ -110,9 +110,10 @@ def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> 
 
 def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, checkpoint: Checkpoint | None,
              resume: bool) -> Report:
+    symmetric = {"symmetry": True} if getattr(args, "symmetry", False) else {}
     return check(bounds, args.reading, limits=_limits(args), companion=args.companion, checkpoint=checkpoint,
-                 resume=resume,
-                 accept_unexercised=args.accept_unexercised, liveness=args.liveness, progress=reporter.search)
+                 resume=resume, accept_unexercised=args.accept_unexercised, liveness=args.liveness,
+                 progress=reporter.search, **symmetric)
 
 
 def _check(args: argparse.Namespace) -> int:

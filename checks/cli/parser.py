@@ -158,6 +158,10 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
     parser.add_argument("--accept-unexercised", action="store_true",
                         help="do not fail on properties these bounds cannot exercise (they are still listed, each "
                         "with the bound that would reach it)")
+    parser.add_argument("--symmetry", action="store_true",
+                        help="with --sessions 2 or more: store one state per class of states equal up to renaming "
+                        "sessions (half the states with two); verdicts and shortest traces are those of the full "
+                        "search, every trace stays concrete; the state count printed is of the classes")
     parser.add_argument("--no-companion", dest="companion", action="store_false",
                         help="at the default bounds, skip the companion search with two sessions that judges "
                         "what one execution cannot exercise (isolation, T7.2)")

@@ -138,7 +138,7 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
         out.print()
     if r.deadlocks:
         out.print(f"deadlocks: {r.deadlocks:,} states are not finished and have no enabled action", markup=False)
-    out.print(stats_line(r), markup=False)
+    out.print(stats_line(r) + _symmetry_note(report.machine), markup=False)
     for c in report.companions:
         judged = ", ".join(p.name for p in report.properties if p.companion == c.name)
         out.print(f"companion search ({c.name}) for {judged}, at {_flags(c.machine.bounds.as_dict())}:",
@@ -152,6 +152,10 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
         out.print(f"reproduce with: {command} --out out/", markup=False)
 
 
+def _symmetry_note(machine: Any) -> str:
+    return " (states counted up to renaming sessions: --symmetry)" if machine.canonical() is not None else ""
+
+
 def liveness_line(report: Report) -> str:
     """How liveness was judged: the graph's shape, or why it was not judged."""
     if report.liveness_skipped == "":
@@ -159,7 +163,7 @@ def liveness_line(report: Report) -> str:
     if report.liveness is None:
         return f"liveness: not judged: {report.liveness_skipped}"
     f = report.liveness.facts
-    return (f"liveness under weak fairness, on the main search's graph: {f.states:,} states, "
+    return (f"liveness under weak fairness, on the whole reachable graph: {f.states:,} states, "
             f"{f.edges:,} state-changing edges, {f.nontrivial_sccs} cycle(s), {f.end_states:,} end states "
             f"({f.final_states:,} final), in {f.seconds:.1f} s")
 

@@ -185,7 +185,7 @@ def check(
     bounds: Bounds = DEFAULT_BOUNDS, reading: str = "conformant", *, limits: Limits = NO_LIMITS,
     companion: bool = True, accept_unexercised: bool = False, liveness: bool = True,
     progress: Callable[[str], Progress | None] | None = None,
-    checkpoint: Checkpoint | None = None, resume: bool = False,
+    checkpoint: Checkpoint | None = None, resume: bool = False, symmetry: bool = False,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
@@ -196,9 +196,10 @@ def check(
     properties these bounds cannot exercise do not fail the check (they are still reported).
     With `liveness` (the default), the liveness properties are judged on the main search's graph
     when that search is complete (`checks/liveness.py`). `checkpoint` and `resume` apply to the main
-    search (`checks/checkpoint.py`).
+    search (`checks/checkpoint.py`). With `symmetry`, the searches store one state per class of states
+    equal up to renaming sessions (`model/symmetry.py`); liveness is judged on the full graph.
     """
-    machine = Machine(bounds, reading_named(reading))
+    machine = Machine(bounds, reading_named(reading), symmetry=symmetry)
     result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume)
     report = build_report(machine, result)
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
