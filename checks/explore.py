@@ -114,9 +114,10 @@ class _Search:
         canonical = getattr(model, "canonical", None)
         self.canonical = canonical() if canonical is not None else None
 
-    def add(self, state: Any, parent: int, action: Any, key: Any = None) -> int:
+    def add(self, state: Any, parent: int, action: Any, key: Any = None, indexed: bool = False) -> int:
         i = len(self.states)
-        self.index[state if key is None else key] = i
+        if not indexed:
+            self.index[state if key is None else key] = i
         self.states.append(state)
         self.parent.append(parent)
         self.via.append(None if action is None else self.interned.setdefault(action, action))
@@ -215,6 +216,7 @@ def explore(
         loop = _restore(search, checkpoint.load())
         i, transitions, depth, level_end = loop["i"], loop["transitions"], loop["depth"], loop["level_end"]
         deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
+    index = search.index  # bound after a resume, which replaces it
     next_report = started + 0.5
     next_save = started + checkpoint.every if checkpoint is not None else None
     deadline = None if limits.max_seconds is None else started + limits.max_seconds
@@ -246,11 +248,13 @@ def explore(
                     continue
                 moved = True
                 key = post if canonical is None else canonical(post)
-                if key not in search.index:
-                    if limits.max_states is not None and len(search.states) >= limits.max_states:
+                if limits.max_states is not None and len(search.states) >= limits.max_states:
+                    if key not in search.index:
                         complete, stopped = False, "max-states"
-                        continue
-                    search.check_state(search.add(post, i, action, key))
+                    continue
+                new = len(search.states)
+                if index.setdefault(key, new) == new:  # one hash of the state, whether it is new or not
+                    search.check_state(search.add(post, i, action, key, indexed=True))
             if not moved and not model.is_final(state):
                 deadlocks += 1
                 if deadlock is None:
