@@ -195,6 +195,7 @@ def kill_matrix(
     *,
     jobs: int | None = None,
     done: Callable[[int, int, str], None] | None = None,
+    on_ray: bool = False,
 ) -> KillMatrix:
     """Explore every mutant and tabulate what kills it.
 
@@ -202,7 +203,8 @@ def kill_matrix(
     bounds). Names must be unique. One exhaustive search per mutant, `jobs` at once (default: every
     core; mutants not in the registry run here, one at a time). With one job, `progress(started,
     total, name)` is called before each search and `searching` during it; `done(finished, total,
-    name)` is called as each ends, in any case. The rows are in the order given.
+    name)` is called as each ends, in any case. The rows are in the order given. `on_ray`: the
+    searches run as tasks on a Ray cluster (`cluster.py`; registry mutants only).
     """
     mutants = tuple(mutants)
     names = [m.name for m in mutants]
@@ -219,8 +221,14 @@ def kill_matrix(
         if done is not None:
             done(finished[0], len(mutants), name)
 
-    if registered and (jobs or workers()) > 1:
-        jobs_at = tuple((m.name, bounds_of(m, bounds or DEFAULT_BOUNDS)) for m in mutants)
+    jobs_at = tuple((m.name, bounds_of(m, bounds or DEFAULT_BOUNDS)) for m in mutants)
+    if on_ray:
+        from .cluster import ray_run_all  # the optional extra: imported only when asked for
+
+        if not registered:
+            raise ValueError("only registry mutants run on Ray (they travel by name)")
+        rows = tuple(ray_run_all(_named_row, jobs_at, args=(order,), done=lambda item, row: ended(item[0], row)))
+    elif registered and (jobs or workers()) > 1:
         rows = tuple(run_all(_named_row, jobs_at, jobs=jobs, args=(order,), key=_largest_first,
                              done=lambda item, row: ended(item[0], row), fresh=False))  # workers keep _witnesses
     else:

@@ -7,6 +7,7 @@ or an incomplete search; 2 a usage or input error (one line on stderr, never a t
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -212,11 +213,15 @@ def _chosen(names: list[str] | None) -> list[Mutant]:
         raise UsageError(f"unknown mutant {error.args[0]!r} (pausecheck mutants --list names them all)") from None
 
 
-def _run_mutants(chosen: list[Mutant], reporter: Reporter, jobs: int | None = None) -> KillMatrix:
-    """Every chosen mutant's search, one per core at once (progress as each ends), or one at a time
-    (progress inside each search)."""
+def _run_mutants(chosen: list[Mutant], reporter: Reporter, jobs: int | None = None, on_ray: bool = False) -> KillMatrix:
+    """Every chosen mutant's search, one per core at once (progress as each ends), on a Ray cluster, or
+    one at a time (progress inside each search)."""
     if jobs is not None and jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if on_ray:
+        if importlib.util.find_spec("ray") is None:
+            raise UsageError("--ray needs Ray: pip install 'pausecheck[ray]'")
+        return kill_matrix(chosen, on_ray=True, done=reporter.batch("mutants", len(chosen)))
     if (jobs or workers()) > 1 and len(chosen) > 1:
         return kill_matrix(chosen, jobs=jobs, done=reporter.batch("mutants", len(chosen)))
     start, inside = reporter.tasks("mutants", len(chosen))
@@ -232,7 +237,7 @@ def _mutants(args: argparse.Namespace) -> int:
             out.print(f"    {m.doc}" + (f" [equivalent: {m.reason}]" if m.equivalent else ""), markup=False)
         return 0
     with Reporter("mutants", color=not args.no_color) as reporter:
-        matrix = _run_mutants(chosen, reporter, args.jobs)
+        matrix = _run_mutants(chosen, reporter, args.jobs, args.ray)
     if args.json:
         print(json.dumps(matrix.to_json(), sort_keys=True, indent=2))
     else:

@@ -265,6 +265,9 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
     mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
     mu.add_argument("--jobs", type=int, metavar="N", help="searches at once (default: every core)")
+    mu.add_argument("--ray", action="store_true",
+                    help="run the searches as tasks on the Ray cluster at $RAY_ADDRESS, or on a local Ray instance "
+                    "(needs pip install 'pausecheck[ray]'; docs/cluster.md)")
     mu.add_argument("--golden", type=Path, metavar="DIR",
                     help="also write each mutant's target counterexample as DIR/<mutant>.itf.json")
 
