@@ -71,12 +71,16 @@ def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
 
 
 def stored_bytes(name: str) -> dict[str, object]:
-    """tracemalloc's peak over a search without properties, per stored state."""
-    tracemalloc.start()
-    result = explore(Machine(SETS[name], properties=()))
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return {"bytes_per_state": round(peak / result.states)}
+    """tracemalloc's peak over a search without properties, per stored state: keeping every state,
+    and keeping only fingerprints (`explore(fingerprints=True)`, `check --fingerprint`)."""
+    out = {}
+    for field, fingerprints in (("bytes_per_state", False), ("bytes_per_state_fingerprints", True)):
+        tracemalloc.start()
+        result = explore(Machine(SETS[name], properties=()), fingerprints=fingerprints)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        out[field] = round(peak / result.states)
+    return out
 
 
 def in_child(*args: str) -> dict[str, object]:
@@ -128,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, object] = {
         "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
         "us_per_state": default["us_per_state"], "bytes_per_state": memory["bytes_per_state"],
+        "bytes_per_state_fingerprints": memory["bytes_per_state_fingerprints"],
         **spin(), "ratio_to_spin": None,
         "mutants_seconds": None if args.quick else mutants_seconds(),
         "two_sessions_seconds": two["seconds"] if two and two["complete"] else None,
@@ -137,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}")
+    print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}; "
+          f"with fingerprints only: {summary['bytes_per_state_fingerprints']}")
     print(f"spin: {summary['spin']}")
     if summary["mutants_seconds"] is not None:
         print(f"pausecheck mutants: {summary['mutants_seconds']} s on {os.cpu_count()} cores")

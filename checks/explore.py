@@ -89,17 +89,70 @@ class Result:
     deadlock: Discovery | None  # the shortest one
     stopped: str | None = None  # why an incomplete search stopped: max-states, max-depth, max-seconds,
     # max-memory, interrupted
+    fingerprints: bool = False  # only 64-bit hashes of visited states were kept
+
+    @property
+    def collision_probability(self) -> float:
+        """With fingerprints, the chance that two of the states shared a hash, so that one was never
+        explored: n(n-1)/2 pairs, each 2^-64 (hashes taken as uniform); 0 otherwise."""
+        return self.states * (self.states - 1) / 2 ** 65 if self.fingerprints else 0.0
 
     @property
     def states_per_second(self) -> float:
         return self.states / self.seconds if self.seconds > 0 else float("inf")
 
 
+class Fingerprints:
+    """A set of 64-bit fingerprints in one flat array (open addressing, linear probing): 16 bytes a
+    fingerprint at most, where a Python set of ints takes about 90."""
+
+    def __init__(self) -> None:
+        self.table = array("q", bytes(8 * 1024))
+        self.mask = 1023
+        self.count = 0
+
+    def add(self, fingerprint: int) -> bool:
+        """Add it; was it new?"""
+        fingerprint = fingerprint or 1  # 0 marks an empty slot
+        table, mask = self.table, self.mask
+        j = fingerprint & mask
+        while True:
+            seen = table[j]
+            if seen == 0:
+                table[j] = fingerprint
+                self.count += 1
+                if 2 * self.count > mask:
+                    self._grow()
+                return True
+            if seen == fingerprint:
+                return False
+            j = (j + 1) & mask
+
+    def __contains__(self, fingerprint: int) -> bool:
+        fingerprint = fingerprint or 1
+        table, mask = self.table, self.mask
+        j = fingerprint & mask
+        while table[j]:
+            if table[j] == fingerprint:
+                return True
+            j = (j + 1) & mask
+        return False
+
+    def _grow(self) -> None:
+        old = self.table
+        self.table, self.mask, self.count = array("q", bytes(16 * len(old))), 2 * len(old) - 1, 0
+        for fingerprint in old:
+            if fingerprint:
+                self.add(fingerprint)
+
+
 class _Search:
     """The mutable bookkeeping of one search, discarded when it returns."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, fingerprints: bool = False) -> None:
         self.model = model
+        self.fingerprints = fingerprints  # keep 64-bit hashes of visited states, and only the frontier's states
+        self.seen = Fingerprints()
         self.ctx = model.context()
         self.index: dict[Any, int] = {}
         self.states: list[Any] = []
@@ -114,9 +167,19 @@ class _Search:
         canonical = getattr(model, "canonical", None)
         self.canonical = canonical() if canonical is not None else None
 
+    def known(self, key: Any) -> bool:
+        """Has a state with this key been stored (by its fingerprint, in that mode)?"""
+        if self.fingerprints:
+            return hash(key) in self.seen
+        return key in self.index
+
     def add(self, state: Any, parent: int, action: Any, key: Any = None, indexed: bool = False) -> int:
         i = len(self.states)
-        if not indexed:
+        if indexed:
+            pass
+        elif self.fingerprints:
+            self.seen.add(hash(state if key is None else key))
+        else:
             self.index[state if key is None else key] = i
         self.states.append(state)
         self.parent.append(parent)
@@ -124,6 +187,8 @@ class _Search:
         return i
 
     def path(self, i: int, extra: tuple[Any, Any] | None = None, message: str | None = None) -> Discovery:
+        if self.fingerprints:
+            return self.replayed(i, extra, message)
         states, actions = [], []
         while i >= 0:
             states.append(self.states[i])
@@ -132,6 +197,23 @@ class _Search:
             i = self.parent[i]
         states.reverse()
         actions.reverse()
+        if extra is not None:
+            actions.append(extra[0])
+            states.append(extra[1])
+        return Discovery(tuple(states), tuple(actions), message)
+
+    def replayed(self, i: int, extra: tuple[Any, Any] | None, message: str | None) -> Discovery:
+        """The path to state i when states are not kept: its actions, from the parents, replayed from the
+        initial state (the first successor under each action is the one the search took)."""
+        actions = []
+        while self.via[i] is not None:
+            actions.append(self.via[i])
+            i = self.parent[i]
+        actions.reverse()
+        first = next(iter(self.model.init_states()))
+        states = [first]
+        for action in actions:
+            states.append(next(post for taken, post in self.model.successors(states[-1]) if taken == action))
         if extra is not None:
             actions.append(extra[0])
             states.append(extra[1])
@@ -192,6 +274,7 @@ def explore(
     progress: Progress | None = None,
     checkpoint: Checkpoint | None = None,
     resume: bool = False,
+    fingerprints: bool = False,
 ) -> Result:
     """Breadth-first search of every state reachable within the model's bounds and the limits.
 
@@ -201,13 +284,20 @@ def explore(
 
     With `checkpoint`, the search's state is saved every `checkpoint.every` seconds (`checkpoint.py`);
     with `resume` too, it starts from the saved state, and ends as a search never stopped would.
+
+    With `fingerprints`, only a 64-bit hash of each visited state is kept (and the states of the
+    level being expanded), as TLC does: a fraction of the memory, at the risk that two states share
+    a hash and the second is never explored (`Result.collision_probability` bounds it). Traces are
+    rebuilt by replaying their actions. Not with a checkpoint.
     """
+    if fingerprints and checkpoint is not None:
+        raise ValueError("a search keeping only fingerprints cannot be checkpointed")
     started = time.perf_counter()
-    search = _Search(model)
-    canonical = search.canonical
+    search = _Search(model, fingerprints)
+    canonical, seen = search.canonical, search.seen
     for state in model.init_states():
         key = state if canonical is None else canonical(state)
-        if key not in search.index:
+        if not search.known(key):
             search.check_state(search.add(state, -1, None, key))
     transitions, depth, level_end, complete = 0, 0, len(search.states), True
     deadlocks, deadlock, stopped = 0, None, None
@@ -249,8 +339,12 @@ def explore(
                 moved = True
                 key = post if canonical is None else canonical(post)
                 if limits.max_states is not None and len(search.states) >= limits.max_states:
-                    if key not in search.index:
+                    if not search.known(key):
                         complete, stopped = False, "max-states"
+                    continue
+                if fingerprints:
+                    if seen.add(hash(key)):
+                        search.check_state(search.add(post, i, action, key, indexed=True))
                     continue
                 new = len(search.states)
                 if index.setdefault(key, new) == new:  # one hash of the state, whether it is new or not
@@ -259,6 +353,8 @@ def explore(
                 deadlocks += 1
                 if deadlock is None:
                     deadlock = search.path(i, message="no action leads anywhere and the run is not finished")
+            if fingerprints:
+                search.states[i] = None  # expanded: only its fingerprint, parent and action remain
             i += 1
             if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
                 progress(len(search.states), transitions, depth)
@@ -276,6 +372,7 @@ def explore(
         deadlocks=deadlocks,
         deadlock=deadlock,
         stopped=stopped,
+        fingerprints=fingerprints,
     )
 
 

@@ -222,3 +222,28 @@ def test_a_witness_is_found_exactly_when_the_bounds_allow_it(bounds: Bounds) -> 
 @pytest.mark.parametrize(("bounds", "missing"), [(b, m) for (b, *_), m in zip(SMALL, SMALL_MISSING, strict=True)])
 def test_small_bounds_say_what_they_lack(bounds: Bounds, missing: set) -> None:
     assert {w.name for w in WITNESSES if missing_bound(w, bounds)} == missing
+
+
+def test_fingerprints_only_give_the_same_search_and_traces_that_replay() -> None:
+    """Keeping 64-bit hashes of visited states (and no expanded state) finds the same states, verdicts
+    and shortest traces, rebuilt by replay; the collision chance is stated."""
+    from pausecheck.checks.mutants import mutant_named, mutate
+
+    bounds = SMALL[1][0]
+    for machine in (Machine(bounds), mutate(Machine(bounds), mutant_named("no_put_back"))):
+        full, thin = explore(machine), explore(machine, fingerprints=True)
+        assert (thin.states, thin.transitions, thin.depth) == (full.states, full.transitions, full.depth)
+        for mine, theirs in ((thin.violations, full.violations), (thin.witnesses, full.witnesses)):
+            assert {k: (d.states, d.actions) for k, d in mine.items()} == \
+                {k: (d.states, d.actions) for k, d in theirs.items()}
+        assert 0 < thin.collision_probability < 1e-9 and full.collision_probability == 0
+    assert explore(mutate(Machine(bounds), mutant_named("no_put_back")), fingerprints=True).violations
+
+
+def test_the_fingerprint_set_grows_and_tells_new_from_seen() -> None:
+    from pausecheck.checks.explore import Fingerprints
+
+    seen = Fingerprints()
+    values = [hash((k, "x")) for k in range(5000)] + [0, -1, 2**63 - 1, -(2**63)]
+    assert all(seen.add(v) for v in values) and not any(seen.add(v) for v in values)
+    assert all(v in seen for v in values) and hash((5001, "x")) not in seen and seen.count == len(values)

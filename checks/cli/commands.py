@@ -112,6 +112,10 @@ def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> 
 def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, checkpoint: Checkpoint | None,
              resume: bool) -> Report:
     symmetric = {"symmetry": True} if getattr(args, "symmetry", False) else {}
+    if getattr(args, "fingerprint", False):
+        if checkpoint is not None:
+            raise UsageError("--fingerprint: a search keeping only fingerprints cannot be checkpointed")
+        symmetric["fingerprints"] = True
     return check(bounds, args.reading, limits=_limits(args), companion=args.companion, checkpoint=checkpoint,
                  resume=resume, accept_unexercised=args.accept_unexercised, liveness=args.liveness,
                  progress=reporter.search, **symmetric)

@@ -139,6 +139,10 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
     if r.deadlocks:
         out.print(f"deadlocks: {r.deadlocks:,} states are not finished and have no enabled action", markup=False)
     out.print(stats_line(r) + _symmetry_note(report.machine), markup=False)
+    if r.fingerprints:
+        chance = f"{r.collision_probability:.1e}"
+        out.print(f"fingerprints only: every verdict holds unless two states shared a fingerprint (a chance of about "
+                  f"{chance}: n(n-1)/2 pairs at 2^-64 each)", markup=False)
     for c in report.companions:
         judged = ", ".join(p.name for p in report.properties if p.companion == c.name)
         out.print(f"companion search ({c.name}) for {judged}, at {_flags(c.machine.bounds.as_dict())}:",

@@ -186,6 +186,7 @@ def check(
     companion: bool = True, accept_unexercised: bool = False, liveness: bool = True,
     progress: Callable[[str], Progress | None] | None = None,
     checkpoint: Checkpoint | None = None, resume: bool = False, symmetry: bool = False,
+    fingerprints: bool = False,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
@@ -197,10 +198,12 @@ def check(
     With `liveness` (the default), the liveness properties are judged on the main search's graph
     when that search is complete (`checks/liveness.py`). `checkpoint` and `resume` apply to the main
     search (`checks/checkpoint.py`). With `symmetry`, the searches store one state per class of states
-    equal up to renaming sessions (`model/symmetry.py`); liveness is judged on the full graph.
+    equal up to renaming sessions (`model/symmetry.py`); liveness is judged on the full graph. With
+    `fingerprints`, the main search keeps only 64-bit hashes of the states it visited (`explore`).
     """
     machine = Machine(bounds, reading_named(reading), symmetry=symmetry)
-    result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume)
+    result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume,
+                     fingerprints=fingerprints)
     report = build_report(machine, result)
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
     report = _judge_liveness(report, limits) if liveness else dataclasses.replace(report, liveness_skipped="")
