@@ -5,6 +5,7 @@ exit code must be a documented one. A few hundred examples in the edit loop; tho
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ def mutated(draw: st.DrawFn, document: Any) -> bytes:
         if how == "delete":
             del parent[key]
         elif how == "replace":
-            parent[key] = draw(ODD_VALUES)
+            parent[key] = copy.deepcopy(draw(ODD_VALUES))  # st.just values are shared: a later edit could loop them
         elif how == "nest":
             parent[key] = [parent[key]] if draw(st.booleans()) else {"x": parent[key]}
         elif isinstance(parent, list) and how == "duplicate":
