@@ -175,12 +175,12 @@ class _Search:
 
     def add(self, state: Any, parent: int, action: Any, key: Any = None, indexed: bool = False) -> int:
         i = len(self.states)
-        if indexed:
-            pass
-        elif self.fingerprints:
-            self.seen.add(hash(state if key is None else key))
-        else:
-            self.index[state if key is None else key] = i
+        if not indexed:  # the caller has not recorded its key yet
+            key = state if key is None else key
+            if self.fingerprints:
+                self.seen.add(hash(key))
+            else:
+                self.index[key] = i
         self.states.append(state)
         self.parent.append(parent)
         self.via.append(None if action is None else self.interned.setdefault(action, action))
