@@ -16,6 +16,7 @@ from pausecheck.checks.symbolic.bmc import KIND, NAMES, bmc
 from pausecheck.checks.symbolic.induction import KEY, STRENGTHENING, induction_semantics, prove
 from pausecheck.checks.symbolic.mutants import SYMBOLIC_MUTANTS, mutant_semantics
 from pausecheck.checks.symbolic.properties import holds, step_holds, step_shows
+from pausecheck.checks.symbolic.readings import encoded_readings, reading_semantics
 from pausecheck.checks.symbolic.rules import SYMBOLIC_RULES, Semantics, moves
 from pausecheck.checks.symbolic.state import lift
 from pausecheck.checks.symbolic.vec import same
@@ -57,17 +58,17 @@ def _reachable(machine: Machine) -> list:
     return order
 
 
-def _no_drift(machine: Machine, m: Semantics, sample: int | None = None) -> int:
+def _no_drift(machine: Machine, m: Semantics, sample: int | None = None, also=lambda state: False) -> int:
     """Every explicit step is exactly one enabled move with the same successor, every enabled move is an
     explicit step, a sampled non-successor is no move's, and every property judges each state and step
     as the explicit model does. With `sample`, about that many states spread evenly over the reachable
-    ones (all of them otherwise). Returns the number of states compared."""
+    ones (all of them otherwise), and every state `also` picks. Returns the number of states compared."""
     states = _reachable(machine)
     ctx = machine.context()
     stride = max(1, len(states) // sample) if sample else 1
     compared = 0
     for index, state in enumerate(states):
-        if index % stride:
+        if index % stride and not also(state):
             continue
         compared += 1
         pre = lift(m.universe, state)
@@ -123,6 +124,26 @@ def test_no_drift_of_each_mutant_twin(name):
     assert _no_drift(mutate(Machine(bounds=bounds), mutant), mutant_semantics(name, bounds), MUTANT_SAMPLE) > 10
 
 
+READING_BOUNDS = {"A-T11": (WIDER[1],)}  # interim messages; SMALL_MUTANT for the rest
+NEVER_DIVERGE = {"A-T5=append", "A-T5=assign", "A-T9=put-back"}  # without a racing resume (docs/readings.md)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reading", encoded_readings(), ids=lambda r: r.name.removeprefix("conformant+"))
+def test_no_drift_of_each_reading_twin(reading):
+    """Each reading's twin against the explicit rules under that reading: a sample of its reachable states
+    and every state where the reading's successors differ from the conformant ones."""
+    diverging = 0
+    short = reading.name.removeprefix("conformant+")
+    for bounds in READING_BOUNDS.get(reading.switches[0][0], (SMALL_MUTANT,)):
+        machine, conformant = Machine(bounds=bounds, reading=reading), Machine(bounds=bounds)
+        differ = [s for s in _reachable(machine) if set(machine.successors(s)) != set(conformant.successors(s))]
+        diverging += len(differ)
+        chosen = set(differ[::max(1, len(differ) // 12)])
+        assert _no_drift(machine, reading_semantics(bounds, reading), 8, also=chosen.__contains__) > 5
+    assert (diverging == 0) == (short in NEVER_DIVERGE), (short, diverging)
+
+
 def test_bmc_and_bfs_agree_on_small_bounds():
     found = agreement("default", Machine(bounds=TINY), Semantics.of(TINY))
     assert [r for r in found.rows if not r.agree] == []
@@ -131,7 +152,7 @@ def test_bmc_and_bfs_agree_on_small_bounds():
 
 @pytest.mark.slow
 def test_bfs_and_bmc_agree_on_the_default_and_every_mutant_at_the_default_bounds():
-    chosen, skipped = variants(Bounds())
+    chosen, skipped = variants(Bounds(), readings=False)
     assert skipped == () and len(chosen) == len(MUTANTS) + 1
     results = compare_engines(chosen, jobs=2)
     assert [(r.variant, r.property) for found in results for r in found.rows if not r.agree] == []
@@ -143,6 +164,20 @@ def test_bfs_and_bmc_agree_on_the_default_and_every_mutant_at_the_default_bounds
         target = mutant.target.removeprefix(WITNESS_LOST)
         row = next(r for r in found.rows if r.property == target)
         assert (row.bmc_depth == mutant.shortest) if row.bmc in ("violated", "deadlock") else row.bmc == "not witnessed"
+
+
+@pytest.mark.slow
+def test_bfs_and_bmc_agree_on_every_encoded_reading():
+    """Every single-switch reading with a twin, at bounds small enough for z3 to go past each reading's
+    deepest counterexample quickly; the flip matrix's breaks are found by both engines at the same depths."""
+    chosen = tuple(v for v in variants(SMALL_MUTANT)[0] if v.reading is not None)
+    assert len(chosen) == len(encoded_readings()) == 14
+    results = compare_engines(chosen, jobs=2)
+    assert [(r.variant, r.property) for found in results for r in found.rows if not r.agree] == []
+    broken = {found.variant: {r.property for r in found.rows if r.bmc == "violated"} for found in results}
+    assert {"resume_supersedes", "no_phantom_pause"} <= broken["A-G1=leave"]
+    assert broken["A-T4=release"] == {"no_loss"} and broken["A-T11=hold"] == set()
+    assert {"tool_failures_handled", "handled_run_completes"} <= broken["A-G4=failed-unmarked"]
 
 
 def test_a_bmc_counterexample_replays_on_the_explicit_model():
@@ -184,7 +219,12 @@ def test_prove_cli(capsys, tmp_path):
     approve = next(p for p in out["properties"] if p["name"] == "approve")
     assert approve["depth"] == 4 and approve["trace"]
     assert main(["replay", approve["trace"], "--quiet"]) == 0
-    assert main(["prove", "--bmc", "3", "--reading", "conformant+A-G1=leave"]) == 2
+    assert main(["prove", "--bmc", "3", "--reading", "A-T12=with-artifacts"]) == 2  # not encoded: said so
+    assert main(["prove", "--induction", "--reading", "A-G1=leave"]) == 2
+    capsys.readouterr()
+    assert main(["prove", "--bmc", "4", "--calls", "1", "--reading", "A-G1=leave", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert next(p for p in out["properties"] if p["name"] == "resume_supersedes")["depth"] == 4
     assert main(["prove"]) == 2
 
 

@@ -220,13 +220,14 @@ def parser() -> argparse.ArgumentParser:
                        help="seconds between checkpoints (default 60)")
     check.add_argument("--engines", metavar="bfs,bmc",
                        help="compare the two engines instead: the breadth-first search and z3's bounded model checking "
-                       "(to the search's depth) on the default and on every mutant encoded symbolically; one line per "
-                       "variant and property with both verdicts and minimal depths; exit 1 on any disagreement or "
-                       "variant not compared")
+                       "(to the search's depth) on the default, on every mutant and on every single-switch reading "
+                       "encoded symbolically; one line per variant and property with both verdicts and minimal "
+                       "depths; exit 1 on any disagreement or variant not compared")
     check.add_argument("--jobs", type=int, metavar="N", help="with --engines: variants compared at once (default: "
                        "every core)")
     check.add_argument("--only", action="append", metavar="NAME",
-                       help="with --engines: compare only this variant, `default` or a mutant (repeatable)")
+                       help="with --engines: compare only this variant, `default`, a mutant or a reading such as "
+                       "A-G1=leave (repeatable)")
     check.add_argument("--resume", type=Path, metavar="DIR",
                        help="carry on the search saved in DIR (same bounds and reading, same pausecheck) and keep "
                        "saving there; it ends with the same states, counts and traces as a search never stopped")

@@ -24,9 +24,10 @@ _PROPERTY = {p.name: p for p in PROPERTIES}
 
 
 def _semantics(bounds: Bounds, reading: Any, usage: type[Exception]) -> Any:
-    from ..symbolic.rules import NotEncoded, Semantics
+    from ..symbolic.readings import reading_semantics
+    from ..symbolic.rules import NotEncoded
     try:
-        return Semantics.of(bounds, reading)
+        return reading_semantics(bounds, reading)
     except NotEncoded as error:
         raise usage(str(error)) from None
 
@@ -46,6 +47,9 @@ def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage:
         raise usage("--k must be at least 1")
     m = _semantics(bounds, reading, usage)
     if args.induction:
+        if reading.switches:
+            raise usage(f"prove --induction proves the conformant reading; its strengthening invariants do not "
+                        f"hold under {reading.name} (use --bmc K to check a reading)")
         return _induction(args, bounds, usage)
     return _bmc(args, bounds, reading, m, write)
 
@@ -187,13 +191,17 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
         raise usage("--engines takes bfs,bmc (the two engines compared)")
     if args.jobs is not None and args.jobs < 1:
         raise usage("--jobs must be at least 1")
+    if reading.switches:
+        raise usage("check --engines compares every encoded reading itself: pick one with --only "
+                    f"{reading.name.removeprefix('conformant+')} instead of --reading")
     _semantics(bounds, reading, usage)  # refuses what the symbolic engine does not encode
     from ..symbolic.agreement import compare_engines, variants
     chosen, skipped = variants(bounds)
     if args.only:
         unknown = sorted(set(args.only) - {v.name for v in chosen} - set(skipped))
         if unknown:
-            raise usage(f"--only {unknown[0]}: no such variant (default, or a mutant: pausecheck mutants --list)")
+            raise usage(f"--only {unknown[0]}: no such variant (default, a mutant: pausecheck mutants --list, or a "
+                        "reading such as A-G1=leave)")
         chosen, skipped = tuple(v for v in chosen if v.name in args.only), tuple(n for n in skipped if n in args.only)
     say = _sayer(console(color=not args.no_color))
 

@@ -23,7 +23,7 @@ from .induction import lemmas
 from .rules import Semantics
 
 __all__ = ["Row", "Agreement", "agreement", "verdict_word", "SHALLOW", "mutant_depth", "Variant", "variants",
-           "compare_engines"]
+           "compare_engines", "reading_depth"]
 
 SHALLOW = 14  # depths up to which bounded model checking runs as fast without lemmas
 
@@ -121,28 +121,48 @@ def mutant_depth(mutant: object) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """What `check --engines` compares: the default (no mutant) or one mutant, at what depth (None: all)."""
+    """What `check --engines` compares: the default, one mutant or one reading, at what depth (None: all;
+    for a reading, one step past its deepest counterexample, found by a first search)."""
 
     name: str
     bounds: Bounds
     mutant: str | None
     depth: int | None
+    reading: str | None = None
 
 
-def variants(bounds: Bounds) -> tuple[tuple[Variant, ...], tuple[str, ...]]:
-    """The default at `bounds` and every mutant with a symbolic twin (at its own bounds, else `bounds`),
-    and the names of the mutants without one."""
+def variants(bounds: Bounds, readings: bool = True) -> tuple[tuple[Variant, ...], tuple[str, ...]]:
+    """The default at `bounds`, every mutant with a symbolic twin (at its own bounds, else `bounds`) and,
+    with `readings`, every single-switch reading with one; and the names of the mutants without one."""
     from ..mutants import MUTANTS, bounds_of
     from .mutants import SYMBOLIC_MUTANTS
+    from .readings import encoded_readings
     found = [Variant("default", bounds, None, None)]
     found += [Variant(m.name, bounds_of(m, bounds), m.name, mutant_depth(m)) for m in MUTANTS
               if m.name in SYMBOLIC_MUTANTS]
+    if readings:
+        found += [Variant(r.name.removeprefix("conformant+"), bounds, None, None, r.name) for r in encoded_readings()]
     return tuple(found), tuple(m.name for m in MUTANTS if m.name not in SYMBOLIC_MUTANTS)
+
+
+def reading_depth(machine: Machine) -> int:
+    """The depth a reading is compared to: one step past its deepest shortest counterexample (a search of
+    the whole graph finds it), or SHALLOW when it breaks nothing."""
+    result = explore(machine, Limits())
+    deepest = [len(v.actions) for v in result.violations.values()]
+    return max(deepest) + 1 if deepest else SHALLOW
 
 
 def _compare(variant: Variant) -> Agreement:
     from ..mutants import mutant_named, mutate
     from .mutants import mutant_semantics
+    from .readings import reading_semantics
+    if variant.reading is not None:
+        from pausecheck.model.reading import reading_named
+        reading = reading_named(variant.reading)
+        machine = Machine(variant.bounds, reading)
+        return agreement(variant.name, machine, reading_semantics(variant.bounds, reading),
+                         depth=variant.depth or reading_depth(machine))
     if variant.mutant is None:
         return agreement(variant.name, Machine(variant.bounds), Semantics.of(variant.bounds))
     mutant = mutant_named(variant.mutant)
