@@ -53,15 +53,16 @@ class Example:
 
     @property
     def slow(self) -> bool:
-        """Documented to take a minute or more: every mutant explored, or a runtime driven through
-        every edge at the default bounds."""
+        """Documented to take a minute or more: every mutant explored, a runtime driven through every
+        edge at the default bounds, the flip matrix, or z3's consistency questions."""
         every_mutant = self.argv[:1] == ("mutants",) and not {"--only", "--list"} & set(self.argv)
         ours = self.argv[:self.argv.index("--")] if "--" in self.argv else self.argv
         default_conform = ours[:1] == ("conform",) and not any(a.startswith("--") and a[2:].replace("-", "_")
                                                                   in BOUND_HELP for a in ours)
         flagged = any(a.startswith("--") and a[2:].replace("-", "_") in BOUND_HELP for a in ours)
         default_readings = ours[:1] == ("readings",) and not flagged  # one check per reading: ~35 s
-        return every_mutant or "--mutants" in self.argv or default_conform or default_readings
+        consistency = ours[:1] == ("consistency",)  # z3 over every reading: a minute or more
+        return every_mutant or "--mutants" in self.argv or default_conform or default_readings or consistency
 
     @property
     def id(self) -> str:

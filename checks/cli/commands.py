@@ -36,6 +36,7 @@ from ..report.html import html_report
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check, print_matrix
 from ..shrink import shrink
+from .consistency import consistency_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
 from .prove import engines_command, prove_command
 from .readings import counter as _counter
@@ -55,7 +56,7 @@ def _bounds(args: argparse.Namespace) -> Bounds:
         bounds = Bounds(**{name: getattr(args, name) for name in BOUND_HELP})
     except BoundError as error:
         raise UsageError(str(error)) from None
-    if args.max_states is not None and args.max_states < 1:
+    if getattr(args, "max_states", None) is not None and args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
     if getattr(args, "max_seconds", None) is not None and args.max_seconds <= 0:
         raise UsageError("--max-seconds must be a positive number of seconds")
@@ -306,6 +307,10 @@ def _prove(args: argparse.Namespace) -> int:
     return prove_command(args, _bounds(args), reading_named(args.reading), UsageError, _write)
 
 
+def _consistency(args: argparse.Namespace) -> int:
+    return consistency_command(args, _bounds(args), UsageError)
+
+
 def _readings(args: argparse.Namespace) -> int:
     return readings_command(args, _bounds(args), _write)
 
@@ -324,4 +329,4 @@ def _validate(args: argparse.Namespace) -> int:
 
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
             "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors,
-            "fuzz": _fuzz, "readings": _readings, "prove": _prove}
+            "fuzz": _fuzz, "readings": _readings, "prove": _prove, "consistency": _consistency}

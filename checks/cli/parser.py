@@ -32,6 +32,15 @@ examples:
 
 {EXIT}"""
 
+# `consistency` asks z3 of every reading at once: smaller bounds keep it to minutes.
+CONSISTENCY_BOUNDS = Bounds(artifacts=2, held_bound=1)
+EPILOG_CONSISTENCY = """\
+examples:
+  pausecheck consistency --only clashes       which clauses each reading clashes with (about a minute; all
+                                              three parts take about six minutes at these bounds)
+exit: 0 every trigger the bounds allow occurs in a behaviour that keeps every clause (clashes and dependencies
+are findings about the rules, not failures); 1 some trigger occurs in none (a clause is vacuous or the clauses
+contradict each other); 2 usage error (a fault flag: faults are not encoded symbolically)."""
 EPILOG_PROVE = """\
 examples:
   pausecheck prove --bmc 12             every property on every behaviour of up to 12 steps (~15 s; to
@@ -390,6 +399,32 @@ def parser() -> argparse.ArgumentParser:
                     help="with --bmc: write counterexamples and witnesses as ITF here")
     pv.add_argument("--json", action="store_true",
                     help="print one JSON object: {properties: [{name, proved, method, k, reason, ...}]}")
+
+    cs = _add(commands, "consistency", "z3: are the clauses consistent, which readings clash with which clauses",
+              "The clauses as constraints over bounded behaviours, under the conformant reading or any single-switch "
+              "reading encoded symbolically (z3 picks one per behaviour): a clause's constraint is every property "
+              "that formalises it, and a clause's trigger each witness citing it. (a) the clauses together admit "
+              "behaviours that finish and show every trigger the bounds allow (one behaviour if they fit in one); "
+              "(b) for each reading, a behaviour that takes the reading's branch while keeping every clause, or a "
+              "minimal unsatisfiable core naming the clauses it clashes with; (c) for each clause, drop it and see "
+              "which of the properties citing it still hold under the other clauses, and which fail (with the "
+              "reading that breaks them). Only what fits the depth is covered: a clash needing a longer behaviour "
+              "is not seen.", EPILOG_CONSISTENCY)
+    group = cs.add_argument_group("bounds (every field of the search configuration)")
+    for name, (minimum, meaning) in BOUND_HELP.items():
+        default = getattr(CONSISTENCY_BOUNDS, name)
+        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
+                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    cs.add_argument("--depth", type=int, default=12, metavar="K",
+                    help="steps of the behaviours of (b) and (c) (default 12)")
+    cs.add_argument("--trigger-depth", type=int, default=20, metavar="K",
+                    help="steps of the behaviours of (a) (default 20)")
+    cs.add_argument("--only", action="append", choices=("satisfiable", "clashes", "dependencies"),
+                    help="ask only this part (repeatable; default all three)")
+    cs.add_argument("--json", action="store_true",
+                    help="print one JSON object: {satisfiable: {behaviours, apart, impossible}, clashes: {readings: "
+                    "[{reading, diverges, clauses, finishing, properties}]}, dependencies: {clauses: [{clause, "
+                    "fail, hold}]}, exit}")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "

@@ -1,0 +1,146 @@
+"""`pausecheck consistency`: the clauses as constraints over bounded behaviours, asked of z3."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from pausecheck.model import Bounds
+
+from ..console import console
+
+__all__ = ["consistency_command", "PARTS"]
+
+PARTS = ("satisfiable", "clashes", "dependencies")
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("conformant+")
+
+
+def _properties_of(clauses: tuple[str, ...], finishing: bool) -> list[str]:
+    """The properties asserted by exactly these clauses (each needs all the clauses it cites)."""
+    from ..symbolic.consistency import _CLAUSES_OF, FINISHES
+    chosen = set(clauses)
+    return [n for n, cited in _CLAUSES_OF.items() if set(cited) <= chosen and (n != FINISHES or finishing)]
+
+
+def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception]) -> int:
+    from ..symbolic.readings import reading_semantics
+    from ..symbolic.rules import NotEncoded
+    try:
+        reading_semantics(bounds)
+    except NotEncoded as error:
+        raise usage(str(error)) from None
+    if args.depth < 1 or args.trigger_depth < 1:
+        raise usage("--depth and --trigger-depth need at least 1 step")
+    parts = tuple(args.only or PARTS)
+    from ..symbolic.consistency import clashes, dependencies, satisfiable
+    out = console(color=not args.no_color)
+
+    def say(text: str) -> None:
+        if not args.json:
+            out.print(text, markup=False, highlight=False)
+
+    started = time.perf_counter()
+
+    def progress(text: str) -> None:
+        if not args.json and sys.stderr.isatty():
+            sys.stderr.write(f"\r  {text} ({time.perf_counter() - started:.0f} s)" + " " * 10)
+            sys.stderr.flush()
+
+    def done_line() -> None:
+        if not args.json and sys.stderr.isatty():
+            sys.stderr.write("\r" + " " * 70 + "\r")
+
+    say(f"pausecheck consistency: the clauses as constraints over bounded behaviours, under the conformant "
+        f"reading or any single-switch reading encoded symbolically; bounds {bounds.as_dict()}")
+    report: dict[str, Any] = {"bounds": bounds.as_dict()}
+    code = 0
+    if "satisfiable" in parts:
+        found = satisfiable(bounds, args.trigger_depth, progress)
+        done_line()
+        shown = {w for _, _, ws in found.behaviours for w in ws}
+        report["satisfiable"] = {
+            "depth": found.depth, "triggers": list(found.triggers), "one_behaviour": found.one,
+            "behaviours": [{"reading": r, "steps": len(p.actions), "shows": list(ws)} for r, p, ws in found.behaviours],
+            "apart": list(found.apart), "impossible": list(found.impossible),
+            "seconds": round(found.seconds, 1)}
+        say(f"(a) satisfiable, not vacuously: behaviours of {found.depth} steps that keep every clause and finish "
+            f"({found.seconds:.0f} s)")
+        for i, (reading, path, ws) in enumerate(found.behaviours, 1):
+            say(f"  behaviour {i} ({_short(reading)}, {len(path.actions)} steps) shows {len(ws)} of the "
+                f"{len(found.triggers)} triggers: {', '.join(ws)}")
+        if found.one:
+            say(f"  one behaviour shows every trigger these bounds allow ({len(found.triggers)})")
+        elif found.apart:
+            say(f"  no one behaviour of {found.depth} steps shows all of {', '.join(found.apart)} together "
+                "at these bounds")
+        if found.impossible:
+            code = 1
+            say(f"  VACUOUS: no behaviour of {found.depth} steps that keeps every clause shows "
+                f"{', '.join(found.impossible)}")
+        elif shown != set(found.triggers):
+            code = 1
+    if "clashes" in parts:
+        rows = []
+
+        def clash_line(c: Any) -> None:
+            done_line()
+            if not c.diverges:
+                what = f"never takes a branch other than the conformant one within {args.depth} steps here"
+            elif not c.clauses and not c.finishing:
+                what = (f"no clash within {args.depth} steps: a behaviour takes its branch, keeps every clause "
+                        "and finishes")
+            else:
+                props = _properties_of(c.clauses, c.finishing)
+                what = (f"clashes with {' '.join(c.clauses)}" + (" once the behaviour must finish" if c.finishing
+                                                                 else "") + f" ({', '.join(props)})")
+            say(f"  {_short(c.reading):<28} {what}")
+            rows.append({"reading": c.reading, "diverges": c.diverges, "clauses": list(c.clauses),
+                         "finishing": c.finishing, "properties": _properties_of(c.clauses, c.finishing),
+                         "seconds": round(c.seconds, 1)})
+
+        say(f"(b) each reading against the clauses: behaviours of {args.depth} steps that take the reading's "
+            "branch; a minimal clashing set of clauses (one of possibly several)")
+        progress("readings")
+        clashes(bounds, args.depth, done=clash_line)
+        report["clashes"] = {"depth": args.depth, "readings": rows}
+    if "dependencies" in parts:
+        rows = []
+
+        def dependency_line(d: Any) -> None:
+            done_line()
+            fails = "; ".join(f"{n} fails (under {_short(r)}, at step {t} of a behaviour that keeps every other "
+                              "clause)" for n, (r, t) in d.fail.items())
+            holds = ", ".join(d.hold)
+            say(f"  {d.clause:<6} " + "; ".join(x for x in (fails, holds and f"still holds: {holds}") if x))
+            rows.append({"clause": d.clause, "properties": list(d.formalised_by),
+                         "fail": {n: {"reading": r, "step": t} for n, (r, t) in d.fail.items()},
+                         "hold": list(d.hold), "seconds": round(d.seconds, 1)})
+
+        say(f"(c) what each clause is needed for: drop it (every property citing it stops being asserted) and "
+            f"see which of those properties still hold on behaviours of {args.depth} steps under the other "
+            "clauses")
+        progress("clauses")
+        dependencies(bounds, args.depth, done=dependency_line)
+        report["dependencies"] = {"depth": args.depth, "clauses": rows}
+    seconds = time.perf_counter() - started
+    report["seconds"] = round(seconds, 1)
+    report["exit"] = code
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return code
+    if code == 0 and "satisfiable" in parts:
+        how = "one behaviour" if len(report["satisfiable"]["behaviours"]) == 1 else \
+            f"{len(report['satisfiable']['behaviours'])} behaviours (not one: see (a))"
+        say(f"[ok] the clauses are satisfiable together, not vacuously: every trigger these bounds allow occurs "
+            f"in {how} of {args.trigger_depth} steps that keep every clause and finish ({seconds:.0f} s)")
+    elif code == 0:
+        say(f"[done] {', '.join(parts)} ({seconds:.0f} s); satisfiability was not asked (--only)")
+    else:
+        say("[vacuous] some trigger occurs in no behaviour that keeps every clause: see (a)")
+    return code

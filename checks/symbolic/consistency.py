@@ -1,0 +1,286 @@
+"""Rule consistency: the clauses as constraints over bounded behaviours, asked of z3.
+
+A behaviour here is a path of K steps from the initial state under *some* reading: the conformant one or
+any single-switch reading encoded symbolically (one reading for the whole behaviour, a variable z3
+chooses), so that the clauses, not the conformant rules alone, decide which behaviours are admitted.
+The constraint of a clause is every property that formalises it (`model.properties`: a property
+formalises all the clauses it cites together, so it is asserted while each of them is kept), and, for
+the liveness clauses of `no_stuck_execution` (G6.5, G5.2), that the behaviour has finished by step K.
+A clause's *trigger* is each witness that cites it.
+
+Three questions, each a query of one incremental solver (`Unrolling` of `symbolic.bmc`):
+
+- `satisfiable`: all clauses together admit a behaviour in which every trigger the bounds allow occurs
+  (so they are not satisfied vacuously); the behaviour is decoded and re-checked on the explicit model;
+- `clashes`: for each reading, a behaviour that takes a branch where the reading differs from the
+  conformant one, with every clause's constraint under its own literal: if none exists, a minimal
+  unsatisfiable core of those literals names the clauses the reading clashes with;
+- `dependencies`: drop one clause (every property citing it stops being asserted) and ask which of those
+  properties still hold on every behaviour the remaining clauses admit: those that do not depend on it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import z3
+from pausecheck.model import Bounds, Machine
+from pausecheck.model.clauses import CLAUSES
+from pausecheck.model.liveness import LIVENESS
+from pausecheck.model.properties import PROPERTIES, missing_bound
+from pausecheck.model.property import ALWAYS, SOMETIMES, TRANSITION
+from pausecheck.model.reading import CONFORMANT, Reading
+
+from ..explore import Discovery
+from .bmc import Unrolling
+from .readings import READING_TWINS, encoded_readings, envelope
+from .rules import Semantics, is_final
+from .state import initial
+from .vec import same, var
+
+__all__ = ["FINISHES", "Behaviours", "Clash", "Dependency", "Satisfiable", "constraints", "triggers",
+           "satisfiable", "clashes", "dependencies"]
+
+FINISHES = "no_stuck_execution"  # its bounded reading: the behaviour has finished by step K
+SAFETY = tuple(p.name for p in PROPERTIES if p.kind in (ALWAYS, TRANSITION))
+_CLAUSES_OF = {p.name: p.clauses for p in PROPERTIES if p.name in SAFETY} | {
+    p.name: p.clauses for p in LIVENESS if p.name == FINISHES}
+
+
+def constraints() -> dict[str, tuple[str, ...]]:
+    """Clause id -> the properties that formalise it (in the order of the catalogue; empty: none)."""
+    return {c.id: tuple(n for n in SAFETY + (FINISHES,) if c.id in _CLAUSES_OF[n]) for c in CLAUSES}
+
+
+def triggers(bounds: Bounds) -> dict[str, tuple[str, ...]]:
+    """Clause id -> the witnesses that cite it and that `bounds` can exercise."""
+    found = {c.id: [] for c in CLAUSES}
+    for p in PROPERTIES:
+        if p.kind == SOMETIMES and missing_bound(p, bounds) is None:
+            for clause in p.clauses:
+                found[clause].append(p.name)
+    return {c: tuple(names) for c, names in found.items()}
+
+
+class Behaviours:
+    """The behaviours of exactly `depth` steps (a poll pads a shorter one) under the conformant reading or
+    any of `readings`, with a literal per clause that asserts the clause's constraint when assumed."""
+
+    def __init__(self, bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None) -> None:
+        self.bounds, self.depth = bounds, depth
+        self.readings = (CONFORMANT,) + (encoded_readings() if readings is None else readings)
+        self.choice = var("reading")
+        self.m = envelope(Semantics.of(bounds), self.choice, self.readings[1:])
+        self.unrolling = u = Unrolling(self.m, initial(self.m.universe))
+        u.solver.set("sat.core.minimize", True)  # cores come back (nearly) minimal: few deletion checks after
+        for _ in range(depth):
+            u.grow()
+        u.solver.add(z3.ULT(self.choice, len(self.readings)))
+        self.broken = {name: z3.Or([u.violation(name, t) for t in range(depth + 1)]) for name in SAFETY}
+        self.broken[FINISHES] = z3.Not(is_final(self.m, u.states[depth]))
+        self.literal = {c: z3.Bool(f"clause {c}") for c in constraints()}
+        self.finish = z3.Bool("finishes")  # asserts FINISHES while its clauses are kept (parts a and b only)
+        for name, broken in self.broken.items():
+            kept = [self.literal[c] for c in _CLAUSES_OF[name]] + ([self.finish] if name == FINISHES else [])
+            u.solver.add(z3.Implies(z3.And(kept), z3.Not(broken)))
+
+    def shown(self, witness: str) -> z3.BoolRef:
+        """Some step of the behaviour shows the witness."""
+        return z3.Or([self.unrolling.violation(witness, t) for t in range(1, self.depth + 1)])
+
+    def reading(self, index: int) -> z3.BoolRef:
+        return self.choice == index
+
+    def diverges(self, index: int) -> z3.BoolRef:
+        """Some step takes a branch where reading `index` leads elsewhere than the conformant reading."""
+        u, reading = self.unrolling, self.readings[index]
+        twin = READING_TWINS[reading.switches[0]][1].deviation.patch
+        base = Semantics(self.m.bounds, self.m.universe, self.m.pauses, self.m.write_failures, self.m.observations)
+        from .rules import moves
+        steps = []
+        for t in range(self.depth):
+            for k, mv in enumerate(moves(base, u.states[t])):
+                other = twin(base, mv, u.states[t])
+                if other is not mv.post:
+                    steps.append(z3.And(u.selectors[t] == k, z3.Not(same(other, mv.post))))
+        return z3.Or(steps) if steps else z3.BoolVal(False)
+
+    def check(self, *assumptions: z3.BoolRef) -> z3.CheckSatResult:
+        answer = self.unrolling.solver.check(*assumptions)
+        if answer == z3.unknown:
+            raise RuntimeError(f"z3 gave up: {self.unrolling.solver.reason_unknown()}")
+        return answer
+
+    def kept(self, dropped: tuple[str, ...] = (), finish: bool = True) -> list[z3.BoolRef]:
+        """The literals of every clause but `dropped` (and, with `finish`, the one that asks the behaviour
+        to have finished by step K)."""
+        return [lit for c, lit in self.literal.items() if c not in dropped] + ([self.finish] if finish else [])
+
+    def behaviour(self) -> tuple[Reading, Discovery]:
+        """The behaviour of the last satisfiable check: its reading, and its path re-checked on the explicit
+        model under that reading."""
+        model = self.unrolling.solver.model()
+        reading = self.readings[model.eval(self.choice, model_completion=True).as_long()]
+        return reading, self.unrolling.path(model, self.depth, Machine(self.bounds, reading))
+
+    def core(self, fixed: tuple[z3.BoolRef, ...]) -> list[str]:
+        """After an unsatisfiable check of `fixed` and every literal: a minimal set of them that is still
+        unsatisfiable with `fixed` (deletion-based), as clause ids and FINISHES."""
+        names = {lit.get_id(): c for c, lit in self.literal.items()} | {self.finish.get_id(): FINISHES}
+        core = _minimal(self, fixed, [lit for lit in self.unrolling.solver.unsat_core() if lit.get_id() in names])
+        order = list(self.literal) + [FINISHES]
+        return sorted((names[lit.get_id()] for lit in core), key=order.index)
+
+
+def _minimal(b: Behaviours, fixed: tuple[z3.BoolRef, ...], core: list[z3.BoolRef]) -> list[z3.BoolRef]:
+    """Drop from an unsatisfiable core each literal without which it stays unsatisfiable."""
+    i = 0
+    while i < len(core):
+        trial = core[:i] + core[i + 1:]
+        if b.check(*fixed, *trial) == z3.unsat:
+            ids = {lit.get_id() for lit in b.unrolling.solver.unsat_core()}
+            core = [lit for lit in trial if lit.get_id() in ids]
+        else:
+            i += 1
+    return core
+
+
+@dataclass
+class Satisfiable:
+    """Part (a): behaviours that satisfy every clause's constraint and finish, and together show every
+    trigger the bounds allow; one behaviour if they can all occur in one."""
+
+    depth: int
+    triggers: tuple[str, ...]
+    behaviours: list[tuple[str, Discovery, tuple[str, ...]]] = field(default_factory=list)  # (reading, path, shown)
+    apart: tuple[str, ...] = ()  # a minimal set of triggers that no one behaviour shows together
+    impossible: tuple[str, ...] = ()  # triggers no behaviour of `depth` steps shows with every clause kept
+    seconds: float = 0.0
+
+    @property
+    def one(self) -> bool:
+        return len(self.behaviours) == 1 and not self.impossible
+
+
+def satisfiable(bounds: Bounds, depth: int, progress: Callable[[str], None] | None = None) -> Satisfiable:
+    """Behaviours of `depth` steps under every clause: one showing every trigger if there is one, else a
+    few that show them all between them (each query asks for every trigger still unshown; a minimal set
+    that cannot occur together is split by putting its last trigger off to a later behaviour)."""
+    started = time.perf_counter()
+    b = Behaviours(bounds, depth, ())
+    wanted = tuple(sorted({w for names in triggers(bounds).values() for w in names},
+                          key=[p.name for p in PROPERTIES].index))
+    shows = {w: z3.Bool(f"trigger {w}") for w in wanted}
+    for w, lit in shows.items():
+        b.unrolling.solver.add(z3.Implies(lit, b.shown(w)))
+    result = Satisfiable(depth, wanted)
+    left, later = list(wanted), []
+    while left or later:
+        if not left:
+            left, later = later, []
+        if b.check(*b.kept(), *(shows[w] for w in left)) == z3.sat:
+            model = b.unrolling.solver.model()
+            reading, path = b.behaviour()
+            shown = tuple(w for w in wanted if z3.is_true(model.eval(b.shown(w), model_completion=True)))
+            result.behaviours.append((reading.name, path, shown))
+            left = [w for w in left if w not in shown]
+            later = [w for w in later if w not in shown]
+            if progress is not None:
+                progress(f"behaviour {len(result.behaviours)} shows {len(shown)} trigger(s)")
+            continue
+        ids = {shows[w].get_id(): w for w in left}
+        # The solver's own core (minimised by the SAT solver, not by deletion: each deletion is a deep query).
+        core = [ids[lit.get_id()] for lit in b.unrolling.solver.unsat_core() if lit.get_id() in ids]
+        if len(core) <= 1:  # impossible on its own (or the clauses alone are unsatisfiable: core empty)
+            result.impossible += tuple(core) if core else tuple(left)
+            left = [w for w in left if w not in core] if core else []
+            continue
+        result.apart = result.apart or tuple(core)
+        left.remove(core[-1])
+        later.append(core[-1])
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+@dataclass
+class Clash:
+    """Part (b), one reading: does it clash with the clauses within `depth` steps, and with which?"""
+
+    reading: str
+    diverges: bool  # some behaviour takes a branch where the reading differs from the conformant one
+    clauses: tuple[str, ...] = ()  # a minimal clashing set (empty: no clash within the depth)
+    finishing: bool = False  # the clash needs the behaviour to have finished by step K (FINISHES)
+    seconds: float = 0.0
+
+
+def clashes(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None,
+            done: Callable[[Clash], None] | None = None) -> list[Clash]:
+    """Each reading against the clauses: a minimal unsatisfiable core where they clash."""
+    b = Behaviours(bounds, depth, readings)
+    found = []
+    for index, reading in enumerate(b.readings[1:], 1):
+        started = time.perf_counter()
+        fixed = (b.reading(index), b.diverges(index))
+        if b.check(*fixed) == z3.unsat:
+            clash = Clash(reading.name, False)
+        elif b.check(*fixed, *b.kept()) == z3.sat:
+            b.behaviour()  # decoded and re-checked on the explicit model: a Drift if it has no such path
+            clash = Clash(reading.name, True)
+        else:
+            core = b.core(fixed)
+            clash = Clash(reading.name, True, tuple(c for c in core if c != FINISHES), FINISHES in core)
+        clash.seconds = time.perf_counter() - started
+        found.append(clash)
+        if done is not None:
+            done(clash)
+    return found
+
+
+@dataclass
+class Dependency:
+    """Part (c), one clause: the properties that stop holding when it is dropped (each with the reading
+    and length of a behaviour that breaks it while every other clause holds) and those that still hold."""
+
+    clause: str
+    formalised_by: tuple[str, ...]
+    fail: dict[str, tuple[str, int]] = field(default_factory=dict)
+    hold: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+
+def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None,
+                 done: Callable[[Dependency], None] | None = None) -> list[Dependency]:
+    """For each clause with a safety property: drop it and see which of its properties no longer follow."""
+    b = Behaviours(bounds, depth, readings)
+    found = []
+    for clause, names in constraints().items():
+        names = tuple(n for n in names if n != FINISHES)
+        if not names:
+            continue
+        started = time.perf_counter()
+        dep = Dependency(clause, names)
+        open_ = list(names)
+        kept = b.kept((clause,), finish=False)
+        while open_ and b.check(*kept, z3.Or([b.broken[n] for n in open_])) == z3.sat:
+            reading, path = b.behaviour()
+            model = b.unrolling.solver.model()
+            for n in list(open_):
+                if z3.is_true(model.eval(b.broken[n], model_completion=True)):
+                    dep.fail[n] = (reading.name, _first_break(b, model, n))
+                    open_.remove(n)
+        dep.hold = tuple(open_)
+        dep.seconds = time.perf_counter() - started
+        found.append(dep)
+        if done is not None:
+            done(dep)
+    return found
+
+
+def _first_break(b: Behaviours, model: z3.ModelRef, name: str) -> int:
+    """The step at which the decoded behaviour first breaks `name`."""
+    for t in range(b.depth + 1):
+        if z3.is_true(model.eval(b.unrolling.violation(name, t), model_completion=True)):
+            return t
+    raise AssertionError(f"{name} is not broken in the model")
