@@ -12,6 +12,7 @@ rules under its reading.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import z3
 from pausecheck.model.actions import (
@@ -42,7 +43,7 @@ from .mutants import (
     _written,
 )
 from .rules import Deviation, Move, NotEncoded, Semantics
-from .state import SState, code
+from .state import SState, Universe, code
 from .vec import Vec, pick
 
 __all__ = ["READING_TWINS", "reading_semantics", "encoded_readings", "why_not_encoded", "envelope"]
@@ -174,15 +175,18 @@ def reading_semantics(bounds: Bounds, reading: Reading = CONFORMANT) -> Semantic
                              "switches on different rules are encoded together")
         kinds.add(kind)
         twins.append(twin)
-    grow: dict[str, int] = {}
-    for twin in twins:
-        for name, extra in twin.grow:
-            grow[name] = grow.get(name, 0) + extra
-    # A reading may hold or deliver an artifact twice: room for every ref twice in every list.
-    universe = dataclasses.replace(m.universe, **{f: getattr(m.universe, f) + n for f, n in grow.items()},
-                                   refs=2 * m.universe.artifacts)
     patch = twins[0].deviation.patch if len(twins) == 1 else _both(*(t.deviation.patch for t in twins))
-    return dataclasses.replace(m, universe=universe, deviation=Deviation(patch=patch))
+    return dataclasses.replace(m, universe=_grown(m, twins, sum), deviation=Deviation(patch=patch))
+
+
+def _grown(m: Semantics, twins: list[SymbolicMutant], combine: Callable[[list[int]], int]) -> Universe:
+    """The universe with room for what the twins add (their extras combined: summed when they act in one
+    behaviour, the largest when only one does), and every ref twice in every list: a reading may hold or
+    deliver an artifact twice."""
+    fields = {name for twin in twins for name, _ in twin.grow}
+    extra = {f: combine([n for twin in twins for name, n in twin.grow if name == f]) for f in fields}
+    return dataclasses.replace(m.universe, **{f: getattr(m.universe, f) + n for f, n in extra.items()},
+                               refs=2 * m.universe.artifacts)
 
 
 def envelope(m: Semantics, choice: z3.ArithRef, readings: tuple[Reading, ...]) -> Semantics:
@@ -196,10 +200,5 @@ def envelope(m: Semantics, choice: z3.ArithRef, readings: tuple[Reading, ...]) -
             post = pick(choice == i, twin(m2, mv, pre), post)
         return post
 
-    grow: dict[str, int] = {}
-    for r in readings:
-        for name, extra in READING_TWINS[r.switches[0]][1].grow:
-            grow[name] = max(grow.get(name, 0), extra)
-    universe = dataclasses.replace(m.universe, **{f: getattr(m.universe, f) + n for f, n in grow.items()},
-                                   refs=2 * m.universe.artifacts)
+    universe = _grown(m, [READING_TWINS[r.switches[0]][1] for r in readings], max)
     return dataclasses.replace(m, universe=universe, deviation=Deviation(patch=patch))
