@@ -16,7 +16,7 @@ from pausecheck.checks.symbolic.bmc import KIND, NAMES, bmc
 from pausecheck.checks.symbolic.induction import KEY, STRENGTHENING, induction_semantics, prove
 from pausecheck.checks.symbolic.mutants import SYMBOLIC_MUTANTS, mutant_semantics
 from pausecheck.checks.symbolic.properties import holds, step_holds, step_shows
-from pausecheck.checks.symbolic.readings import encoded_readings, reading_semantics
+from pausecheck.checks.symbolic.readings import READING_TWINS, encoded_readings, reading_semantics
 from pausecheck.checks.symbolic.rules import SYMBOLIC_RULES, Semantics, moves
 from pausecheck.checks.symbolic.state import lift
 from pausecheck.checks.symbolic.vec import same
@@ -139,8 +139,8 @@ def test_no_drift_of_each_reading_twin(reading):
         machine, conformant = Machine(bounds=bounds, reading=reading), Machine(bounds=bounds)
         differ = [s for s in _reachable(machine) if set(machine.successors(s)) != set(conformant.successors(s))]
         diverging += len(differ)
-        chosen = set(differ[::max(1, len(differ) // 12)])
-        assert _no_drift(machine, reading_semantics(bounds, reading), 8, also=chosen.__contains__) > 5
+        chosen = set(differ[::max(1, len(differ) // 8)])
+        assert _no_drift(machine, reading_semantics(bounds, reading), 6, also=chosen.__contains__) > 5
     assert (diverging == 0) == (short in NEVER_DIVERGE), (short, diverging)
 
 
@@ -170,14 +170,18 @@ def test_bfs_and_bmc_agree_on_the_default_and_every_mutant_at_the_default_bounds
 def test_bfs_and_bmc_agree_on_every_encoded_reading():
     """Every single-switch reading with a twin, at bounds small enough for z3 to go past each reading's
     deepest counterexample quickly; the flip matrix's breaks are found by both engines at the same depths."""
-    chosen = tuple(v for v in variants(SMALL_MUTANT)[0] if v.reading is not None)
-    assert len(chosen) == len(encoded_readings()) == 14
+    # The seven readings whose twin is a mutant's are compared as that mutant at the default bounds already;
+    # A-T11 hold (no interim messages here), A-T5 append and A-T9 put-back take no other branch than the
+    # conformant reading here (the drift test asserts it), so they are the default there.
+    own = {r.name for r in encoded_readings() if READING_TWINS[r.switches[0]][1] not in SYMBOLIC_MUTANTS.values()}
+    assert len(own) == 7 and len(encoded_readings()) == 14
+    chosen = tuple(v for v in variants(SMALL_MUTANT)[0] if v.reading in own
+                   and v.name not in NEVER_DIVERGE | {"A-T11=hold"})
+    assert [v.name for v in chosen] == ["A-T1=turn", "A-T4=merge", "A-T9=first-hold", "A-T9=merge"]
     results = compare_engines(chosen, jobs=2)
     assert [(r.variant, r.property) for found in results for r in found.rows if not r.agree] == []
     broken = {found.variant: {r.property for r in found.rows if r.bmc == "violated"} for found in results}
-    assert {"resume_supersedes", "no_phantom_pause"} <= broken["A-G1=leave"]
-    assert broken["A-T4=release"] == {"no_loss"} and broken["A-T11=hold"] == set()
-    assert {"tool_failures_handled", "handled_run_completes"} <= broken["A-G4=failed-unmarked"]
+    assert "held_bounded" in broken["A-T9=first-hold"] and "write_back_delivers" in broken["A-T1=turn"]
 
 
 def test_a_bmc_counterexample_replays_on_the_explicit_model():
