@@ -9,6 +9,7 @@ from pausecheck.checks.cli import main
 from pausecheck.checks.explore import Limits, explore
 from pausecheck.checks.symbolic.consistency import (
     FINISHES,
+    asserted_by,
     clashes,
     constraints,
     dependencies,
@@ -60,8 +61,7 @@ def test_each_clash_is_a_violation_the_explicit_search_finds_under_that_reading(
         if not clash.diverges:
             assert broken == set(), name
         elif clash.clauses:
-            from pausecheck.checks.cli.consistency import _properties_of
-            asserted = set(_properties_of(clash.clauses, clash.finishing)) - {FINISHES}
+            asserted = set(asserted_by(clash.clauses, clash.finishing)) - {FINISHES}
             assert broken & asserted or (clash.finishing and not asserted), (name, broken, asserted)
 
 

@@ -21,13 +21,6 @@ def _short(name: str) -> str:
     return name.removeprefix("conformant+")
 
 
-def _properties_of(clauses: tuple[str, ...], finishing: bool) -> list[str]:
-    """The properties asserted by exactly these clauses (each needs all the clauses it cites)."""
-    from ..symbolic.consistency import _CLAUSES_OF, FINISHES
-    chosen = set(clauses)
-    return [n for n, cited in _CLAUSES_OF.items() if set(cited) <= chosen and (n != FINISHES or finishing)]
-
-
 def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception]) -> int:
     from ..symbolic.readings import reading_semantics
     from ..symbolic.rules import NotEncoded
@@ -38,7 +31,7 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
     if args.depth < 1 or args.trigger_depth < 1:
         raise usage("--depth and --trigger-depth need at least 1 step")
     parts = tuple(args.only or PARTS)
-    from ..symbolic.consistency import clashes, dependencies, satisfiable
+    from ..symbolic.consistency import asserted_by, clashes, dependencies, satisfiable
     out = console(color=not args.no_color)
 
     def say(text: str) -> None:
@@ -96,12 +89,12 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
                 what = (f"no clash within {args.depth} steps: a behaviour takes its branch, keeps every clause "
                         "and finishes")
             else:
-                props = _properties_of(c.clauses, c.finishing)
-                what = (f"clashes with {' '.join(c.clauses)}" + (" once the behaviour must finish" if c.finishing
-                                                                 else "") + f" ({', '.join(props)})")
+                props = asserted_by(c.clauses, c.finishing)
+                finish = f" once the behaviour must finish within {args.depth} steps" if c.finishing else ""
+                what = f"clashes with {' '.join(c.clauses)}{finish} ({', '.join(props)})"
             say(f"  {_short(c.reading):<28} {what}")
             rows.append({"reading": c.reading, "diverges": c.diverges, "clauses": list(c.clauses),
-                         "finishing": c.finishing, "properties": _properties_of(c.clauses, c.finishing),
+                         "finishing": c.finishing, "properties": asserted_by(c.clauses, c.finishing),
                          "seconds": round(c.seconds, 1)})
 
         say(f"(b) each reading against the clauses: behaviours of {args.depth} steps that take the reading's "

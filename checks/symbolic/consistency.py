@@ -36,12 +36,12 @@ from pausecheck.model.reading import CONFORMANT, Reading
 from ..explore import Discovery
 from .bmc import Unrolling
 from .readings import READING_TWINS, encoded_readings, envelope
-from .rules import Semantics, is_final
+from .rules import Semantics, is_final, moves
 from .state import initial
 from .vec import same, var
 
 __all__ = ["FINISHES", "Behaviours", "Clash", "Dependency", "Satisfiable", "constraints", "triggers",
-           "satisfiable", "clashes", "dependencies"]
+           "asserted_by", "satisfiable", "clashes", "dependencies"]
 
 FINISHES = "no_stuck_execution"  # its bounded reading: the behaviour has finished by step K
 SAFETY = tuple(p.name for p in PROPERTIES if p.kind in (ALWAYS, TRANSITION))
@@ -52,6 +52,12 @@ _CLAUSES_OF = {p.name: p.clauses for p in PROPERTIES if p.name in SAFETY} | {
 def constraints() -> dict[str, tuple[str, ...]]:
     """Clause id -> the properties that formalise it (in the order of the catalogue; empty: none)."""
     return {c.id: tuple(n for n in SAFETY + (FINISHES,) if c.id in _CLAUSES_OF[n]) for c in CLAUSES}
+
+
+def asserted_by(clauses: tuple[str, ...], finishing: bool = False) -> list[str]:
+    """The properties these clauses assert (each needs every clause it cites; FINISHES only if `finishing`)."""
+    chosen = set(clauses)
+    return [n for n, cited in _CLAUSES_OF.items() if set(cited) <= chosen and (n != FINISHES or finishing)]
 
 
 def triggers(bounds: Bounds) -> dict[str, tuple[str, ...]]:
@@ -98,7 +104,6 @@ class Behaviours:
         u, reading = self.unrolling, self.readings[index]
         twin = READING_TWINS[reading.switches[0]][1].deviation.patch
         base = Semantics(self.m.bounds, self.m.universe, self.m.pauses, self.m.write_failures, self.m.observations)
-        from .rules import moves
         steps = []
         for t in range(self.depth):
             for k, mv in enumerate(moves(base, u.states[t])):
