@@ -128,19 +128,23 @@ READING_BOUNDS = {"A-T11": (WIDER[1],)}  # interim messages; SMALL_MUTANT for th
 NEVER_DIVERGE = {"A-T5=append", "A-T5=assign", "A-T9=put-back"}  # without a racing resume (docs/readings.md)
 
 
+OWN_TWINS = tuple(r for r in encoded_readings() if READING_TWINS[r.switches[0]][1] not in SYMBOLIC_MUTANTS.values())
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("reading", encoded_readings(), ids=lambda r: r.name.removeprefix("conformant+"))
+@pytest.mark.parametrize("reading", OWN_TWINS, ids=lambda r: r.name.removeprefix("conformant+"))
 def test_no_drift_of_each_reading_twin(reading):
-    """Each reading's twin against the explicit rules under that reading: a sample of its reachable states
-    and every state where the reading's successors differ from the conformant ones."""
+    """Each reading's own twin against the explicit rules under that reading: a sample of its reachable
+    states and of the states where the reading's successors differ from the conformant ones. (The seven
+    readings whose twin is a mutant's are held to that mutant's deviation by its own no-drift test.)"""
     diverging = 0
     short = reading.name.removeprefix("conformant+")
     for bounds in READING_BOUNDS.get(reading.switches[0][0], (SMALL_MUTANT,)):
         machine, conformant = Machine(bounds=bounds, reading=reading), Machine(bounds=bounds)
         differ = [s for s in _reachable(machine) if set(machine.successors(s)) != set(conformant.successors(s))]
         diverging += len(differ)
-        chosen = set(differ[::max(1, len(differ) // 8)])
-        assert _no_drift(machine, reading_semantics(bounds, reading), 6, also=chosen.__contains__) > 5
+        chosen = set(differ[::max(1, len(differ) // 6)])
+        assert _no_drift(machine, reading_semantics(bounds, reading), 4, also=chosen.__contains__) > 3
     assert (diverging == 0) == (short in NEVER_DIVERGE), (short, diverging)
 
 
