@@ -177,7 +177,7 @@ def test_bfs_and_bmc_agree_on_every_encoded_reading():
     # The seven readings whose twin is a mutant's are compared as that mutant at the default bounds already;
     # A-T11 hold (no interim messages here), A-T5 append and A-T9 put-back take no other branch than the
     # conformant reading here (the drift test asserts it), so they are the default there.
-    own = {r.name for r in encoded_readings() if READING_TWINS[r.switches[0]][1] not in SYMBOLIC_MUTANTS.values()}
+    own = {r.name for r in OWN_TWINS}
     assert len(own) == 7 and len(encoded_readings()) == 14
     chosen = tuple(v for v in variants(SMALL_MUTANT)[0] if v.reading in own
                    and v.name not in NEVER_DIVERGE | {"A-T11=hold"})

@@ -192,13 +192,13 @@ def _grown(m: Semantics, twins: list[SymbolicMutant], combine: Callable[[list[in
 def envelope(m: Semantics, choice: z3.ArithRef, readings: tuple[Reading, ...]) -> Semantics:
     """Every reading of `readings` at once: the successor of each move is that of reading number
     `choice` (0: the conformant reading, i: readings[i - 1]), one reading for the whole behaviour."""
-    twins = [READING_TWINS[r.switches[0]][1].deviation.patch for r in readings]
+    twins = [READING_TWINS[r.switches[0]][1] for r in readings]
 
     def patch(m2: Semantics, mv: Move, pre: SState) -> SState:
         post = mv.post
         for i, twin in enumerate(twins, 1):
-            post = pick(choice == i, twin(m2, mv, pre), post)
+            post = pick(choice == i, twin.deviation.patch(m2, mv, pre), post)
         return post
 
-    universe = _grown(m, [READING_TWINS[r.switches[0]][1] for r in readings], max)
+    universe = _grown(m, twins, max)
     return dataclasses.replace(m, universe=universe, deviation=Deviation(patch=patch))
