@@ -34,7 +34,11 @@ def matrix() -> KillMatrix:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that needs the whole kill matrix (every mutant explored, minutes) is `slow`."""
+    """Every test that needs the whole kill matrix (every mutant explored, minutes) is `slow`; under
+    pytest-xdist (`-n`), they run on one worker, which computes it once (the documented examples with
+    `--mutants` ask for it at run time)."""
     for item in items:
-        if "matrix" in getattr(item, "fixturenames", ()):
+        documented = item.name.startswith("test_the_example_runs_as_documented[") and "mutants" in item.name
+        if "matrix" in getattr(item, "fixturenames", ()) or documented:
             item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group("matrix"))
