@@ -14,10 +14,16 @@ reported. Two sessions at the default bounds run under a time limit (`--two-sess
 are reported as incomplete where they reach it; they run a third time with session symmetry. Then
 `pausecheck mutants` runs once, timed wall to wall, on every core.
 
-Spin: the issue asks for a Promela model of the default configuration, checked under Spin in the
-same run. It is not written yet; where `spin` is absent too, the column says so and `ratio_to_spin`
-is null. Nothing here is asserted by the tests: these machines are noisy, so compare figures taken
-in one run.
+Spin: `benchmarks/flowdrop.pml` is the same model in Promela (conformant reading, no properties),
+parameterised by the bounds as `#define`s. Where `spin` and a C compiler are on the PATH, it is
+checked in a temporary folder (`spin -a -o2`, then pan compiled with `-O2 -DSAFETY -DNOREDUCE`,
+timed apart, then `./pan -m100000 -w20`, the fastest of five runs): an exhaustive search of the
+default bounds. Its stored states must equal pausecheck's (73,409): a mismatch is reported loudly,
+and `ratio_to_spin` is then null. `spin_us_per_state` is pan's own search time (its "elapsed time")
+per stored state; `ratio_to_spin` is pausecheck's microseconds per state (default bounds, every
+property) over Spin's. Where spin is absent (Debian package `spin`), the column says so and both are
+null. Nothing here is asserted by the tests: these machines are noisy, so compare figures taken in
+one run.
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -95,14 +103,63 @@ def mutants_seconds() -> float:
     return round(time.perf_counter() - started, 1)
 
 
-def spin() -> dict[str, object]:
-    """Spin's column, or why it is empty."""
+SPIN = ("spin", "-a", "-o2", PROMELA.name)  # -o2: keep even the variables only written in the state vector
+CC = ("-O2", "-w", "-DSAFETY", "-DNOREDUCE", "-o", "pan", "pan.c")  # safety only; one process: no reduction
+PAN = ("./pan", "-m100000", "-w20")  # depth limit far past the search's (~200); 2^20 hash slots
+SPIN_RUNS = 5  # pan's search is short and its clock coarse (10 ms): the fastest of five counts
+
+
+def spin(python: dict[str, object]) -> dict[str, object]:
+    """Spin's column beside pausecheck's search of the default bounds (`python`, every property), or
+    why it is empty."""
+    empty: dict[str, object] = {"spin_us_per_state": None, "ratio_to_spin": None, "spin_run": None}
+    compiler = next((cc for cc in ("gcc", "cc") if shutil.which(cc)), None)
     if not PROMELA.exists():
-        where = PROMELA.relative_to(HERE.parent)
-        return {"spin_us_per_state": None, "spin": f"skipped: no Promela model at {where} yet"}
-    if shutil.which("spin") is None or shutil.which("cc") is None:
-        return {"spin_us_per_state": None, "spin": "skipped: spin or a C compiler is not on this machine"}
-    return {"spin_us_per_state": None, "spin": "skipped: the Promela model is not wired into the benchmark yet"}
+        return {**empty, "spin": f"skipped: no Promela model at {PROMELA.relative_to(HERE.parent)}"}
+    if shutil.which("spin") is None:
+        return {**empty, "spin": "skipped: spin not on this machine (Debian package spin)"}
+    if compiler is None:
+        return {**empty, "spin": "skipped: no C compiler (gcc or cc) on this machine"}
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(PROMELA, folder)
+        started = time.perf_counter()
+        for command in (SPIN, (compiler, *CC)):
+            subprocess.run(command, cwd=folder, capture_output=True, check=True)
+        compile_seconds = round(time.perf_counter() - started, 2)
+        runs = [pan_figures(subprocess.run(PAN, cwd=folder, capture_output=True, text=True, check=True).stdout)
+                for _ in range(SPIN_RUNS)]
+    best = min(runs, key=lambda run: run["seconds"])
+    best.update(compile_seconds=compile_seconds, commands=[" ".join(c) for c in (SPIN, (compiler, *CC), PAN)])
+    us = round(best["seconds"] / best["states"] * 1e6, 3) if best["seconds"] else None
+    column = {**empty, "spin_us_per_state": us, "spin_run": best}
+    if best["errors"] or not best["complete"]:
+        column["spin"] = f"FAILED: pan reported {best['errors']} error(s) or stopped at its depth limit"
+    elif best["states"] != python["states"]:
+        column["spin"] = (f"MISMATCH: Spin stored {best['states']:,} states, pausecheck {python['states']:,}: "
+                          f"the Promela model is out of step with the Python one, so no ratio")
+    else:
+        column["ratio_to_spin"] = round(float(python["us_per_state"]) / us, 1) if us else None
+        column["spin"] = (f"{best['states']:,} states, as pausecheck, {best['transitions']:,} transitions, "
+                          f"{best['seconds']:.2f} s (best of {SPIN_RUNS}), {us} us/state, "
+                          f"{best['memory_mb']} MB (compiling: {compile_seconds} s); "
+                          f"pausecheck takes {column['ratio_to_spin']}x as long per state")
+    if column["ratio_to_spin"] is None:
+        print(f"spin: {column['spin']}", file=sys.stderr)
+    return column
+
+
+def pan_figures(out: str) -> dict[str, object]:
+    """What pan printed: states stored, transitions, depth, errors, search seconds, memory."""
+    def number(pattern: str) -> float:
+        found = re.search(pattern, out)
+        if found is None:
+            raise RuntimeError(f"pan printed no {pattern!r}:\n{out}")
+        return float(found.group(1))
+    return {"states": int(number(r"(\d+) states, stored")), "transitions": int(number(r"(\d+) transitions")),
+            "depth": int(number(r"depth reached (\d+)")), "errors": int(number(r"errors: (\d+)")),
+            "complete": "max search depth too small" not in out,
+            "seconds": number(r"pan: elapsed time ([\d.e+-]+) seconds"),
+            "memory_mb": number(r"([\d.]+)\s+total actual memory usage")}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
         "us_per_state": default["us_per_state"], "bytes_per_state": memory["bytes_per_state"],
         "bytes_per_state_fingerprints": memory["bytes_per_state_fingerprints"],
-        **spin(), "ratio_to_spin": None,
+        **spin(default),
         "mutants_seconds": None if args.quick else mutants_seconds(),
         "two_sessions_seconds": two["seconds"] if two and two["complete"] else None,
         "two_sessions": None if two is None else {k: two[k] for k in ("states", "depth", "complete", "seconds")},

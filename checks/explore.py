@@ -162,8 +162,9 @@ class _Search:
         self.violations: dict[str, Discovery] = {}
         self.witnesses: dict[str, Discovery] = {}
         self.always = [p for p in model.properties if p.kind == ALWAYS]
+        self.always_checks = tuple(p.check for p in self.always)
         self.edge = [p for p in model.properties if p.kind in (TRANSITION, SOMETIMES)]
-        self.by_type: dict[type, list[Any]] = {}
+        self.by_type: dict[type, tuple[Any, ...]] = {}
         canonical = getattr(model, "canonical", None)
         self.canonical = canonical() if canonical is not None else None
 
@@ -220,25 +221,45 @@ class _Search:
         return Discovery(tuple(states), tuple(actions), message)
 
     def check_state(self, i: int) -> None:
-        state, found = self.states[i], False
+        state, ctx = self.states[i], self.ctx
+        for check in self.always_checks:
+            if check(state, ctx) is not None:
+                self.found_in_state(i)
+                return
+
+    def found_in_state(self, i: int) -> None:
+        """Some invariant fails in state i: record each that does, and stop checking them."""
         for p in self.always:
-            message = p.check(state, self.ctx)
+            message = p.check(self.states[i], self.ctx)
             if message is not None:
                 self.violations[p.name] = self.path(i, message=message)
-                found = True
-        if found:
-            self.always = [p for p in self.always if p.name not in self.violations]
+        self.always = [p for p in self.always if p.name not in self.violations]
+        self.always_checks = tuple(p.check for p in self.always)
 
-    def edge_checks(self, action_type: type) -> list[Any]:
+    def edge_checks(self, action_type: type) -> tuple[Any, ...]:
+        """The check functions of the transition and sometimes properties looking at this kind of action."""
         checks = self.by_type.get(action_type)
         if checks is None:
-            checks = [p for p in self.edge if not p.on or action_type in p.on]
+            checks = tuple(p.check for p in self.edge if not p.on or action_type in p.on)
             self.by_type[action_type] = checks
         return checks
 
     def check_edge(self, i: int, action: Any, post: Any) -> None:
+        """Run the checks on one step; the search's loop does the same inline, for speed."""
+        pre, ctx = self.states[i], self.ctx
+        for check in self.edge_checks(type(action)):
+            outcome = check(pre, action, post, ctx)
+            if outcome is not None and outcome is not False:
+                self.found_on_edge(i, action, post)
+                return
+
+    def found_on_edge(self, i: int, action: Any, post: Any) -> None:
+        """Some check reported on this step (a falsy witness outcome may bring it here too): record every
+        property it breaks or witnesses, and stop checking those."""
         pre, found = self.states[i], False
-        for p in self.edge_checks(type(action)):
+        for p in self.edge:
+            if p.on and type(action) not in p.on:
+                continue
             outcome = p.check(pre, action, post, self.ctx)
             if p.kind == TRANSITION and outcome is not None:
                 self.violations[p.name] = self.path(i, (action, post), outcome)
@@ -263,6 +284,7 @@ def _restore(search: _Search, saved: dict[str, Any]) -> dict[str, Any]:
     for name in _SAVED:
         setattr(search, name, saved["search"][name])
     search.always = [p for p in search.always if p.name not in search.violations]
+    search.always_checks = tuple(p.check for p in search.always)
     done = search.violations.keys() | search.witnesses.keys()
     search.edge = [p for p in search.edge if p.name not in done]
     return saved["loop"]
@@ -307,6 +329,7 @@ def explore(
         i, transitions, depth, level_end = loop["i"], loop["transitions"], loop["depth"], loop["level_end"]
         deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
     index = search.index  # bound after a resume, which replaces it
+    successors, by_type, ctx = model.successors, search.by_type, search.ctx
     next_report = started + 0.5
     next_save = started + checkpoint.every if checkpoint is not None else None
     deadline = None if limits.max_seconds is None else started + limits.max_seconds
@@ -331,10 +354,17 @@ def explore(
                     next_save = time.perf_counter() + checkpoint.every
             state = search.states[i]
             moved = False
-            for action, post in model.successors(state):
+            for action, post in successors(state):
                 transitions += 1
-                search.check_edge(i, action, post)
-                if post == state:
+                checks = by_type.get(type(action))
+                if checks is None:
+                    checks = search.edge_checks(type(action))
+                for check in checks:  # check_edge, inline
+                    outcome = check(state, action, post, ctx)
+                    if outcome is not None and outcome is not False:
+                        search.found_on_edge(i, action, post)
+                        break
+                if post is state or post == state:
                     continue
                 moved = True
                 key = post if canonical is None else canonical(post)

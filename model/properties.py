@@ -86,30 +86,22 @@ def _no_double_delivery(state: State, ctx: Context) -> str | None:
     return None
 
 
-def _place_counts(state: State) -> list[int]:
-    """How many places each artifact ref is in (index ref - 1): `_places` without the words, for speed."""
-    counts = [0] * len(state.artifacts)
-    for segment in state.segments:
-        for r in segment.collected:
-            counts[r - 1] += 1
-        if segment.phase not in (READ, WRITTEN):
-            for r in segment.taken:
-                counts[r - 1] += 1
-    for r in state.crashed:
-        counts[r - 1] += 1
-    for e in state.executions:
-        for r in e.held:
-            counts[r - 1] += 1
-        for message in e.messages:
-            for r in message:
-                counts[r - 1] += 1
-    for w in state.warnings:
-        counts[w.ref - 1] += 1
-    return counts
+_EVERY_REF = tuple(frozenset(range(1, n + 1)) for n in range(64))
 
 
 def _no_loss(state: State, ctx: Context) -> str | None:
-    if all(count == 1 for count in _place_counts(state)):
+    refs = list(state.crashed)
+    for segment in state.segments:
+        refs += segment.collected
+        if segment.phase not in (READ, WRITTEN):
+            refs += segment.taken
+    for e in state.executions:
+        refs += e.held
+        for message in e.messages:
+            refs += message
+    refs += [w.ref for w in state.warnings]
+    n = len(state.artifacts)
+    if len(refs) == n and n < len(_EVERY_REF) and set(refs) == _EVERY_REF[n]:  # each ref in exactly one place
         return None
     for r, where in _places(state).items():
         if len(where) != 1:
@@ -118,6 +110,8 @@ def _no_loss(state: State, ctx: Context) -> str | None:
 
 
 def _held_hidden(state: State, ctx: Context) -> str | None:
+    if not any(e.held for e in state.executions):
+        return None
     wire = {r: turn for turn, refs in ctx.shown(state) for r in refs}
     for e in state.executions:
         for r in e.held:
@@ -206,25 +200,29 @@ def _handled_run_completes(state: State, ctx: Context) -> str | None:
 # transition
 
 
-def _touched(pre: State, post: State, keep: str | None = None) -> tuple[Execution, ...]:
-    """The executions of `post` a step may have changed: all but those it left as they were (the same
-    object, as successors share untouched records), and always `keep`'s."""
+def _changed(pre: State, post: State, keep: str | None = None) -> list[tuple[Any, Execution]]:
+    """The executions a step may have changed, each with its record before the step (None for one the
+    step started): all but those it left as they were (the same object, as successors share untouched
+    records), and always `keep`'s. Records are matched by position, as executions are only ever
+    appended; by id wherever a step moved them."""
     old, new = pre.executions, post.executions
     if old is new and keep is None:
-        return ()
-    if len(old) != len(new):
-        return new
-    return tuple(b for a, b in zip(old, new, strict=True) if a is not b or b.id == keep)
+        return []
+    if len(new) < len(old) or any(a.id != b.id for a, b in zip(old, new, strict=False)):
+        by_id = {e.id: e for e in old}
+        return [(by_id.get(b.id), b) for b in new]
+    n = len(old)
+    return [(old[k] if k < n else None, b) for k, b in enumerate(new)
+            if k >= n or old[k] is not b or b.id == keep]
 
 
 def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     pausing = action.execution if type(action) is ToolInterrupts else None
-    touched = _touched(pre, post, pausing)
-    if not touched:
-        return None
-    before = {e.id: tuple(q.id for q in e.questions) for e in pre.executions}
-    for e in touched:
-        old = before.get(e.id, ())
+    for a, e in _changed(pre, post, pausing):
+        before = () if a is None else a.questions
+        if e.questions is before and e.id != pausing:
+            continue
+        old = tuple(q.id for q in before)
         kept = tuple(q.id for q in e.questions[:len(old)])
         if kept != old:
             return f"{e.id} replaced its question(s) {list(old)} by {list(kept)} ({action}): the same " \
@@ -238,13 +236,10 @@ def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) 
 
 def _messages_only_from_write_back(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     writer = action.execution if type(action) is WriteMessage and action.ok else None
-    touched = _touched(pre, post)
-    if not touched:
-        return None
-    before = {e.id: e.messages for e in pre.executions}
-    for e in touched:
-        if e.id != writer and e.messages != before.get(e.id, ()):
-            return f"{e.id}'s messages changed from {before.get(e.id, ())} to {e.messages} on a step " \
+    for a, e in _changed(pre, post):
+        before = () if a is None else a.messages
+        if e.id != writer and e.messages is not before and e.messages != before:
+            return f"{e.id}'s messages changed from {before} to {e.messages} on a step " \
                    f"that is no write-back ({action})"
     return None
 
@@ -253,13 +248,15 @@ _OWN_EVENT = {ToolReturns: COMPLETED, ToolFails: FAILED, ToolInterrupts: INTERRU
 
 
 def _trail_never_relabelled(pre: State, action: Any, post: State, ctx: Context) -> str | None:
-    if pre.executions is post.executions or (
-            len(pre.executions) == len(post.executions)
-            and all(a is b for a, b in zip(pre.executions, post.executions, strict=True))):
+    changed = _changed(pre, post)
+    if not changed:
         return None  # no record changed
-    after = {e.id: e.attempts for e in post.executions}
-    for e in pre.executions:
-        for i, (old, new) in enumerate(zip(e.attempts, after[e.id], strict=False), 1):
+    if len(post.executions) < len(pre.executions):
+        return f"execution records vanished on: {action}"
+    for e, later in changed:
+        if e is None or later.attempts is e.attempts:
+            continue
+        for i, (old, new) in enumerate(zip(e.attempts, later.attempts, strict=False), 1):
             if old == new:
                 continue
             mine = getattr(action, "execution", None) == e.id
@@ -271,7 +268,7 @@ def _trail_never_relabelled(pre: State, action: Any, post: State, ctx: Context) 
                 closed and type(action) is CloseSuperseded and find_segment(pre, action.execution).closing == old.call)
             if not (own or answered):
                 return f"attempt {i} of {e.id} ({old.call}) was relabelled {old.status} -> {new.status} by: {action}"
-        if len(after[e.id]) < len(e.attempts):
+        if len(later.attempts) < len(e.attempts):
             return f"{e.id} lost attempt records on: {action}"
     return None
 
