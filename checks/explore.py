@@ -37,6 +37,9 @@ class Model(Protocol):
     def successors(self, state: Any) -> Iterator[tuple[Any, Any]]: ...
     def is_final(self, state: Any) -> bool: ...
     def context(self) -> Any: ...
+    # Optional: `screen(always properties, context)` returns (a one-pass test over a state, True when
+    # every property it covers holds; the properties it does not cover), so that a state is checked
+    # property by property only when the screen fails.
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +164,8 @@ class _Search:
         self.interned: dict[Any, Any] = {}
         self.violations: dict[str, Discovery] = {}
         self.witnesses: dict[str, Discovery] = {}
-        self.always = [p for p in model.properties if p.kind == ALWAYS]
-        self.always_checks = tuple(p.check for p in self.always)
+        self.screener = getattr(model, "screen", None)
+        self.set_always([p for p in model.properties if p.kind == ALWAYS])
         self.edge = [p for p in model.properties if p.kind in (TRANSITION, SOMETIMES)]
         self.by_type: dict[type, tuple[Any, ...]] = {}
         canonical = getattr(model, "canonical", None)
@@ -220,8 +223,17 @@ class _Search:
             states.append(extra[1])
         return Discovery(tuple(states), tuple(actions), message)
 
+    def set_always(self, always: list[Any]) -> None:
+        """The invariants still to check, and the screen over those it covers."""
+        self.always = always
+        self.screen, rest = self.screener(always, self.ctx) if self.screener is not None else (None, always)
+        self.always_checks = tuple(p.check for p in rest)
+
     def check_state(self, i: int) -> None:
         state, ctx = self.states[i], self.ctx
+        if self.screen is not None and not self.screen(state):
+            self.found_in_state(i)
+            return
         for check in self.always_checks:
             if check(state, ctx) is not None:
                 self.found_in_state(i)
@@ -233,8 +245,7 @@ class _Search:
             message = p.check(self.states[i], self.ctx)
             if message is not None:
                 self.violations[p.name] = self.path(i, message=message)
-        self.always = [p for p in self.always if p.name not in self.violations]
-        self.always_checks = tuple(p.check for p in self.always)
+        self.set_always([p for p in self.always if p.name not in self.violations])
 
     def edge_checks(self, action_type: type) -> tuple[Any, ...]:
         """The check functions of the transition and sometimes properties looking at this kind of action."""
@@ -283,8 +294,7 @@ def _snapshot(search: _Search, loop: dict[str, Any]) -> dict[str, Any]:
 def _restore(search: _Search, saved: dict[str, Any]) -> dict[str, Any]:
     for name in _SAVED:
         setattr(search, name, saved["search"][name])
-    search.always = [p for p in search.always if p.name not in search.violations]
-    search.always_checks = tuple(p.check for p in search.always)
+    search.set_always([p for p in search.always if p.name not in search.violations])
     done = search.violations.keys() | search.witnesses.keys()
     search.edge = [p for p in search.edge if p.name not in done]
     return saved["loop"]

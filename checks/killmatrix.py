@@ -139,7 +139,7 @@ def killer_names(machine: Machine) -> tuple[str, ...]:
 
 def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None,
          baseline: Callable[[Bounds], Mapping[str, Discovery]]) -> MutantKill:
-    result = explore(mutate(Machine(bounds), mutant), progress=searching)
+    result = explore(mutate(Machine(bounds, symmetry=mutant.symmetric), mutant), progress=searching)
     if result.stopped == "interrupted":  # Ctrl-C stops the whole matrix, not just this mutant's search
         raise KeyboardInterrupt
     evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")

@@ -13,7 +13,7 @@ from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds
 from .liveness import LIVENESS, Eventually, judge_lasso, judge_witness
 from .observe import shown
-from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property
+from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property, screen
 from .reading import CONFORMANT, Reading
 from .rules import RULES, step
 from .state import FINISHED, INITIAL, State
@@ -137,6 +137,12 @@ class Machine:
             closes = 0 <= loop_start < len(states) \
                 and any(post == states[loop_start] for _, post in self.successors(last))
         return judge_lasso(prop, states, loop_start, self.bounds, closes)
+
+    def screen(self, properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State], bool],
+                                                                           tuple[Property, ...]]:
+        """The invariants of one execution record, checked in one pass and remembered per record
+        (`properties.screen`), and the invariants left to check one by one."""
+        return screen(properties, ctx)
 
     def context(self) -> Context:
         """What `always` checks consult beside the state."""

@@ -3,7 +3,7 @@ and the registry of every check, invariants first, then the witnesses (see `witn
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .actions import (
@@ -41,7 +41,7 @@ from .state import (
 from .witnesses import WITNESSES
 
 __all__ = ["Context", "Property", "PROPERTIES", "INVARIANTS", "ALWAYS", "TRANSITION", "SOMETIMES", "property_named",
-           "missing_bound"]
+           "missing_bound", "each_execution", "screen"]
 
 
 def _names(refs: Any) -> str:
@@ -72,6 +72,48 @@ def _places(state: State) -> dict[int, list[str]]:
 
 # ---------------------------------------------------------------------------------------------
 # always
+
+
+Record = Callable[[Execution, Context], "str | None"]
+
+
+def each_execution(test: Record) -> Callable[[State, Context], str | None]:
+    """The state check of an invariant of each execution record on its own (its `each`, which
+    `screen` memoises by record): the first record's complaint."""
+    def check(state: State, ctx: Context) -> str | None:
+        for e in state.executions:
+            message = test(e, ctx)
+            if message is not None:
+                return message
+        return None
+    return check
+
+
+_MEMO_LIMIT = 1 << 16  # records remembered as passing, per search, before the memo starts over
+
+
+def screen(properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State], bool], tuple[Property, ...]]:
+    """One pass over a state for every invariant of one execution record (`each`): True when all of
+    them hold. A record that passed is remembered (by identity: successors share the records a step
+    left alone), so a state is screened by its changed records only. Also returned: the invariants
+    it does not cover, to be checked as usual. On False, the caller checks each one to find which
+    fails and how."""
+    tests = tuple(p.each for p in properties if p.each is not None)
+    rest = tuple(p for p in properties if p.each is None)
+    passed: dict[int, Execution] = {}  # id -> the record, kept alive so that its id stays its own
+
+    def all_hold(state: State) -> bool:
+        for e in state.executions:
+            if passed.get(id(e)) is e:
+                continue
+            for test in tests:
+                if test(e, ctx) is not None:
+                    return False
+            if len(passed) >= _MEMO_LIMIT:
+                passed.clear()
+            passed[id(e)] = e
+        return True
+    return all_hold, rest
 
 
 def _no_double_delivery(state: State, ctx: Context) -> str | None:
@@ -120,26 +162,23 @@ def _held_hidden(state: State, ctx: Context) -> str | None:
     return None
 
 
-def _finished_holds_nothing(state: State, ctx: Context) -> str | None:
-    for e in state.executions:
-        if e.status in FINISHED and e.held:
-            return f"{e.id} finished {e.status} still holding {_names(e.held)}: never delivered nor warned"
+def _finished_holds_nothing(e: Execution, ctx: Context) -> str | None:
+    if e.status in FINISHED and e.held:
+        return f"{e.id} finished {e.status} still holding {_names(e.held)}: never delivered nor warned"
     return None
 
 
-def _merge_order(state: State, ctx: Context) -> str | None:
-    for e in state.executions:
-        for i, message in enumerate(e.messages, 1):
-            if any(a >= b for a, b in zip(message, message[1:], strict=False)):
-                return f"message {i} of {e.id} lists [{_names(message)}], not in arrival order"
+def _merge_order(e: Execution, ctx: Context) -> str | None:
+    for i, message in enumerate(e.messages, 1):
+        if any(a >= b for a, b in zip(message, message[1:], strict=False)):
+            return f"message {i} of {e.id} lists [{_names(message)}], not in arrival order"
     return None
 
 
-def _held_bounded(state: State, ctx: Context) -> str | None:
+def _held_bounded(e: Execution, ctx: Context) -> str | None:
     bound = ctx.bounds.held_bound
-    for e in state.executions:
-        if len(e.held) > bound:
-            return f"{e.id} holds {len(e.held)} artifacts [{_names(e.held)}], over the bound {bound}"
+    if len(e.held) > bound:
+        return f"{e.id} holds {len(e.held)} artifacts [{_names(e.held)}], over the bound {bound}"
     return None
 
 
@@ -157,15 +196,14 @@ def _isolation(state: State, ctx: Context) -> str | None:
     return None
 
 
-def _no_phantom_pause(state: State, ctx: Context) -> str | None:
-    for e in state.executions:
-        if e.status in FINISHED and any(a.status == INTERRUPTED for a in e.attempts):
-            return f"{e.id} is {e.status} but still has an interrupted attempt"
-        pending = [q for q in e.questions if q.status == PENDING]
-        if e.status == PAUSED and len(pending) != 1:
-            return f"{e.id} is paused with {len(pending)} pending questions"
-        if e.status != PAUSED and pending:
-            return f"{e.id} is {e.status} with a pending question"
+def _no_phantom_pause(e: Execution, ctx: Context) -> str | None:
+    if e.status in FINISHED and any(a.status == INTERRUPTED for a in e.attempts):
+        return f"{e.id} is {e.status} but still has an interrupted attempt"
+    pending = [q for q in e.questions if q.status == PENDING]
+    if e.status == PAUSED and len(pending) != 1:
+        return f"{e.id} is paused with {len(pending)} pending questions"
+    if e.status != PAUSED and pending:
+        return f"{e.id} is {e.status} with a pending question"
     return None
 
 
@@ -174,25 +212,23 @@ def _unrouted(execution: Any) -> int:
     return sum(1 for routed in execution.node_failures if not routed)
 
 
-def _tool_failures_handled(state: State, ctx: Context) -> str | None:
+def _tool_failures_handled(e: Execution, ctx: Context) -> str | None:
     # The unhandled count is exactly the node failures without an error edge: tool failures never
     # count (E9.5, G6.8), routed node failures neither (E9.1).
-    for e in state.executions:
-        if e.unhandled != _unrouted(e):
-            failed = sum(1 for a in e.attempts if a.status == FAILED)
-            return f"{e.id} counts {e.unhandled} unhandled failure(s), yet only {_unrouted(e)} of its failures " \
-                   f"lack an error edge ({failed} tool failure(s), {len(e.node_failures)} node failure(s))"
+    if e.unhandled != _unrouted(e):
+        failed = sum(1 for a in e.attempts if a.status == FAILED)
+        return f"{e.id} counts {e.unhandled} unhandled failure(s), yet only {_unrouted(e)} of its failures " \
+               f"lack an error edge ({failed} tool failure(s), {len(e.node_failures)} node failure(s))"
     return None
 
 
-def _handled_run_completes(state: State, ctx: Context) -> str | None:
-    for e in state.executions:
-        if e.status not in FINISHED or e.status == CANCELLED:  # cancellation bypasses the ladder (O11.5)
-            continue
-        if _unrouted(e) and e.status != FAILED:
-            return f"{e.id} finished {e.status} despite a node failure with no error edge (O11.1)"
-        if not _unrouted(e) and e.status != COMPLETED:
-            return f"{e.id} finished {e.status} although every failure in it was handled"
+def _handled_run_completes(e: Execution, ctx: Context) -> str | None:
+    if e.status not in FINISHED or e.status == CANCELLED:  # cancellation bypasses the ladder (O11.5)
+        return None
+    if _unrouted(e) and e.status != FAILED:
+        return f"{e.id} finished {e.status} despite a node failure with no error edge (O11.1)"
+    if not _unrouted(e) and e.status != COMPLETED:
+        return f"{e.id} finished {e.status} although every failure in it was handled"
     return None
 
 
@@ -208,12 +244,26 @@ def _changed(pre: State, post: State, keep: str | None = None) -> list[tuple[Any
     old, new = pre.executions, post.executions
     if old is new and keep is None:
         return []
-    if len(new) < len(old) or any(a.id != b.id for a, b in zip(old, new, strict=False)):
-        by_id = {e.id: e for e in old}
-        return [(by_id.get(b.id), b) for b in new]
     n = len(old)
-    return [(old[k] if k < n else None, b) for k, b in enumerate(new)
-            if k >= n or old[k] is not b or b.id == keep]
+    if len(new) < n:
+        return _changed_by_id(old, new)
+    out = []
+    for k, b in enumerate(new):
+        if k >= n:
+            out.append((None, b))
+            continue
+        a = old[k]
+        if a is b and b.id != keep:
+            continue
+        if a.id != b.id:
+            return _changed_by_id(old, new)
+        out.append((a, b))
+    return out
+
+
+def _changed_by_id(old: tuple[Execution, ...], new: tuple[Execution, ...]) -> list[tuple[Any, Execution]]:
+    by_id = {e.id: e for e in old}
+    return [(by_id.get(b.id), b) for b in new]
 
 
 def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) -> str | None:
@@ -408,26 +458,27 @@ INVARIANTS: tuple[Property, ...] = (
              situation="held_across_pause"),
     Property("held_hidden", ALWAYS, ("T7.3",), _held_hidden,
              "no turn of any session shows an artifact that any execution holds", situation="poll_while_holding"),
-    Property("finished_holds_nothing", ALWAYS, ("T7.4", "T7.12"), _finished_holds_nothing,
+    Property("finished_holds_nothing", ALWAYS, ("T7.4", "T7.12"), each_execution(_finished_holds_nothing),
              "a finished execution holds nothing: its held artifacts were delivered or dropped with a warning",
-             situation="completes_after_pause"),
-    Property("merge_order", ALWAYS, ("T7.5", "T7.6"), _merge_order,
+             situation="completes_after_pause", each=_finished_holds_nothing),
+    Property("merge_order", ALWAYS, ("T7.5", "T7.6"), each_execution(_merge_order),
              "a message lists held artifacts first, then the resumed segment's, each in arrival order",
-             situation="merged_held_and_new"),
-    Property("held_bounded", ALWAYS, ("T7.13",), _held_bounded,
-             "no held list exceeds the bound", situation="warned_drop"),
+             situation="merged_held_and_new", each=_merge_order),
+    Property("held_bounded", ALWAYS, ("T7.13",), each_execution(_held_bounded),
+             "no held list exceeds the bound", situation="warned_drop", each=_held_bounded),
     Property("isolation", ALWAYS, ("T7.2", "T7.4"), _isolation,
              "nothing of one execution is held for, shown on or dropped by another",
              situation="artifact_beside_another_execution"),
-    Property("no_phantom_pause", ALWAYS, ("G6.5", "O11.2"), _no_phantom_pause,
+    Property("no_phantom_pause", ALWAYS, ("G6.5", "O11.2"), each_execution(_no_phantom_pause),
              "a finished execution holds no interrupted attempt; a paused one has exactly one pending question",
-             situation="completes_after_pause"),
-    Property("tool_failures_handled", ALWAYS, ("G6.6", "G6.8", "E9.5"), _tool_failures_handled,
+             situation="completes_after_pause", each=_no_phantom_pause),
+    Property("tool_failures_handled", ALWAYS, ("G6.6", "G6.8", "E9.5"), each_execution(_tool_failures_handled),
              "only node failures without an error edge count as unhandled; tool failures never do",
-             situation="tool_failure"),
-    Property("handled_run_completes", ALWAYS, ("G6.7", "E9.1", "O11.1", "O11.4", "G5.2"), _handled_run_completes,
+             situation="tool_failure", each=_tool_failures_handled),
+    Property("handled_run_completes", ALWAYS, ("G6.7", "E9.1", "O11.1", "O11.4", "G5.2"),
+             each_execution(_handled_run_completes),
              "a finished run is failed exactly when a node failed without an error edge, else completed",
-             situation="fails_after_unrouted_failure"),
+             situation="fails_after_unrouted_failure", each=_handled_run_completes),
     Property("write_back_delivers", TRANSITION, ("T7.4", "T7.5", "T7.6", "T7.7"), _write_back_delivers,
              "a write-back takes the whole held list and writes what it took ++ what the segment collected on "
              "one message", situation="delivered_after_pause", on=(StartWriteBack, WriteMessage, ClearHeld)),

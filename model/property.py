@@ -46,3 +46,6 @@ class Property:
     situation: str | None = None  # the `sometimes` property witnessing that this one is exercised
     on: tuple[type, ...] = ()  # transition and sometimes: the action kinds looked at (empty: all)
     requires: Callable[[Bounds], str | None] | None = None  # sometimes: the flag the bounds lack, or None
+    # always, optionally: the same invariant of one execution record (record, context) -> complaint or None,
+    # where it holds of a state exactly when it holds of each record (`properties.screen` memoises it)
+    each: Callable[[Any, Context], str | None] | None = None

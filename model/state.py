@@ -136,7 +136,8 @@ def base_id(segment_id: str) -> str:
 
 def find_execution(state: State, execution_id: str) -> Execution:
     """The execution with this id, or with the id a racing segment's key stands for (KeyError if none)."""
-    execution_id = base_id(execution_id)
+    if execution_id[-1] == "'":
+        execution_id = base_id(execution_id)
     for execution in state.executions:
         if execution.id == execution_id:
             return execution

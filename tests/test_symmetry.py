@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from pausecheck.checks.explore import Discovery, Result, explore
-from pausecheck.checks.mutants import mutant_named, mutate
+from pausecheck.checks.mutants import MUTANTS, Mutant, bounds_of, mutant_named, mutate
 from pausecheck.model import Bounds, Machine, StartTurn, State
 from pausecheck.model.symmetry import canonical_sessions
 
@@ -59,6 +59,15 @@ def test_a_mutant_is_killed_the_same_way_and_its_counterexamples_replay(name: st
     assert reduced.states < full.states
     for found in reduced.violations.values():
         assert_replays(machine, found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", [m for m in MUTANTS if m.symmetric], ids=lambda m: m.name)
+def test_a_mutant_the_kill_matrix_searches_symmetrically_is_killed_as_by_the_full_search(mutant: Mutant) -> None:
+    full, reduced = both(mutate(Machine(bounds_of(mutant)), mutant))
+    assert bounds_of(mutant).sessions > 1 and reduced.states < full.states
+    assert lengths(full.violations) == lengths(reduced.violations) and mutant.target in full.violations
+    assert (full.deadlock is None) == (reduced.deadlock is None)
 
 
 def test_one_session_has_no_symmetry_to_use() -> None:
