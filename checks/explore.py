@@ -165,6 +165,7 @@ class _Search:
         self.violations: dict[str, Discovery] = {}
         self.witnesses: dict[str, Discovery] = {}
         self.screener = getattr(model, "screen", None)
+        self.screen: Any = None  # set with the invariants below
         self.set_always([p for p in model.properties if p.kind == ALWAYS])
         self.edge = [p for p in model.properties if p.kind in (TRANSITION, SOMETIMES)]
         self.by_type: dict[type, tuple[Any, ...]] = {}

@@ -236,7 +236,7 @@ def _handled_run_completes(e: Execution, ctx: Context) -> str | None:
 # transition
 
 
-def _changed(pre: State, post: State, keep: str | None = None) -> list[tuple[Any, Execution]]:
+def _changed(pre: State, post: State, keep: str | None = None) -> list[tuple[Execution | None, Execution]]:
     """The executions a step may have changed, each with its record before the step (None for one the
     step started): all but those it left as they were (the same object, as successors share untouched
     records), and always `keep`'s. Records are matched by position, as executions are only ever
@@ -247,7 +247,7 @@ def _changed(pre: State, post: State, keep: str | None = None) -> list[tuple[Any
     n = len(old)
     if len(new) < n:
         return _changed_by_id(old, new)
-    out = []
+    out: list[tuple[Execution | None, Execution]] = []
     for k, b in enumerate(new):
         if k >= n:
             out.append((None, b))
@@ -261,7 +261,7 @@ def _changed(pre: State, post: State, keep: str | None = None) -> list[tuple[Any
     return out
 
 
-def _changed_by_id(old: tuple[Execution, ...], new: tuple[Execution, ...]) -> list[tuple[Any, Execution]]:
+def _changed_by_id(old: tuple[Execution, ...], new: tuple[Execution, ...]) -> list[tuple[Execution | None, Execution]]:
     by_id = {e.id: e for e in old}
     return [(by_id.get(b.id), b) for b in new]
 

@@ -20,7 +20,7 @@ from .actions import (
 )
 from .config import Bounds
 from .property import SOMETIMES, Context, Property
-from .state import COMPLETED, DECLINED, FAILED, PENDING, State, find_execution, find_segment
+from .state import COMPLETED, DECLINED, FAILED, PENDING, Execution, State, find_execution, find_segment
 
 __all__ = ["WITNESSES", "at_least", "two_executions"]
 
@@ -32,6 +32,23 @@ def _held(state: State, execution_id: str) -> tuple[int, ...]:
 def _finished_with(post: State, action: WriteMessage, test: Callable[[Any], bool], status: str = COMPLETED) -> bool:
     e = find_execution(post, action.execution)
     return action.ok and e.status == status and test(e)
+
+
+# What a finished execution shows (named, not nested lambdas: mypyc compiles this module, benchmarks/compiled.py).
+def _paused(e: Execution) -> bool:
+    return bool(e.questions)
+
+
+def _tool_failed_all_routed(e: Execution) -> bool:
+    return any(t.status == FAILED for t in e.attempts) and all(e.node_failures)
+
+
+def _declined(e: Execution) -> bool:
+    return DECLINED in (q.status for q in e.questions)
+
+
+def _node_failed_unrouted(e: Execution) -> bool:
+    return not all(e.node_failures)
 
 
 def _taken(state: State, execution_id: str) -> tuple[int, ...]:
@@ -140,14 +157,13 @@ WITNESSES: tuple[Property, ...] = (
     Property("tool_failure", SOMETIMES, ("G6.6",), lambda pre, a, post, ctx: True,
              "a tool call fails", on=(ToolFails,)),
     Property("completes_after_pause", SOMETIMES, ("G6.5",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: bool(e.questions)),
+             lambda pre, a, post, ctx: _finished_with(post, a, _paused),
              "an execution that paused completes", on=(WriteMessage,), requires=at_least(pauses=1)),
     Property("completes_after_failure", SOMETIMES, ("E9.5",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: any(t.status == FAILED for t in e.attempts)
-                                                      and all(e.node_failures)),
+             lambda pre, a, post, ctx: _finished_with(post, a, _tool_failed_all_routed),
              "an execution with a tool failure completes", on=(WriteMessage,)),
     Property("completes_after_decline", SOMETIMES, ("G5.2",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: DECLINED in (q.status for q in e.questions)),
+             lambda pre, a, post, ctx: _finished_with(post, a, _declined),
              "an execution with a declined call completes", on=(WriteMessage,), requires=at_least(pauses=1)),
     Property("two_write_backs", SOMETIMES, ("T7.4", "T7.8"),
              lambda pre, a, post, ctx: a.ok and len(find_execution(post, a.execution).messages) >= 2,
@@ -165,7 +181,7 @@ WITNESSES: tuple[Property, ...] = (
     Property("routed_node_failure", SOMETIMES, ("E9.1",), lambda pre, a, post, ctx: a.routed,
              "a graph node fails along its error edge", on=(NodeFails,), requires=at_least(node_failures=1)),
     Property("fails_after_unrouted_failure", SOMETIMES, ("O11.1",),
-             lambda pre, a, post, ctx: _finished_with(post, a, lambda e: not all(e.node_failures), FAILED),
+             lambda pre, a, post, ctx: _finished_with(post, a, _node_failed_unrouted, FAILED),
              "an execution with a node failure without an error edge finishes failed", on=(WriteMessage,),
              requires=at_least(node_failures=1)),
     Property("artifact_beside_another_execution", SOMETIMES, ("T7.2",), _artifact_beside_another_execution,
