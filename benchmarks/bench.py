@@ -3,6 +3,7 @@
     python benchmarks/bench.py                  # default, larger bounds, two sessions (a few minutes)
     python benchmarks/bench.py --quick          # the default bounds only
     python benchmarks/bench.py --json           # the same as one JSON object
+    python benchmarks/bench.py --no-compiled    # without the mypyc-compiled search (a minute less)
 
 For each bound set the search runs twice in a fresh process of its own: once with every property
 and once with none (the model's successors, hashing and storage only). Each prints states/s,
@@ -22,8 +23,18 @@ default bounds. Its stored states must equal pausecheck's (73,409): a mismatch i
 and `ratio_to_spin` is then null. `spin_us_per_state` is pan's own search time (its "elapsed time")
 per stored state; `ratio_to_spin` is pausecheck's microseconds per state (default bounds, every
 property) over Spin's. Where spin is absent (Debian package `spin`), the column says so and both are
-null. Nothing here is asserted by the tests: these machines are noisy, so compare figures taken in
-one run.
+null.
+
+Compiled: `benchmarks/compiled.py` builds a copy of pausecheck in a temporary folder with the search's
+hot modules compiled by mypyc (about 50 s; mypy comes with the `bench` extra, `pip install -e
+'.[bench]'`), and the default bounds are searched again, with and without properties, in processes
+whose path starts with that copy (each row says whether its successor module was the compiled one; a
+row that was not is reported as FAILED, not as a figure). The compiled search must store the same
+states, transitions and violations as the interpreted one, else MISMATCH and no figure.
+`compiled_us_per_state` is its microseconds per state with every property, `compiled_ratio_to_spin`
+that over Spin's; both are null where the build is skipped (no mypy, no C compiler, `--no-compiled`)
+or fails, and the column says why. `--quick` keeps it: the target is stated at the default bounds.
+Nothing here is asserted by the tests: these machines are noisy, so compare figures taken in one run.
 """
 
 from __future__ import annotations
@@ -42,8 +53,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from compiled import build
 from pausecheck.checks.explore import Limits, explore
-from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, successors
 
 HERE = Path(__file__).resolve().parent
 PROMELA = HERE / "flowdrop.pml"
@@ -75,7 +87,7 @@ def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
             "states_per_second": round(result.states / wall),
             "transitions_per_second": round(result.transitions / wall),
             "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "violations": sorted(result.violations)}
+            "violations": sorted(result.violations), "compiled": successors.__file__.endswith(".so")}
 
 
 def stored_bytes(name: str) -> dict[str, object]:
@@ -91,10 +103,42 @@ def stored_bytes(name: str) -> dict[str, object]:
     return out
 
 
-def in_child(*args: str) -> dict[str, object]:
-    """Run this script's `--child` mode in a fresh interpreter and read its JSON line."""
-    out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=True)
+def in_child(*args: str, path: Path | None = None) -> dict[str, object]:
+    """Run this script's `--child` mode in a fresh interpreter (`path` first on its sys.path, where
+    given) and read its JSON line."""
+    env = None if path is None else {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, (str(path), os.environ.get("PYTHONPATH"))))}
+    out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=True,
+                         env=env)
     return json.loads(out.stdout.splitlines()[-1])
+
+
+def compiled_runs(interpreted: list[dict[str, object]], quiet: bool) -> tuple[list[dict[str, object]], str | None]:
+    """The default bounds searched by a mypyc-compiled copy of pausecheck, with and without properties,
+    each in a process of its own, and None, or why there is no figure."""
+    runs: list[dict[str, object]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        path, note = build(folder)
+        if path is None:
+            return runs, note if note.startswith("FAILED") else f"skipped: {note}"
+        for kind in ("with", "without"):
+            try:
+                runs.append(in_child(kind, "default", path=path))
+            except subprocess.CalledProcessError as error:
+                return runs, f"FAILED: the compiled search exited {error.returncode}: {error.stderr.strip()[-300:]}"
+            if not quiet:
+                print(_line(runs[-1]), flush=True)
+    for run in runs:
+        same = next(r for r in interpreted if r["set"] == "default" and r["properties"] == run["properties"])
+        how = "with" if run["properties"] else "without"
+        if not run["compiled"]:
+            return runs, "FAILED: the child imported pausecheck's successors from source, not from the compiled copy"
+        if [run[k] for k in ("states", "transitions", "violations")] != [same[k] for k in
+                                                                       ("states", "transitions", "violations")]:
+            return runs, (f"MISMATCH: {how} properties the compiled search stored {run['states']:,} states "
+                          f"({run['transitions']:,} transitions), the interpreted one {same['states']:,} "
+                          f"({same['transitions']:,}): no figure")
+    return runs, None
 
 
 def mutants_seconds() -> float:
@@ -166,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the default bounds only, no mutants")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--no-compiled", action="store_true", help="skip the mypyc-compiled search")
     parser.add_argument("--two-sessions-seconds", type=float, default=120.0, metavar="S",
                         help="time limit of the two-session search (default 120)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -184,24 +229,35 @@ def main(argv: list[str] | None = None) -> int:
             if not args.json:
                 print(_line(runs[-1]), flush=True)
     default = next(r for r in runs if r["set"] == "default" and r["properties"])
+    compiled, failure = ([], "skipped: --no-compiled") if args.no_compiled else compiled_runs(runs, args.json)
+    kernel = next((r for r in compiled if r["properties"]), None) if failure is None else None
     memory = in_child("bytes", "default")
+    column = spin(default)
+    ratio = (round(float(kernel["us_per_state"]) / float(column["spin_us_per_state"]), 1)
+             if kernel and column["ratio_to_spin"] is not None else None)
     two = next((r for r in runs if r["set"] == "two sessions" and r["symmetry"]), None)
     summary: dict[str, object] = {
         "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
         "us_per_state": default["us_per_state"], "bytes_per_state": memory["bytes_per_state"],
         "bytes_per_state_fingerprints": memory["bytes_per_state_fingerprints"],
-        **spin(default),
+        **column,
+        "compiled": failure or _compiled(kernel, next(r for r in compiled if not r["properties"]), default, ratio),
+        "compiled_us_per_state": kernel["us_per_state"] if kernel else None,
+        "compiled_ratio_to_spin": ratio,
         "mutants_seconds": None if args.quick else mutants_seconds(),
         "two_sessions_seconds": two["seconds"] if two and two["complete"] else None,
         "two_sessions": None if two is None else {k: two[k] for k in ("states", "depth", "complete", "seconds")},
-        "runs": runs, "bounds": {name: changed(SETS[name]) for name in names},
+        "runs": runs + compiled, "bounds": {name: changed(SETS[name]) for name in names},
     }
+    if failure and not args.no_compiled:
+        print(f"compiled: {failure}", file=sys.stderr)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}; "
           f"with fingerprints only: {summary['bytes_per_state_fingerprints']}")
     print(f"spin: {summary['spin']}")
+    print(f"compiled: {summary['compiled']}")
     if summary["mutants_seconds"] is not None:
         print(f"pausecheck mutants: {summary['mutants_seconds']} s on {os.cpu_count()} cores")
     for name in names:
@@ -209,10 +265,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _compiled(kernel: dict[str, object], without: dict[str, object], interpreted: dict[str, object],
+              ratio: float | None) -> str:
+    """The compiled column's line: its figures beside the interpreted search's and Spin's."""
+    speedup = float(interpreted["us_per_state"]) / float(kernel["us_per_state"])
+    return (f"mypyc, default bounds: {kernel['us_per_state']} us/state with every property ({speedup:.1f}x faster "
+            f"than interpreted), {without['us_per_state']} without; the same {kernel['states']:,} states; "
+            + (f"compiled pausecheck takes {ratio}x as long per state as Spin" if ratio else "no ratio to Spin"))
+
+
 def _line(run: dict[str, object]) -> str:
     done = "complete" if run["complete"] else "INCOMPLETE (time limit)"
     how = "symmetric" if run["symmetry"] else "with" if run["properties"] else "without"
-    return (f"{run['set']:<13} {how:<9} properties: {run['states']:>10,} states "
+    name = f"{run['set']} mypyc" if run["compiled"] else run["set"]
+    return (f"{name:<13} {how:<9} properties: {run['states']:>10,} states "
             f"{run['transitions']:>11,} transitions  depth {run['depth']:>2}  {run['seconds']:>7.1f} s  "
             f"{run['us_per_state']:>6.1f} us/state  {run['transitions_per_second']:>8,} transitions/s  "
             f"peak RSS {int(run['peak_rss_bytes']) // 2**20} MiB  {done}")
