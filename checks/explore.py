@@ -37,9 +37,9 @@ class Model(Protocol):
     def successors(self, state: Any) -> Iterator[tuple[Any, Any]]: ...
     def is_final(self, state: Any) -> bool: ...
     def context(self) -> Any: ...
-    # Optional: `screen(always properties, context)` returns (a one-pass test over a state, True when
-    # every property it covers holds; the properties it does not cover), so that a state is checked
-    # property by property only when the screen fails.
+    # Optional: `screen(always properties, context)` returns (a one-pass test `(state, parent)`, True
+    # when every property it covers holds, given that they held in the parent; the properties it does
+    # not cover), so that a state is checked property by property only when the screen fails.
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,9 +230,11 @@ class _Search:
         self.screen, rest = self.screener(always, self.ctx) if self.screener is not None else (None, always)
         self.always_checks = tuple(p.check for p in rest)
 
-    def check_state(self, i: int) -> None:
+    def check_state(self, i: int, parent: Any = None) -> None:
+        """Check the invariants in state i, reached from `parent` (in which they all held, or were
+        recorded broken and dropped), or initial."""
         state, ctx = self.states[i], self.ctx
-        if self.screen is not None and not self.screen(state):
+        if self.screen is not None and not self.screen(state, parent):
             self.found_in_state(i)
             return
         for check in self.always_checks:
@@ -385,11 +387,11 @@ def explore(
                     continue
                 if fingerprints:
                     if seen.add(hash(key)):
-                        search.check_state(search.add(post, i, action, key, indexed=True))
+                        search.check_state(search.add(post, i, action, key, indexed=True), state)
                     continue
                 new = len(search.states)
                 if index.setdefault(key, new) == new:  # one hash of the state, whether it is new or not
-                    search.check_state(search.add(post, i, action, key, indexed=True))
+                    search.check_state(search.add(post, i, action, key, indexed=True), state)
             if not moved and not model.is_final(state):
                 deadlocks += 1
                 if deadlock is None:

@@ -138,9 +138,9 @@ class Machine:
                 and any(post == states[loop_start] for _, post in self.successors(last))
         return judge_lasso(prop, states, loop_start, self.bounds, closes)
 
-    def screen(self, properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State], bool],
+    def screen(self, properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State, State | None], bool],
                                                                            tuple[Property, ...]]:
-        """The invariants of one execution record, checked in one pass and remembered per record
+        """The invariants of one execution record, checked in one pass over the records a step changed
         (`properties.screen`), and the invariants left to check one by one."""
         return screen(properties, ctx)
 

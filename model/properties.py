@@ -79,7 +79,7 @@ Record = Callable[[Execution, Context], "str | None"]
 
 def each_execution(test: Record) -> Callable[[State, Context], str | None]:
     """The state check of an invariant of each execution record on its own (its `each`, which
-    `screen` memoises by record): the first record's complaint."""
+    `screen` tests on the records a step changed only): the first record's complaint."""
     def check(state: State, ctx: Context) -> str | None:
         for e in state.executions:
             message = test(e, ctx)
@@ -89,29 +89,25 @@ def each_execution(test: Record) -> Callable[[State, Context], str | None]:
     return check
 
 
-_MEMO_LIMIT = 1 << 16  # records remembered as passing, per search, before the memo starts over
-
-
-def screen(properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State], bool], tuple[Property, ...]]:
+def screen(properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State, State | None], bool],
+                                                                tuple[Property, ...]]:
     """One pass over a state for every invariant of one execution record (`each`): True when all of
-    them hold. A record that passed is remembered (by identity: successors share the records a step
-    left alone), so a state is screened by its changed records only. Also returned: the invariants
-    it does not cover, to be checked as usual. On False, the caller checks each one to find which
-    fails and how."""
+    them hold, given that they held in the parent state (if any), so that only the records the step
+    changed are tested (successors share the others, by identity and position). Also returned: the
+    invariants it does not cover, to be checked as usual. On False, the caller checks each one to
+    find which fails and how."""
     tests = tuple(p.each for p in properties if p.each is not None)
     rest = tuple(p for p in properties if p.each is None)
-    passed: dict[int, Execution] = {}  # id -> the record, kept alive so that its id stays its own
 
-    def all_hold(state: State) -> bool:
-        for e in state.executions:
-            if passed.get(id(e)) is e:
+    def all_hold(state: State, parent: State | None) -> bool:
+        before = () if parent is None else parent.executions
+        n = len(before)
+        for k, e in enumerate(state.executions):
+            if k < n and before[k] is e:
                 continue
             for test in tests:
                 if test(e, ctx) is not None:
                     return False
-            if len(passed) >= _MEMO_LIMIT:
-                passed.clear()
-            passed[id(e)] = e
         return True
     return all_hold, rest
 

@@ -47,5 +47,6 @@ class Property:
     on: tuple[type, ...] = ()  # transition and sometimes: the action kinds looked at (empty: all)
     requires: Callable[[Bounds], str | None] | None = None  # sometimes: the flag the bounds lack, or None
     # always, optionally: the same invariant of one execution record (record, context) -> complaint or None,
-    # where it holds of a state exactly when it holds of each record (`properties.screen` memoises it)
+    # where it holds of a state exactly when it holds of each record (`properties.screen` tests only the
+    # records a step changed)
     each: Callable[[Any, Context], str | None] | None = None
