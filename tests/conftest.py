@@ -8,6 +8,7 @@ import pytest
 from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.report import check
+from pausecheck.checks.symbolic import consistency
 
 _CHECKS: dict[str, Any] = {}
 
@@ -27,18 +28,42 @@ def shared_check() -> Any:
     return _shared_check
 
 
+_CLASHES: dict[str, Any] = {}
+_clashes = consistency.clashes
+
+
+def _shared_clashes(bounds: Any, depth: int, readings: Any = None, done: Any = None) -> Any:
+    key = repr((bounds, depth, readings))
+    if key not in _CLASHES:
+        _CLASHES[key] = _clashes(bounds, depth, readings)
+    for clash in _CLASHES[key]:
+        if done is not None:
+            done(clash)
+    return list(_CLASHES[key])
+
+
+@pytest.fixture(scope="session")
+def shared_clashes() -> Any:
+    """`consistency.clashes` (z3, a minute), run once per test session and distinct arguments; `done`
+    is told of each clash as the real one would: patched in by the documented `consistency` example."""
+    return _shared_clashes
+
+
 @pytest.fixture(scope="session")
 def matrix() -> KillMatrix:
     """Every mutant explored once (about two minutes): the kill matrix and each target's evidence."""
     return kill_matrix(MUTANTS)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that needs the whole kill matrix (every mutant explored, minutes) is `slow`; under
     pytest-xdist (`-n`), they run on one worker, which computes it once (the documented examples with
     `--mutants` ask for it at run time)."""
     for item in items:
-        documented = item.name.startswith("test_the_example_runs_as_documented[") and "mutants" in item.name
-        if "matrix" in getattr(item, "fixturenames", ()) or documented:
+        documented = item.name.startswith("test_the_example_runs_as_documented[")
+        if "matrix" in getattr(item, "fixturenames", ()) or (documented and "mutants" in item.name):
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.xdist_group("matrix"))
+        elif item.name.startswith("test_each_clash_is") or (documented and "consistency --only clashes" in item.name):
+            item.add_marker(pytest.mark.xdist_group("clashes"))

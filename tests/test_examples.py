@@ -26,6 +26,7 @@ from pausecheck.checks.cli import commands, main
 from pausecheck.checks.cli.parser import parser
 from pausecheck.checks.killmatrix import kill_matrix
 from pausecheck.checks.mutants import MUTANTS
+from pausecheck.checks.symbolic import consistency
 from pausecheck.model import BOUND_HELP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -221,9 +222,10 @@ def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
                                      for e in EXAMPLES])
 def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
-                                        shared_check: Any) -> None:
+                                        shared_check: Any, shared_clashes: Any) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(commands, "check", shared_check)
+    monkeypatch.setattr(consistency, "clashes", shared_clashes)
 
     def shared_kill_matrix(mutants: Any, bounds: Any = None, progress: Any = None, searching: Any = None,
                            **options: Any) -> Any:
