@@ -258,15 +258,6 @@ class _Search:
             self.by_type[action_type] = checks
         return checks
 
-    def check_edge(self, i: int, action: Any, post: Any) -> None:
-        """Run the checks on one step; the search's loop does the same inline, for speed."""
-        pre, ctx = self.states[i], self.ctx
-        for check in self.edge_checks(type(action)):
-            outcome = check(pre, action, post, ctx)
-            if outcome is not None and outcome is not False:
-                self.found_on_edge(i, action, post)
-                return
-
     def found_on_edge(self, i: int, action: Any, post: Any) -> None:
         """Some check reported on this step (a falsy witness outcome may bring it here too): record every
         property it breaks or witnesses, and stop checking those."""
@@ -372,7 +363,7 @@ def explore(
                 checks = by_type.get(type(action))
                 if checks is None:
                     checks = search.edge_checks(type(action))
-                for check in checks:  # check_edge, inline
+                for check in checks:  # the step's checks; the bookkeeping only when one reports
                     outcome = check(state, action, post, ctx)
                     if outcome is not None and outcome is not False:
                         search.found_on_edge(i, action, post)
