@@ -89,6 +89,11 @@ def each_execution(test: Record) -> Callable[[State, Context], str | None]:
     return check
 
 
+def _of_each_execution(name: str, clauses: tuple[str, ...], test: Record, doc: str, situation: str) -> Property:
+    """An `always` property that holds of a state when `test` holds of each execution record."""
+    return Property(name, ALWAYS, clauses, each_execution(test), doc, situation=situation, each=test)
+
+
 def screen(properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State, State | None], bool],
                                                                 tuple[Property, ...]]:
     """One pass over a state for every invariant of one execution record (`each`): True when all of
@@ -454,27 +459,26 @@ INVARIANTS: tuple[Property, ...] = (
              situation="held_across_pause"),
     Property("held_hidden", ALWAYS, ("T7.3",), _held_hidden,
              "no turn of any session shows an artifact that any execution holds", situation="poll_while_holding"),
-    Property("finished_holds_nothing", ALWAYS, ("T7.4", "T7.12"), each_execution(_finished_holds_nothing),
+    _of_each_execution("finished_holds_nothing", ("T7.4", "T7.12"), _finished_holds_nothing,
              "a finished execution holds nothing: its held artifacts were delivered or dropped with a warning",
-             situation="completes_after_pause", each=_finished_holds_nothing),
-    Property("merge_order", ALWAYS, ("T7.5", "T7.6"), each_execution(_merge_order),
+             situation="completes_after_pause"),
+    _of_each_execution("merge_order", ("T7.5", "T7.6"), _merge_order,
              "a message lists held artifacts first, then the resumed segment's, each in arrival order",
-             situation="merged_held_and_new", each=_merge_order),
-    Property("held_bounded", ALWAYS, ("T7.13",), each_execution(_held_bounded),
-             "no held list exceeds the bound", situation="warned_drop", each=_held_bounded),
+             situation="merged_held_and_new"),
+    _of_each_execution("held_bounded", ("T7.13",), _held_bounded,
+             "no held list exceeds the bound", situation="warned_drop"),
     Property("isolation", ALWAYS, ("T7.2", "T7.4"), _isolation,
              "nothing of one execution is held for, shown on or dropped by another",
              situation="artifact_beside_another_execution"),
-    Property("no_phantom_pause", ALWAYS, ("G6.5", "O11.2"), each_execution(_no_phantom_pause),
+    _of_each_execution("no_phantom_pause", ("G6.5", "O11.2"), _no_phantom_pause,
              "a finished execution holds no interrupted attempt; a paused one has exactly one pending question",
-             situation="completes_after_pause", each=_no_phantom_pause),
-    Property("tool_failures_handled", ALWAYS, ("G6.6", "G6.8", "E9.5"), each_execution(_tool_failures_handled),
+             situation="completes_after_pause"),
+    _of_each_execution("tool_failures_handled", ("G6.6", "G6.8", "E9.5"), _tool_failures_handled,
              "only node failures without an error edge count as unhandled; tool failures never do",
-             situation="tool_failure", each=_tool_failures_handled),
-    Property("handled_run_completes", ALWAYS, ("G6.7", "E9.1", "O11.1", "O11.4", "G5.2"),
-             each_execution(_handled_run_completes),
+             situation="tool_failure"),
+    _of_each_execution("handled_run_completes", ("G6.7", "E9.1", "O11.1", "O11.4", "G5.2"), _handled_run_completes,
              "a finished run is failed exactly when a node failed without an error edge, else completed",
-             situation="fails_after_unrouted_failure", each=_handled_run_completes),
+             situation="fails_after_unrouted_failure"),
     Property("write_back_delivers", TRANSITION, ("T7.4", "T7.5", "T7.6", "T7.7"), _write_back_delivers,
              "a write-back takes the whole held list and writes what it took ++ what the segment collected on "
              "one message", situation="delivered_after_pause", on=(StartWriteBack, WriteMessage, ClearHeld)),
