@@ -37,6 +37,9 @@ class Model(Protocol):
     def successors(self, state: Any) -> Iterator[tuple[Any, Any]]: ...
     def is_final(self, state: Any) -> bool: ...
     def context(self) -> Any: ...
+    # Optional: `vetted(state)` returns None, or, for a state of a reference graph known to break no
+    # property, a mapping from action to (post-state, the `sometimes` properties that step witnesses): a
+    # step found there is not checked, nor is the state it leads to (`reference.py`).
     # Optional: `screen(always properties, context)` returns (a one-pass test `(state, parent)`, True
     # when every property it covers holds, given that they held in the parent; the properties it does
     # not cover), so that a state is checked property by property only when the screen fails.
@@ -250,6 +253,15 @@ class _Search:
                 self.violations[p.name] = self.path(i, message=message)
         self.set_always([p for p in self.always if p.name not in self.violations])
 
+    def witnessed(self, i: int, action: Any, post: Any, names: tuple[str, ...]) -> None:
+        """A vetted step from state i witnesses these `sometimes` properties: record those not witnessed yet."""
+        fresh = [name for name in names if name not in self.witnesses]
+        if fresh:
+            for name in fresh:
+                self.witnesses[name] = self.path(i, (action, post))
+            self.edge = [p for p in self.edge if p.name not in self.witnesses]
+            self.by_type.clear()
+
     def edge_checks(self, action_type: type) -> tuple[Any, ...]:
         """The check functions of the transition and sometimes properties looking at this kind of action."""
         checks = self.by_type.get(action_type)
@@ -334,6 +346,7 @@ def explore(
         deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
     index = search.index  # bound after a resume, which replaces it
     successors, by_type, ctx = model.successors, search.by_type, search.ctx
+    vetted = getattr(model, "vetted", None)
     next_report = started + 0.5
     next_save = started + checkpoint.every if checkpoint is not None else None
     deadline = None if limits.max_seconds is None else started + limits.max_seconds
@@ -358,16 +371,25 @@ def explore(
                     next_save = time.perf_counter() + checkpoint.every
             state = search.states[i]
             moved = False
+            known = None if vetted is None else vetted(state)
             for action, post in successors(state):
                 transitions += 1
-                checks = by_type.get(type(action))
-                if checks is None:
-                    checks = search.edge_checks(type(action))
-                for check in checks:  # the step's checks; the bookkeeping only when one reports
-                    outcome = check(state, action, post, ctx)
-                    if outcome is not None and outcome is not False:
-                        search.found_on_edge(i, action, post)
-                        break
+                checked = True
+                if known is not None:
+                    step = known.get(action)
+                    if step is not None and (step[0] is post or step[0] == post):  # a vetted step
+                        checked = False
+                        if step[1]:
+                            search.witnessed(i, action, post, step[1])
+                if checked:
+                    checks = by_type.get(type(action))
+                    if checks is None:
+                        checks = search.edge_checks(type(action))
+                    for check in checks:  # the step's checks; the bookkeeping only when one reports
+                        outcome = check(state, action, post, ctx)
+                        if outcome is not None and outcome is not False:
+                            search.found_on_edge(i, action, post)
+                            break
                 if post is state or post == state:
                     continue
                 moved = True
@@ -378,11 +400,15 @@ def explore(
                     continue
                 if fingerprints:
                     if seen.add(hash(key)):
-                        search.check_state(search.add(post, i, action, key, indexed=True), state)
+                        j = search.add(post, i, action, key, indexed=True)
+                        if checked:
+                            search.check_state(j, state)
                     continue
                 new = len(search.states)
                 if index.setdefault(key, new) == new:  # one hash of the state, whether it is new or not
-                    search.check_state(search.add(post, i, action, key, indexed=True), state)
+                    j = search.add(post, i, action, key, indexed=True)
+                    if checked:  # a vetted step leads to a vetted state
+                        search.check_state(j, state)
             if not moved and not model.is_final(state):
                 deadlocks += 1
                 if deadlock is None:

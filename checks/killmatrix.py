@@ -1,6 +1,8 @@
 """The kill matrix: which property catches which mutant, and what each property adds.
 
-Every mutant is explored exhaustively (`checks.explore.explore` on `mutate(Machine(bounds), m)`).
+Every mutant is explored exhaustively (`checks.explore.explore` on `mutate(Machine(bounds), m)`), where
+several share bounds against the default's vetted graph, which re-checks only the steps the mutant
+changes (`reference.py`: same verdicts, counts and traces).
 A mutant is *killed by* each `always` or `transition` property its search violates, and by the
 pseudo-property "deadlock" if some unfinished run can never move. Witnesses (`sometimes`) never
 kill: a vanished witness says the model went vacuous, not that a rule was broken. A mutant nothing
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +36,14 @@ from pausecheck.model.properties import ALWAYS, TRANSITION
 from .explore import Discovery, Progress, explore
 from .mutants import DEADLOCK, WITNESS_LOST, Mutant, bounds_of, mutant_named, mutate
 from .parallel import run_all, workers
+from .reference import Reference, Vetted, reference
 
 __all__ = ["MutantKill", "PropertyKills", "KillMatrix", "kill_matrix", "killer_names"]
+
+# Where at least this many mutants share bounds, each is searched against the default's vetted graph at
+# those bounds (`reference.py`): building it costs about one and a half default searches, and a mutant
+# search saves from nothing (it leaves the default's states at once) to nearly all of one.
+VET_FROM = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +132,22 @@ class KillMatrix:
         }
 
 
+_REFERENCES: dict[Bounds, Reference | None] = {}  # this process's vetted default graphs, by bounds
+
+
+def _reference(bounds: Bounds) -> Reference | None:
+    """The default machine's vetted graph at these bounds (`reference.py`; one per bounds, remembered)."""
+    if bounds not in _REFERENCES:
+        _REFERENCES[bounds] = reference(Machine(bounds))
+    return _REFERENCES[bounds]
+
+
 @functools.cache
 def _witnesses(bounds: Bounds) -> Mapping[str, Discovery]:
-    """The witnesses the rules reach at these bounds (one conformant search per bounds, remembered)."""
-    result = explore(Machine(bounds))
+    """The witnesses the rules reach at these bounds (one conformant search per bounds, remembered; over
+    the vetted graph where this process has one, which checks nothing again)."""
+    ref = _REFERENCES.get(bounds)
+    result = explore(Machine(bounds) if ref is None else Vetted(Machine(bounds), ref))
     if result.stopped == "interrupted":  # never remember a search cut short
         raise KeyboardInterrupt
     return result.witnesses
@@ -138,8 +159,10 @@ def killer_names(machine: Machine) -> tuple[str, ...]:
 
 
 def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None,
-         baseline: Callable[[Bounds], Mapping[str, Discovery]]) -> MutantKill:
-    result = explore(mutate(Machine(bounds, symmetry=mutant.symmetric), mutant), progress=searching)
+         baseline: Callable[[Bounds], Mapping[str, Discovery]], vet: bool = False) -> MutantKill:
+    machine = mutate(Machine(bounds, symmetry=mutant.symmetric), mutant)
+    ref = _reference(bounds) if vet and mutant.show is None else None  # a deviant wire view: other verdicts
+    result = explore(machine if ref is None else Vetted(machine, ref), progress=searching)
     if result.stopped == "interrupted":  # Ctrl-C stops the whole matrix, not just this mutant's search
         raise KeyboardInterrupt
     evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
@@ -221,7 +244,9 @@ def kill_matrix(
         if done is not None:
             done(finished[0], len(mutants), name)
 
-    jobs_at = tuple((m.name, bounds_of(m, bounds or DEFAULT_BOUNDS)) for m in mutants)
+    at = [bounds_of(m, bounds or DEFAULT_BOUNDS) for m in mutants]
+    shared = Counter(at)  # bounds many mutants share: their searches reuse the default's vetted graph
+    jobs_at = tuple((m.name, b, shared[b] >= VET_FROM) for m, b in zip(mutants, at, strict=True))
     if on_ray:
         from .cluster import ray_run_all  # the optional extra: imported only when asked for
 
@@ -236,7 +261,7 @@ def kill_matrix(
         for i, m in enumerate(mutants, 1):
             if progress is not None:
                 progress(i, len(mutants), m.name)
-            serial.append(_row(m, bounds_of(m, bounds or DEFAULT_BOUNDS), order, searching, _witnesses))
+            serial.append(_row(m, at[i - 1], order, searching, _witnesses, shared[at[i - 1]] >= VET_FROM))
             ended(m.name, serial[-1])
         rows = tuple(serial)
     return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started)
@@ -249,13 +274,13 @@ def _registered(mutant: Mutant) -> bool:
         return False
 
 
-def _named_row(job: tuple[str, Bounds], order: tuple[str, ...]) -> MutantKill:
+def _named_row(job: tuple[str, Bounds, bool], order: tuple[str, ...]) -> MutantKill:
     """One registry mutant's row, in a worker process (the mutant travels by name: its deviations are
     closures, which do not pickle)."""
-    name, bounds = job
-    return _row(mutant_named(name), bounds, order, None, _witnesses)
+    name, bounds, vet = job
+    return _row(mutant_named(name), bounds, order, None, _witnesses, vet)
 
 
-def _largest_first(job: tuple[str, Bounds]) -> int:
+def _largest_first(job: tuple[str, Bounds, bool]) -> int:
     """Mutants at raised bounds search the most states: start them first."""
     return -sum(job[1].as_dict().values())

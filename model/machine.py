@@ -6,7 +6,7 @@ mutant (in `checks/`) can be the same machine with one deviation.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .actions import Action
@@ -55,26 +55,29 @@ class Machine:
         """The single initial state: no session has started a turn."""
         return (INITIAL,)
 
-    def successors(self, state: State) -> Iterator[tuple[Action, State]]:
+    def successors(self, state: State) -> Iterable[tuple[Action, State]]:
         """Each enabled action with its successor, in canonical order."""
-        bounds, reading, patch, block = self.bounds, self.reading, self.patch, self.block
-        if not reading.switches:  # every ambiguity at its default: the rule table in one pass
-            pairs = conformant_successors(bounds, reading, state)
-            if block is None and patch is None:
-                yield from pairs
-            else:
-                for action, post in pairs:
-                    if block is None or not block(bounds, state, action):
-                        yield action, post if patch is None else patch(bounds, state, action, post)
-        else:
-            for rule in RULES:
-                for action in rule.guard(bounds, reading, state):
-                    if block is not None and block(bounds, state, action):
-                        continue
-                    post = rule.effect(bounds, reading, state, action)
-                    if patch is not None:
-                        post = patch(bounds, state, action, post)
-                    yield action, post
+        pairs = self.rule_successors(state)
+        if self.patch is None and self.block is None and self.extra is None:
+            return pairs
+        return self.deviated(state, pairs)
+
+    def rule_successors(self, state: State) -> Iterable[tuple[Action, State]]:
+        """The rules' own successors, before any deviation: the rule table in one pass where every
+        ambiguity is at its default (`successors.py`), else rule by rule."""
+        if not self.reading.switches:
+            return conformant_successors(self.bounds, self.reading, state)
+        bounds, reading = self.bounds, self.reading
+        return [(action, rule.effect(bounds, reading, state, action))
+                for rule in RULES for action in rule.guard(bounds, reading, state)]
+
+    def deviated(self, state: State, pairs: Iterable[tuple[Action, State]]) -> Iterator[tuple[Action, State]]:
+        """The rules' successors `pairs` of `state` with the deviations applied: blocked actions left
+        out, each post-state patched, extra actions after."""
+        bounds, patch, block = self.bounds, self.patch, self.block
+        for action, post in pairs:
+            if block is None or not block(bounds, state, action):
+                yield action, post if patch is None else patch(bounds, state, action, post)
         if self.extra is not None:
             yield from self.extra(bounds, state)
 

@@ -1,0 +1,140 @@
+"""A vetted reference graph: a machine's every reachable state and step, each known to break no property,
+so that the search of a deviation from it (a mutant) checks only what the deviation changed.
+
+A mutant differs from the default rules in a few steps; most of the states it reaches, and most of its
+steps, are the default's own. Properties are pure functions of (state, context) or (pre, action, post,
+context), so on a step the default also takes, with the same context, every property gives what it gave
+in the default: no `always` or `transition` property fails (the default breaks none, which building the
+reference checks on every state and step), and the `sometimes` properties it witnesses are recorded
+beside it. `Vetted` searches a deviant machine with the default's successors taken from the reference
+(the deviation applied to them) and tells the explorer which steps are the reference's own
+(`explore`'s optional `vetted` hook): those skip their checks, and so does the state they lead to.
+Every other step, and every state first reached by one, is checked in full. Verdicts, witnesses,
+counts and shortest traces are the same as without the reference (tests/test_reference.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pausecheck.model import Machine
+from pausecheck.model.actions import Action
+from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION, Property
+from pausecheck.model.state import State
+
+__all__ = ["Steps", "Reference", "reference", "Vetted"]
+
+NONE: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Steps:
+    """One reference state's steps: its successors in the rules' order, and by action the post-state and
+    the `sometimes` properties the step witnesses."""
+
+    pairs: tuple[tuple[Action, State], ...]
+    known: dict[Action, tuple[State, tuple[str, ...]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """The reference graph of one machine: every reachable state's steps."""
+
+    machine: Machine
+    steps: dict[State, Steps]
+
+
+def reference(machine: Machine, max_states: int | None = None) -> Reference | None:
+    """The machine's vetted graph, or None where it breaks some property (then nothing is known good),
+    or has more than `max_states` states (then it would cost more than it saves)."""
+    ctx = machine.context()
+    all_hold, rest = machine.screen([p for p in machine.properties if p.kind == ALWAYS], ctx)
+    always = [p.check for p in rest]
+    by_type: dict[type, tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]] = {}
+    steps: dict[State, Steps] = {}
+    frontier = list(machine.init_states())
+
+    def holds(state: State, parent: State | None) -> bool:
+        return all_hold(state, parent) and all(check(state, ctx) is None for check in always)
+
+    if not all(holds(s, None) for s in frontier):
+        return None
+    seen = set(frontier)
+    while frontier:
+        level = []
+        for pre in frontier:
+            pairs = tuple(machine.successors(pre))
+            known = {}
+            for action, post in pairs:
+                checks = by_type.get(type(action))
+                if checks is None:
+                    checks = by_type[type(action)] = _edge_checks(machine.properties, type(action))
+                breaks, witnesses = checks
+                for check in breaks:
+                    if check(pre, action, post, ctx) is not None:
+                        return None
+                witnessed = [name for name, check in witnesses if check(pre, action, post, ctx)]
+                known[action] = (post, tuple(witnessed) or NONE)
+                if post not in seen:
+                    if not holds(post, pre):
+                        return None
+                    seen.add(post)
+                    level.append(post)
+            steps[pre] = Steps(pairs, known)
+            if max_states is not None and len(seen) > max_states:
+                return None
+        frontier = level
+    return Reference(machine, steps)
+
+
+def _edge_checks(properties: Iterable[Property], kind: type) -> tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]:
+    """The checks of the transition properties on this action kind, and the sometimes properties' (name, check)."""
+    on = [p for p in properties if not p.on or kind in p.on]
+    return (tuple(p.check for p in on if p.kind == TRANSITION),
+            tuple((p.name, p.check) for p in on if p.kind == SOMETIMES))
+
+
+class Vetted:
+    """A deviation of the reference's machine (same bounds, reading, properties and wire view), searched
+    with the reference: the explorer's `Model`, with the `vetted` hook."""
+
+    def __init__(self, machine: Machine, ref: Reference) -> None:
+        base = ref.machine
+        if (machine.bounds, machine.reading, machine.properties, machine.show) != \
+                (base.bounds, base.reading, base.properties, base.show):
+            raise ValueError("a reference vets only deviations of its own machine: the same bounds, reading, "
+                             "properties and wire view")
+        self.machine, self.properties, self._steps = machine, machine.properties, ref.steps
+        self._last: tuple[Any, Steps | None] = (None, None)
+
+    def vetted(self, state: State) -> dict[Action, tuple[State, tuple[str, ...]]] | None:
+        """The reference's steps from this state by action (post-state, witnesses), if it is a reference state."""
+        found = self._steps.get(state)
+        self._last = (state, found)
+        return None if found is None else found.known
+
+    def successors(self, state: State) -> Iterable[tuple[Action, State]]:
+        last, found = self._last
+        if last is not state:
+            found = self._steps.get(state)
+        if found is None:
+            return self.machine.successors(state)
+        return self.machine.deviated(state, found.pairs)
+
+    def init_states(self) -> Iterable[State]:
+        return self.machine.init_states()
+
+    def is_final(self, state: State) -> bool:
+        return self.machine.is_final(state)
+
+    def context(self) -> Any:
+        return self.machine.context()
+
+    def canonical(self) -> Callable[[State], State] | None:
+        return self.machine.canonical()
+
+    def screen(self, properties: Any, ctx: Any) -> Any:
+        return self.machine.screen(properties, ctx)
+
