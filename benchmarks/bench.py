@@ -9,10 +9,13 @@ For each bound set the search runs twice in a fresh process of its own: once wit
 and once with none (the model's successors, hashing and storage only). Each prints states/s,
 transitions/s, microseconds per state and the process's peak resident memory (ru_maxrss: the
 interpreter and imports included, which is why bytes per state are measured apart). Bytes per stored
-state come from a third, traced run (tracemalloc's peak over the search: every stored state, the
-index, parents and the result, divided by the states); tracing slows that run, so its time is not
-reported. Two sessions at the default bounds run under a time limit (`--two-sessions-seconds`) and
-are reported as incomplete where they reach it; they run a third time with session symmetry. Then
+state come from traced runs without properties (tracemalloc's peak over the search: every stored
+state, the index, parents and the result, divided by the states), once keeping every state and once
+keeping only fingerprints (`check --fingerprint`: 64-bit hashes of visited states, the states still to
+expand packed, `checks/packed.py`); tracing slows those runs, so their time is not reported: the
+default bounds run a third time, timed, with every property and only fingerprints. Two sessions at
+the default bounds run under a time limit (`--two-sessions-seconds`) and are reported as incomplete
+where they reach it; they run a third time with session symmetry. Then
 `pausecheck mutants` runs once, timed wall to wall, on every core.
 
 Spin: `benchmarks/flowdrop.pml` is the same model in Promela (conformant reading, no properties),
@@ -74,11 +77,12 @@ def changed(bounds: Bounds) -> str:
 
 def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
     """One timed search (run in a process of its own, so that its peak memory is its own): `kind` is
-    "with" or "without" properties, or "symmetric" (every property, sessions up to renaming)."""
+    "with" or "without" properties, "symmetric" (every property, sessions up to renaming) or
+    "fingerprints" (every property, only fingerprints of visited states kept, the rest packed)."""
     properties = kind != "without"
     machine = Machine(SETS[name], symmetry=kind == "symmetric", properties=Machine().properties if properties else ())
     started = time.perf_counter()
-    result = explore(machine, Limits(max_seconds=seconds))
+    result = explore(machine, Limits(max_seconds=seconds), fingerprints=kind == "fingerprints")
     wall = time.perf_counter() - started
     return {"set": name, "properties": properties, "symmetry": kind == "symmetric",
             "states": result.states, "transitions": result.transitions,
@@ -87,7 +91,8 @@ def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
             "states_per_second": round(result.states / wall),
             "transitions_per_second": round(result.transitions / wall),
             "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "violations": sorted(result.violations), "compiled": successors.__file__.endswith(".so")}
+            "violations": sorted(result.violations), "compiled": successors.__file__.endswith(".so"),
+            "fingerprints": kind == "fingerprints"}
 
 
 def stored_bytes(name: str) -> dict[str, object]:
@@ -224,11 +229,13 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for name in names:
         limit = [str(args.two_sessions_seconds)] if name == "two sessions" else []
-        for kind in ("with", "without") + (("symmetric",) if name == "two sessions" else ()):
+        extra = {"two sessions": ("symmetric",), "default": ("fingerprints",)}.get(name, ())
+        for kind in ("with", "without", *extra):
             runs.append(in_child(kind, name, *limit))
             if not args.json:
                 print(_line(runs[-1]), flush=True)
-    default = next(r for r in runs if r["set"] == "default" and r["properties"])
+    default = next(r for r in runs if r["set"] == "default" and r["properties"] and not r["fingerprints"])
+    thin = next(r for r in runs if r["set"] == "default" and r["fingerprints"])
     compiled, failure = ([], "skipped: --no-compiled") if args.no_compiled else compiled_runs(runs, args.json)
     kernel = next((r for r in compiled if r["properties"]), None) if failure is None else None
     memory = in_child("bytes", "default")
@@ -240,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
         "us_per_state": default["us_per_state"], "bytes_per_state": memory["bytes_per_state"],
         "bytes_per_state_fingerprints": memory["bytes_per_state_fingerprints"],
+        "fingerprints_us_per_state": thin["us_per_state"],
         **column,
         "compiled": failure or _compiled(kernel, next(r for r in compiled if not r["properties"]), default, ratio),
         "compiled_us_per_state": kernel["us_per_state"] if kernel else None,
@@ -254,8 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}; "
-          f"with fingerprints only: {summary['bytes_per_state_fingerprints']}")
+    print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}; with fingerprints only "
+          f"(the states still to expand packed): {summary['bytes_per_state_fingerprints']}")
     print(f"spin: {summary['spin']}")
     print(f"compiled: {summary['compiled']}")
     if summary["mutants_seconds"] is not None:
@@ -276,7 +284,8 @@ def _compiled(kernel: dict[str, object], without: dict[str, object], interpreted
 
 def _line(run: dict[str, object]) -> str:
     done = "complete" if run["complete"] else "INCOMPLETE (time limit)"
-    how = "symmetric" if run["symmetry"] else "with" if run["properties"] else "without"
+    how = ("symmetric" if run["symmetry"] else "fingerpr." if run["fingerprints"] else
+           "with" if run["properties"] else "without")
     name = f"{run['set']} mypyc" if run["compiled"] else run["set"]
     return (f"{name:<13} {how:<9} properties: {run['states']:>10,} states "
             f"{run['transitions']:>11,} transitions  depth {run['depth']:>2}  {run['seconds']:>7.1f} s  "

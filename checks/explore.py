@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from .checkpoint import Checkpoint
+from .packed import PackedStates
 
 __all__ = ["Model", "Limits", "Discovery", "Result", "Progress", "NO_LIMITS", "explore"]
 
@@ -113,7 +114,7 @@ class Fingerprints:
     fingerprint at most, where a Python set of ints takes about 90."""
 
     def __init__(self) -> None:
-        self.table = array("q", bytes(8 * 1024))
+        self.table = array("q", [0]) * 1024
         self.mask = 1023
         self.count = 0
 
@@ -146,7 +147,7 @@ class Fingerprints:
 
     def _grow(self) -> None:
         old = self.table
-        self.table, self.mask, self.count = array("q", bytes(16 * len(old))), 2 * len(old) - 1, 0
+        self.table, self.mask, self.count = array("q", [0]) * (2 * len(old)), 2 * len(old) - 1, 0
         for fingerprint in old:
             if fingerprint:
                 self.add(fingerprint)
@@ -161,7 +162,7 @@ class _Search:
         self.seen = Fingerprints()
         self.ctx = model.context()
         self.index: dict[Any, int] = {}
-        self.states: list[Any] = []
+        self.states: Any = PackedStates() if fingerprints else []  # only states to expand, packed, with fingerprints
         self.parent = array("q")
         self.via: list[Any] = []
         self.interned: dict[Any, Any] = {}
@@ -323,8 +324,8 @@ def explore(
     With `checkpoint`, the search's state is saved every `checkpoint.every` seconds (`checkpoint.py`);
     with `resume` too, it starts from the saved state, and ends as a search never stopped would.
 
-    With `fingerprints`, only a 64-bit hash of each visited state is kept (and the states of the
-    level being expanded), as TLC does: a fraction of the memory, at the risk that two states share
+    With `fingerprints`, only a 64-bit hash of each visited state is kept (and the states still to
+    expand, packed: `packed.py`), as TLC does: a seventh of the memory, at the risk that two states share
     a hash and the second is never explored (`Result.collision_probability` bounds it). Traces are
     rebuilt by replaying their actions. Not with a checkpoint.
     """

@@ -172,9 +172,10 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         "sessions (half the states with two); verdicts and shortest traces are those of the full "
                         "search, every trace stays concrete; the state count printed is of the classes")
     parser.add_argument("--fingerprint", action="store_true",
-                        help="keep only a 64-bit fingerprint of each visited state, as TLC does (a third of the "
-                        "memory); two states sharing one would leave the second unexplored: the chance of that is "
-                        "printed; traces are rebuilt by replaying their actions")
+                        help="keep only a 64-bit fingerprint of each visited state, as TLC does, and the states still "
+                        "to expand packed (a seventh of the memory); two states sharing one would leave the "
+                        "second unexplored: the chance of that is printed; traces are rebuilt by replaying their "
+                        "actions")
     parser.add_argument("--no-companion", dest="companion", action="store_false",
                         help="at the default bounds, skip the companion search with two sessions that judges "
                         "what one execution cannot exercise (isolation, T7.2)")
