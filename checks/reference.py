@@ -48,7 +48,10 @@ class Reference:
 
 def reference(machine: Machine, max_states: int | None = None) -> Reference | None:
     """The machine's vetted graph, or None where it breaks some property (then nothing is known good),
-    or has more than `max_states` states (then it would cost more than it saves)."""
+    or has more than `max_states` states (then it would cost more than it saves). The machine's successors
+    must be the rules' own (no patch, block or extra actions): they stand for them in a `Vetted` search."""
+    if machine.patch is not None or machine.block is not None or machine.extra is not None:
+        raise ValueError("a reference is of the rules' own successors: a machine without patch, block or extra")
     ctx = machine.context()
     all_hold, rest = machine.screen([p for p in machine.properties if p.kind == ALWAYS], ctx)
     always = [p.check for p in rest]

@@ -49,7 +49,12 @@ def test_at_the_default_bounds_too() -> None:
 
 
 def test_a_machine_that_breaks_a_property_has_no_reference() -> None:
-    assert reference(mutate(Machine(SMALL), mutant_named("take_keeps_held"))) is None
+    assert reference(mutate(Machine(SMALL), mutant_named("poll_shows_held"))) is None  # its wire view shows held
+
+
+def test_a_reference_is_of_the_rules_own_successors() -> None:
+    with pytest.raises(ValueError, match="without patch"):
+        reference(mutate(Machine(SMALL), mutant_named("put_back_by_assignment")))
 
 
 def test_a_reference_too_large_is_not_built() -> None:
