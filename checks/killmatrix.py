@@ -61,6 +61,7 @@ class MutantKill:
     complete: bool
     seconds: float
     evidence: Discovery | None = None  # the target's shortest counterexample, for golden traces
+    vetted: bool = False  # searched against the default's vetted graph at its bounds (`reference.py`)
 
     @property
     def survived(self) -> bool:
@@ -179,7 +180,7 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
         name=mutant.name, clauses=mutant.clauses, bounds=bounds, killed_by=killed,
         shortest=tuple((name, lengths[name]) for name in killed), equivalent=mutant.equivalent,
         reason=mutant.reason, states=result.states, complete=result.complete, seconds=result.seconds,
-        evidence=evidence,
+        evidence=evidence, vetted=ref is not None,
     )
 
 

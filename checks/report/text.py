@@ -259,6 +259,10 @@ def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, e
     out.print(f"{len(matrix.mutants)} mutants: {killed} killed, {equivalent} marked equivalent, "
               f"{len(matrix.survivors)} survived; {sum(m.states for m in matrix.mutants):,} states "
               f"in {matrix.seconds:.1f} s", markup=False)
+    vetted = sum(1 for m in matrix.mutants if m.vetted)
+    if vetted:
+        out.print(f"{vetted} of them searched against the default's graph at their bounds, checked beforehand: "
+                  "only the steps a mutant changes were checked again (the same verdicts and traces)", markup=False)
     if matrix.survivors:
         out.print(Text.assemble(("[fail]", STYLES["[fail]"]), f" survived: {', '.join(matrix.survivors)}"))
     else:
