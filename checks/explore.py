@@ -414,8 +414,6 @@ def explore(
                 deadlocks += 1
                 if deadlock is None:
                     deadlock = search.path(i, message="no action leads anywhere and the run is not finished")
-            if fingerprints:
-                search.states[i] = None  # expanded: only its fingerprint, parent and action remain
             i += 1
             if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
                 progress(len(search.states), transitions, depth)

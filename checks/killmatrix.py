@@ -259,10 +259,10 @@ def kill_matrix(
                              done=lambda item, row: ended(item[0], row), fresh=False))  # workers keep _witnesses
     else:
         serial = []
-        for i, m in enumerate(mutants, 1):
+        for i, (m, (_, at_bounds, vet)) in enumerate(zip(mutants, jobs_at, strict=True), 1):
             if progress is not None:
                 progress(i, len(mutants), m.name)
-            serial.append(_row(m, at[i - 1], order, searching, _witnesses, shared[at[i - 1]] >= VET_FROM))
+            serial.append(_row(m, at_bounds, order, searching, _witnesses, vet))
             ended(m.name, serial[-1])
         rows = tuple(serial)
     return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started)

@@ -74,6 +74,3 @@ class PackedStates:
                 raise IndexError(f"state {i} was read and dropped")
             self.head, self.head_at, self.blocks[b] = pickle.loads(zlib.decompress(blob)), b, None
         return self.head[i - b * BLOCK]
-
-    def __setitem__(self, i: int, value: None) -> None:
-        """Forget state i (the search has expanded it): its block is dropped when read, so nothing to do."""
