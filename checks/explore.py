@@ -39,8 +39,8 @@ class Model(Protocol):
     def is_final(self, state: Any) -> bool: ...
     def context(self) -> Any: ...
     # Optional: `vetted(state)` returns None, or, for a state of a reference graph known to break no
-    # property, a mapping from action to (post-state, the `sometimes` properties that step witnesses): a
-    # step found there is not checked, nor is the state it leads to (`reference.py`).
+    # property, a mapping from action to post-state: a step found there is checked only for the `sometimes`
+    # properties not witnessed yet, and the state it leads to is not checked (`reference.py`).
     # Optional: `screen(always properties, context)` returns (a one-pass test `(state, parent)`, True
     # when every property it covers holds, given that they held in the parent; the properties it does
     # not cover), so that a state is checked property by property only when the screen fails.
@@ -173,6 +173,7 @@ class _Search:
         self.set_always([p for p in model.properties if p.kind == ALWAYS])
         self.edge = [p for p in model.properties if p.kind in (TRANSITION, SOMETIMES)]
         self.by_type: dict[type, tuple[Any, ...]] = {}
+        self.wanted: dict[type, tuple[Any, ...]] = {}  # by action kind, the sometimes checks alone
         canonical = getattr(model, "canonical", None)
         self.canonical = canonical() if canonical is not None else None
 
@@ -254,21 +255,21 @@ class _Search:
                 self.violations[p.name] = self.path(i, message=message)
         self.set_always([p for p in self.always if p.name not in self.violations])
 
-    def witnessed(self, i: int, action: Any, post: Any, names: tuple[str, ...]) -> None:
-        """A vetted step from state i witnesses these `sometimes` properties: record those not witnessed yet."""
-        fresh = [name for name in names if name not in self.witnesses]
-        if fresh:
-            for name in fresh:
-                self.witnesses[name] = self.path(i, (action, post))
-            self.edge = [p for p in self.edge if p.name not in self.witnesses]
-            self.by_type.clear()
-
     def edge_checks(self, action_type: type) -> tuple[Any, ...]:
         """The check functions of the transition and sometimes properties looking at this kind of action."""
         checks = self.by_type.get(action_type)
         if checks is None:
             checks = tuple(p.check for p in self.edge if not p.on or action_type in p.on)
             self.by_type[action_type] = checks
+        return checks
+
+    def witness_checks(self, action_type: type) -> tuple[Any, ...]:
+        """The check functions of the sometimes properties not witnessed yet looking at this kind of action
+        (all a vetted step needs: it breaks nothing)."""
+        checks = self.wanted.get(action_type)
+        if checks is None:
+            checks = tuple(p.check for p in self.edge if p.kind == SOMETIMES and (not p.on or action_type in p.on))
+            self.wanted[action_type] = checks
         return checks
 
     def found_on_edge(self, i: int, action: Any, post: Any) -> None:
@@ -289,6 +290,7 @@ class _Search:
             done = self.violations.keys() | self.witnesses.keys()
             self.edge = [p for p in self.edge if p.name not in done]
             self.by_type.clear()
+            self.wanted.clear()
 
 
 _SAVED = ("index", "states", "parent", "via", "interned", "violations", "witnesses")
@@ -346,7 +348,7 @@ def explore(
         i, transitions, depth, level_end = loop["i"], loop["transitions"], loop["depth"], loop["level_end"]
         deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
     index = search.index  # bound after a resume, which replaces it
-    successors, by_type, ctx = model.successors, search.by_type, search.ctx
+    successors, by_type, wanted, ctx = model.successors, search.by_type, search.wanted, search.ctx
     vetted = getattr(model, "vetted", None)
     next_report = started + 0.5
     next_save = started + checkpoint.every if checkpoint is not None else None
@@ -377,20 +379,21 @@ def explore(
                 transitions += 1
                 checked = True
                 if known is not None:
-                    step = known.get(action)
-                    if step is not None and (step[0] is post or step[0] == post):  # a vetted step
-                        checked = False
-                        if step[1]:
-                            search.witnessed(i, action, post, step[1])
+                    vetted_post = known.get(action)  # a vetted step: only the witnesses still wanted
+                    checked = vetted_post is None or (vetted_post is not post and vetted_post != post)
                 if checked:
                     checks = by_type.get(type(action))
                     if checks is None:
                         checks = search.edge_checks(type(action))
-                    for check in checks:  # the step's checks; the bookkeeping only when one reports
-                        outcome = check(state, action, post, ctx)
-                        if outcome is not None and outcome is not False:
-                            search.found_on_edge(i, action, post)
-                            break
+                else:
+                    checks = wanted.get(type(action))
+                    if checks is None:
+                        checks = search.witness_checks(type(action))
+                for check in checks:  # the step's checks; the bookkeeping only when one reports
+                    outcome = check(state, action, post, ctx)
+                    if outcome is not None and outcome is not False:
+                        search.found_on_edge(i, action, post)
+                        break
                 if post is state or post == state:
                     continue
                 moved = True

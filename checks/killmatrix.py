@@ -146,7 +146,7 @@ def _reference(bounds: Bounds) -> Reference | None:
 @functools.cache
 def _witnesses(bounds: Bounds) -> Mapping[str, Discovery]:
     """The witnesses the rules reach at these bounds (one conformant search per bounds, remembered; over
-    the vetted graph where this process has one, which checks nothing again)."""
+    the vetted graph where this process has one, which checks only the witnesses again)."""
     ref = _REFERENCES.get(bounds)
     result = explore(Machine(bounds) if ref is None else Vetted(Machine(bounds), ref))
     if result.stopped == "interrupted":  # never remember a search cut short

@@ -5,12 +5,13 @@ A mutant differs from the default rules in a few steps; most of the states it re
 steps, are the default's own. Properties are pure functions of (state, context) or (pre, action, post,
 context), so on a step the default also takes, with the same context, every property gives what it gave
 in the default: no `always` or `transition` property fails (the default breaks none, which building the
-reference checks on every state and step), and the `sometimes` properties it witnesses are recorded
-beside it. `Vetted` searches a deviant machine with the default's successors taken from the reference
+reference checks on every state and step). `Vetted` searches a deviant machine with the default's successors taken from the reference
 (the deviation applied to them) and tells the explorer which steps are the reference's own
 (`explore`'s optional `vetted` hook): those skip their checks, and so does the state they lead to.
-Every other step, and every state first reached by one, is checked in full. Verdicts, witnesses,
-counts and shortest traces are the same as without the reference (tests/test_reference.py).
+Every other step, and every state first reached by one, is checked in full. The `sometimes` properties
+are not vetted: a search checks those it has not witnessed yet on every step, vetted or not, as a plain
+search does (most are witnessed within a few levels). Verdicts, witnesses, counts and shortest traces
+are the same as without the reference (tests/test_reference.py).
 """
 
 from __future__ import annotations
@@ -21,21 +22,13 @@ from typing import Any
 
 from pausecheck.model import Machine
 from pausecheck.model.actions import Action
-from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION, Property
+from pausecheck.model.properties import ALWAYS, TRANSITION
 from pausecheck.model.state import State
 
 __all__ = ["Steps", "Reference", "reference", "Vetted"]
 
-NONE: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Steps:
-    """One reference state's steps: its successors in the rules' order, and by action the post-state and
-    the `sometimes` properties the step witnesses."""
-
-    pairs: tuple[tuple[Action, State], ...]
-    known: dict[Action, tuple[State, tuple[str, ...]]]
+# One reference state's steps: by action, in the rules' order, the post-state.
+Steps = dict[Action, State]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +48,7 @@ def reference(machine: Machine, max_states: int | None = None) -> Reference | No
     ctx = machine.context()
     all_hold, rest = machine.screen([p for p in machine.properties if p.kind == ALWAYS], ctx)
     always = [p.check for p in rest]
-    by_type: dict[type, tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]] = {}
+    by_type: dict[type, tuple[Any, ...]] = {}
     steps: dict[State, Steps] = {}
     frontier = list(machine.init_states())
 
@@ -68,35 +61,28 @@ def reference(machine: Machine, max_states: int | None = None) -> Reference | No
     while frontier:
         level = []
         for pre in frontier:
-            pairs = tuple(machine.successors(pre))
-            known = {}
-            for action, post in pairs:
+            known: Steps = {}
+            for action, post in machine.successors(pre):
                 checks = by_type.get(type(action))
                 if checks is None:
-                    checks = by_type[type(action)] = _edge_checks(machine.properties, type(action))
-                breaks, witnesses = checks
-                for check in breaks:
+                    checks = by_type[type(action)] = tuple(
+                        p.check for p in machine.properties
+                        if p.kind == TRANSITION and (not p.on or type(action) in p.on))
+                for check in checks:
                     if check(pre, action, post, ctx) is not None:
                         return None
-                witnessed = [name for name, check in witnesses if check(pre, action, post, ctx)]
-                known[action] = (post, tuple(witnessed) or NONE)
+                known[action] = post
                 if post not in seen:
                     if not holds(post, pre):
                         return None
                     seen.add(post)
                     level.append(post)
-            steps[pre] = Steps(pairs, known)
+            steps[pre] = known
             if max_states is not None and len(seen) > max_states:
                 return None
         frontier = level
     return Reference(machine, steps)
 
-
-def _edge_checks(properties: Iterable[Property], kind: type) -> tuple[tuple[Any, ...], tuple[tuple[str, Any], ...]]:
-    """The checks of the transition properties on this action kind, and the sometimes properties' (name, check)."""
-    on = [p for p in properties if not p.on or kind in p.on]
-    return (tuple(p.check for p in on if p.kind == TRANSITION),
-            tuple((p.name, p.check) for p in on if p.kind == SOMETIMES))
 
 
 class Vetted:
@@ -112,11 +98,11 @@ class Vetted:
         self.machine, self.properties, self._steps = machine, machine.properties, ref.steps
         self._last: tuple[Any, Steps | None] = (None, None)
 
-    def vetted(self, state: State) -> dict[Action, tuple[State, tuple[str, ...]]] | None:
-        """The reference's steps from this state by action (post-state, witnesses), if it is a reference state."""
+    def vetted(self, state: State) -> Steps | None:
+        """The reference's steps from this state (post-state by action), if it is a reference state."""
         found = self._steps.get(state)
         self._last = (state, found)
-        return None if found is None else found.known
+        return found
 
     def successors(self, state: State) -> Iterable[tuple[Action, State]]:
         last, found = self._last
@@ -124,7 +110,7 @@ class Vetted:
             found = self._steps.get(state)
         if found is None:
             return self.machine.successors(state)
-        return self.machine.deviated(state, found.pairs)
+        return self.machine.deviated(state, found.items())
 
     def init_states(self) -> Iterable[State]:
         return self.machine.init_states()
