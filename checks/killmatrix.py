@@ -255,7 +255,7 @@ def kill_matrix(
             raise ValueError("only registry mutants run on Ray (they travel by name)")
         rows = tuple(ray_run_all(_named_row, jobs_at, args=(order,), done=lambda item, row: ended(item[0], row)))
     elif registered and (jobs or workers()) > 1:
-        rows = tuple(run_all(_named_row, jobs_at, jobs=jobs, args=(order,), key=_largest_first,
+        rows = tuple(run_all(_named_row, jobs_at, jobs=jobs, args=(order,), key=_costliest_first,
                              done=lambda item, row: ended(item[0], row), fresh=False))  # workers keep _witnesses
     else:
         serial = []
@@ -282,6 +282,9 @@ def _named_row(job: tuple[str, Bounds, bool], order: tuple[str, ...]) -> MutantK
     return _row(mutant_named(name), bounds, order, None, _witnesses, vet)
 
 
-def _largest_first(job: tuple[str, Bounds, bool]) -> int:
-    """Mutants at raised bounds search the most states: start them first."""
-    return -sum(job[1].as_dict().values())
+def _costliest_first(job: tuple[str, Bounds, bool]) -> tuple[bool, int, int]:
+    """Start the likely longest searches first, so that none is left alone at the end: those not vetted
+    (every state checked), then those at bounds with more sessions or turns (the state count multiplies),
+    then at larger bounds."""
+    _, bounds, vet = job
+    return vet, -bounds.sessions * bounds.turns, -sum(bounds.as_dict().values())
