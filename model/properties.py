@@ -20,6 +20,7 @@ from .actions import (
     WriteMessage,
 )
 from .config import Bounds
+from .observe import shown
 from .property import ALWAYS, SOMETIMES, TRANSITION, Context, Property
 from .state import (
     CANCELLED,
@@ -98,13 +99,20 @@ def screen(properties: Sequence[Property], ctx: Context) -> tuple[Callable[[Stat
                                                                 tuple[Property, ...]]:
     """One pass over a state for every invariant of one execution record (`each`): True when all of
     them hold, given that they held in the parent state (if any), so that only the records the step
-    changed are tested (successors share the others, by identity and position). Also returned: the
-    invariants it does not cover, to be checked as usual. On False, the caller checks each one to
-    find which fails and how."""
+    changed are tested (successors share the others, by identity and position). Where both no_loss and
+    isolation are checked, the same pass also walks the artifact ledger once (`_ledger_holds`), which
+    stands for them, for no_double_delivery and, under the default wire view, for held_hidden. Also
+    returned: the invariants it does not cover, to be checked as usual. On False, the caller checks
+    each one to find which fails and how."""
     tests = tuple(p.each for p in properties if p.each is not None)
-    rest = tuple(p for p in properties if p.each is None)
+    checks = {p.check for p in properties}
+    ledger = _no_loss in checks and _isolation in checks
+    implied = {_no_loss, _isolation, _no_double_delivery} | ({_held_hidden} if ctx.shown is shown else set())
+    rest = tuple(p for p in properties if p.each is None and not (ledger and p.check in implied))
 
     def all_hold(state: State, parent: State | None) -> bool:
+        if ledger and not _ledger_holds(state):
+            return False
         before = () if parent is None else parent.executions
         n = len(before)
         for k, e in enumerate(state.executions):
@@ -115,6 +123,36 @@ def screen(properties: Sequence[Property], ctx: Context) -> tuple[Callable[[Stat
                     return False
         return True
     return all_hold, rest
+
+
+def _ledger_holds(state: State) -> bool:
+    """Every artifact is in exactly one place (no_loss), and whatever an execution holds, delivered or
+    dropped is its own (isolation). Together they imply no_double_delivery (a ref on two messages is in
+    two places) and, where the wire shows exactly the messages' refs, held_hidden (a held ref on a
+    message is in two places). False says only that one of them may fail: the caller checks each."""
+    origin = state.artifacts
+    refs = list(state.crashed)
+    for segment in state.segments:
+        refs += segment.collected
+        if segment.phase not in (READ, WRITTEN):  # there, what the write-back has in hand is a copy
+            refs += segment.taken
+    for e in state.executions:
+        me = e.id
+        for r in e.held:
+            if origin[r - 1].execution != me:
+                return False
+        refs += e.held
+        for message in e.messages:
+            for r in message:
+                if origin[r - 1].execution != me:
+                    return False
+            refs += message
+    for w in state.warnings:
+        if origin[w.ref - 1].execution != w.execution:
+            return False
+        refs.append(w.ref)
+    n = len(origin)
+    return len(refs) == n and n < len(_EVERY_REF) and set(refs) == _EVERY_REF[n]
 
 
 def _no_double_delivery(state: State, ctx: Context) -> str | None:
