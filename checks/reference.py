@@ -5,9 +5,10 @@ A mutant differs from the default rules in a few steps; most of the states it re
 steps, are the default's own. Properties are pure functions of (state, context) or (pre, action, post,
 context), so on a step the default also takes, with the same context, every property gives what it gave
 in the default: no `always` or `transition` property fails (the default breaks none, which building the
-reference checks on every state and step). `Vetted` searches a deviant machine with the default's successors taken from the reference
-(the deviation applied to them) and tells the explorer which steps are the reference's own
-(`explore`'s optional `vetted` hook): those skip their checks, and so does the state they lead to.
+reference checks on every state and step). `Vetted` searches a deviant machine with the default's
+successors taken from the reference (the deviation applied to them) and tells the explorer which steps
+are the reference's own (`explore`'s optional `vetted` hook): those skip their checks, and so does the
+state they lead to.
 Every other step, and every state first reached by one, is checked in full. The `sometimes` properties
 are not vetted: a search checks those it has not witnessed yet on every step, vetted or not, as a plain
 search does (most are witnessed within a few levels). Verdicts, witnesses, counts and shortest traces

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pausecheck.checks.mutants import mutant_named, mutate
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.config import COMPANION_BOUNDS
