@@ -30,7 +30,9 @@ Progress = Callable[[int, int, int], None]  # (states, transitions, depth), abou
 class Model(Protocol):
     """What the explorer needs of a model."""
 
-    properties: Sequence[Any]  # each with .name, .kind, .check, .on (action types; empty = all)
+    properties: Sequence[Any]  # each with .name, .kind, .check, .on (action types; empty = all), and optionally
+    # .stutter (for a transition property: the action types on which a step that changes nothing can break it;
+    # it is skipped on the other types' such steps)
 
     def init_states(self) -> Iterable[Hashable]: ...
     # Optional: `canonical()` returns a function mapping a state to its symmetry class's representative
@@ -173,6 +175,7 @@ class _Search:
         self.set_always([p for p in model.properties if p.kind == ALWAYS])
         self.edge = [p for p in model.properties if p.kind in (TRANSITION, SOMETIMES)]
         self.by_type: dict[type, tuple[Any, ...]] = {}
+        self.still: dict[type, tuple[Any, ...]] = {}  # by action kind, the checks of a step that changes nothing
         self.wanted: dict[type, tuple[Any, ...]] = {}  # by action kind, the sometimes checks alone
         canonical = getattr(model, "canonical", None)
         self.canonical = canonical() if canonical is not None else None
@@ -255,12 +258,15 @@ class _Search:
                 self.violations[p.name] = self.path(i, message=message)
         self.set_always([p for p in self.always if p.name not in self.violations])
 
-    def edge_checks(self, action_type: type) -> tuple[Any, ...]:
-        """The check functions of the transition and sometimes properties looking at this kind of action."""
-        checks = self.by_type.get(action_type)
+    def edge_checks(self, action_type: type, stutter: bool = False) -> tuple[Any, ...]:
+        """The check functions of the transition and sometimes properties looking at this kind of action; for
+        a step that changes nothing, without the transition properties no such step of this kind can break."""
+        table = self.still if stutter else self.by_type
+        checks = table.get(action_type)
         if checks is None:
-            checks = tuple(p.check for p in self.edge if not p.on or action_type in p.on)
-            self.by_type[action_type] = checks
+            checks = tuple(p.check for p in self.edge if (not p.on or action_type in p.on) and not (
+                stutter and p.kind == TRANSITION and _stutter_proof(p, action_type)))
+            table[action_type] = checks
         return checks
 
     def witness_checks(self, action_type: type) -> tuple[Any, ...]:
@@ -290,7 +296,14 @@ class _Search:
             done = self.violations.keys() | self.witnesses.keys()
             self.edge = [p for p in self.edge if p.name not in done]
             self.by_type.clear()
+            self.still.clear()
             self.wanted.clear()
+
+
+def _stutter_proof(prop: Any, action_type: type) -> bool:
+    """Can no step of this kind that changes nothing break this transition property (its `stutter`)?"""
+    kinds = getattr(prop, "stutter", None)
+    return kinds is not None and action_type not in kinds
 
 
 _SAVED = ("index", "states", "parent", "via", "interned", "violations", "witnesses")
@@ -348,7 +361,7 @@ def explore(
         i, transitions, depth, level_end = loop["i"], loop["transitions"], loop["depth"], loop["level_end"]
         deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
     index = search.index  # bound after a resume, which replaces it
-    successors, by_type, wanted, ctx = model.successors, search.by_type, search.wanted, search.ctx
+    successors, by_type, still, wanted, ctx = model.successors, search.by_type, search.still, search.wanted, search.ctx
     vetted = getattr(model, "vetted", None)
     next_report = started + 0.5
     next_save = started + checkpoint.every if checkpoint is not None else None
@@ -377,14 +390,15 @@ def explore(
             known = None if vetted is None else vetted(state)
             for action, post in successors(state):
                 transitions += 1
+                stutter = post is state or post == state
                 checked = True
                 if known is not None:
                     vetted_post = known.get(action)  # a vetted step: only the witnesses still wanted
                     checked = vetted_post is None or (vetted_post is not post and vetted_post != post)
                 if checked:
-                    checks = by_type.get(type(action))
+                    checks = (still if stutter else by_type).get(type(action))
                     if checks is None:
-                        checks = search.edge_checks(type(action))
+                        checks = search.edge_checks(type(action), stutter)
                 else:
                     checks = wanted.get(type(action))
                     if checks is None:
@@ -394,7 +408,7 @@ def explore(
                     if outcome is not None and outcome is not False:
                         search.found_on_edge(i, action, post)
                         break
-                if post is state or post == state:
+                if stutter:
                     continue
                 moved = True
                 key = post if canonical is None else canonical(post)

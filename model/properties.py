@@ -528,17 +528,17 @@ INVARIANTS: tuple[Property, ...] = (
              "reports the failure, and drops nothing", situation="write_back_fails_with_held",
              on=(WriteMessage, PutBack, ReportFailure)),
     Property("drops_newest_with_warning", TRANSITION, ("T7.14", "T7.15"), _drops_newest_with_warning,
-             "an overflow drops the newest entries, one warning each", situation="warned_drop"),
+             "an overflow drops the newest entries, one warning each", situation="warned_drop", stutter=()),
     Property("one_question_per_pause", TRANSITION, ("G6.9",), _one_question_per_pause,
              "a pause raises exactly one question and no other step raises any, however often the "
-             "interrupt is observed", situation="interrupt_observed_twice"),
+             "interrupt is observed", situation="interrupt_observed_twice", stutter=(ToolInterrupts,)),
     Property("messages_only_from_write_back", TRANSITION, ("T7.3", "T7.4"), _messages_only_from_write_back,
              "no step but a successful write-back writes or changes a turn's assistant messages",
-             situation="poll_while_holding"),
+             situation="poll_while_holding", stutter=()),
     Property("trail_never_relabelled", TRANSITION, ("G6.2", "G6.4", "G6.6"), _trail_never_relabelled,
              "an attempt's status changes only by its own event: running to completed, failed or interrupted "
              "as its call returns, fails or interrupts; interrupted to cancelled when its question is answered",
-             situation="approve"),
+             situation="approve", stutter=()),
     Property("failure_recorded_failed", TRANSITION, ("G6.6",), _records("failure", FAILED),
              "a failed tool call is recorded as a failed attempt (handled, not relabelled)",
              situation="tool_failure", on=(ToolFails,)),
@@ -550,7 +550,7 @@ INVARIANTS: tuple[Property, ...] = (
              situation="approve", on=(Answer, CloseSuperseded)),
     Property("stale_answer_changes_nothing", TRANSITION, ("G6.9",), _stale_answer_changes_nothing,
              "an answer to a question no longer pending (or never raised) changes nothing", situation="stale_answer",
-             on=(Answer,)),
+             on=(Answer,), stutter=()),
 )
 PROPERTIES: tuple[Property, ...] = INVARIANTS + WITNESSES
 

@@ -50,3 +50,7 @@ class Property:
     # where it holds of a state exactly when it holds of each record (`properties.screen` tests only the
     # records a step changed)
     each: Callable[[Any, Context], str | None] | None = None
+    # transition, optionally: the action kinds on which a step that changes nothing (post equal to pre) can
+    # break it; () where no such step can, whatever its kind. The explorer skips it on the others' stutter
+    # steps (a poll, a late answer): tests/test_stutter.py checks the claim on every reachable state.
+    stutter: tuple[type, ...] | None = None

@@ -262,7 +262,8 @@ def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, e
     vetted = sum(1 for m in matrix.mutants if m.vetted)
     if vetted:
         out.print(f"{vetted} of them searched against the default's graph at their bounds, checked beforehand: "
-                  "only the steps a mutant changes were checked again (the same verdicts and traces)", markup=False)
+                  "only the steps a mutant changes were checked again for what they break (the same verdicts and "
+                  "traces)", markup=False)
     if matrix.survivors:
         out.print(Text.assemble(("[fail]", STYLES["[fail]"]), f" survived: {', '.join(matrix.survivors)}"))
     else:
