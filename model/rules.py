@@ -60,6 +60,7 @@ from .state import (
     State,
     Warning,
     base_id,
+    edit_execution,
     find_execution,
     find_segment,
     with_execution,
@@ -128,7 +129,7 @@ def _with_attempt(execution: Execution, call: str, old: str, new: str) -> Execut
     for i in range(len(attempts) - 1, -1, -1):
         if attempts[i].call == call and attempts[i].status == old:
             attempts[i] = Attempt(call, new)
-            return execution._replace(attempts=tuple(attempts))
+            return edit_execution(execution, attempts=tuple(attempts))
     return execution
 
 
@@ -181,8 +182,8 @@ def _cancel_interrupted(execution: Execution, call: str, every: bool) -> Executi
     """The execution with the interrupted attempt(s) of `call` closed as cancelled: the latest, or `every` one."""
     if not every:
         return _with_attempt(execution, call, INTERRUPTED, CANCELLED)
-    return execution._replace(attempts=tuple(Attempt(a.call, CANCELLED) if a.call == call and a.status == INTERRUPTED
-                                             else a for a in execution.attempts))
+    return edit_execution(execution, attempts=tuple(Attempt(a.call, CANCELLED) if a.call == call and
+                                                    a.status == INTERRUPTED else a for a in execution.attempts))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -61,6 +61,8 @@ from .state import (
     Segment,
     State,
     Warning,
+    edit_execution,
+    edit_segment,
     with_segment,
 )
 
@@ -95,10 +97,6 @@ def _state(s: State, executions: tuple, segments: tuple, warnings: tuple | None 
                  s.artifacts if artifacts is None else artifacts,
                  s.write_failures if write_failures is None else write_failures,
                  s.crashes, s.crashed, s.new_turns, s.races)
-
-
-def _exec(e: Execution, **changed: Any) -> Execution:
-    return e._replace(**changed) if changed else e
 
 
 def conformant_successors(bounds: Bounds, reading: Reading, s: State) -> Pairs:
@@ -137,8 +135,8 @@ def conformant_successors(bounds: Bounds, reading: Reading, s: State) -> Pairs:
     for j, g, i, e, running in live:
         if g.phase == WORKING and not g.write_failed and not g.closing and g.calls < bounds.calls and running is None:
             call = f"c{e.calls + 1}"
-            e2 = _exec(e, calls=e.calls + 1, attempts=e.attempts + (Attempt(call, RUNNING),))
-            out.append((_act(CallTool, g.execution), put(i, e2, j, g._replace(calls=g.calls + 1))))
+            e2 = edit_execution(e, calls=e.calls + 1, attempts=e.attempts + (Attempt(call, RUNNING),))
+            out.append((_act(CallTool, g.execution), put(i, e2, j, edit_segment(g, calls=g.calls + 1))))
     # ToolReturns, with 0..room artifacts collected in arrival order.
     room = min(bounds.per_call, bounds.artifacts - len(s.artifacts))
     for j, g, i, e, running in live:
@@ -147,7 +145,7 @@ def conformant_successors(bounds: Bounds, reading: Reading, s: State) -> Pairs:
             first = len(s.artifacts) + 1
             for count in range(room + 1):
                 refs = tuple(range(first, first + count))
-                post = put(i, e2, j, g._replace(collected=g.collected + refs),
+                post = put(i, e2, j, edit_segment(g, collected=g.collected + refs),
                            artifacts=s.artifacts + (Artifact(e.id, ""),) * count)
                 out.append((_act(ToolReturns, g.execution, running.call, count), post))
     # ToolFails: recorded failed, handled.
@@ -168,7 +166,8 @@ def conformant_successors(bounds: Bounds, reading: Reading, s: State) -> Pairs:
             q = e.questions[-1]
             if q.status == PENDING and q.observations < bounds.observations:
                 seen = q._replace(observations=q.observations + 1)
-                out.append((_act(ObserveAgain, e.id), put_execution(i, _exec(e, questions=e.questions[:-1] + (seen,)))))
+                e2 = edit_execution(e, questions=e.questions[:-1] + (seen,))
+                out.append((_act(ObserveAgain, e.id), put_execution(i, e2)))
     for e in executions:
         if e.status not in FINISHED:
             out.append((_act(Poll, e.id), s))
@@ -187,7 +186,8 @@ def conformant_successors(bounds: Bounds, reading: Reading, s: State) -> Pairs:
         for _j, g, i, e, running in live:
             if g.phase == WORKING and not g.write_failed and not g.closing and running is None:
                 for routed in (False, True):
-                    e2 = _exec(e, node_failures=e.node_failures + (routed,), unhandled=e.unhandled + (not routed))
+                    e2 = edit_execution(e, node_failures=e.node_failures + (routed,),
+                                        unhandled=e.unhandled + (not routed))
                     out.append((_act(NodeFails, g.execution, routed), put_execution(i, e2)))
     # StartWriteBack: the take empties the held list into the segment's hands.
     for j, g, i, e, running in live:
@@ -197,32 +197,32 @@ def conformant_successors(bounds: Bounds, reading: Reading, s: State) -> Pairs:
         finals = (g.final,) if g.write_failed else ((False, True) if interim else (True,))
         for final in finals:
             out.append((_act(StartWriteBack, g.execution, final),
-                        put(i, _exec(e, held=()), j, g._replace(phase=TAKEN, taken=e.held, final=final))))
+                        put(i, edit_execution(e, held=()), j, edit_segment(g, phase=TAKEN, taken=e.held, final=final))))
     # WriteMessage: fails (while the bound allows) or delivers taken ++ collected.
     for j, g, i, e, _running in live:
         if g.phase == TAKEN:
             if s.write_failures < bounds.write_failures:
                 out.append((_act(WriteMessage, g.execution, False),
-                            put(i, e, j, g._replace(phase=WRITE_FAILED), write_failures=s.write_failures + 1)))
+                            put(i, e, j, edit_segment(g, phase=WRITE_FAILED), write_failures=s.write_failures + 1)))
             out.append((_act(WriteMessage, g.execution, True), _write(s, put, live, j, g, i, e)))
     # PutBack, ReportFailure, ClearHeld, CloseSuperseded: one step of a write-back or a resume each.
     for j, g, i, e, _running in live:
         if g.phase == WRITE_FAILED:
             out.append((_act(PutBack, g.execution),
-                        put(i, _exec(e, held=g.taken + e.held), j, g._replace(phase=PUT_BACK, taken=()))))
+                        put(i, edit_execution(e, held=g.taken + e.held), j, edit_segment(g, phase=PUT_BACK, taken=()))))
     for j, g, i, e, _running in live:
         if g.phase == PUT_BACK:
             out.append((_act(ReportFailure, g.execution),
-                        put(i, _exec(e, write_failures=e.write_failures + 1), j,
-                            g._replace(phase=WORKING, write_failed=True))))
+                        put(i, edit_execution(e, write_failures=e.write_failures + 1), j,
+                            edit_segment(g, phase=WORKING, write_failed=True))))
     for j, g, i, e, _running in live:
         if g.phase == READ:
-            e2 = _exec(e, held=tuple(r for r in e.held if r not in g.taken))
-            out.append((_act(ClearHeld, g.execution), put(i, e2, j, g._replace(phase=TAKEN))))
+            e2 = edit_execution(e, held=tuple(r for r in e.held if r not in g.taken))
+            out.append((_act(ClearHeld, g.execution), put(i, e2, j, edit_segment(g, phase=TAKEN))))
     for j, g, i, e, _running in live:
         if g.closing:
             out.append((_act(CloseSuperseded, g.execution),
-                        put(i, _cancel_interrupted(e, g.closing, True), j, g._replace(closing=""))))
+                        put(i, _cancel_interrupted(e, g.closing, True), j, edit_segment(g, closing=""))))
     if bounds.crashes or bounds.expiries or bounds.races:
         out.extend(generic_successors(bounds, reading, s, FAULT_RULES))
     return out
@@ -242,7 +242,7 @@ def _interrupt(bounds: Bounds, s: State, put: Callable[..., State], j: int, g: S
     merged = e.held + g.collected  # old held list first, then the segment's, bounded: the newest dropped
     kept, dropped = merged[:bounds.held_bound], merged[bounds.held_bound:]
     e2 = _with_attempt(e, call, RUNNING, INTERRUPTED)
-    e2 = _exec(e2, status=PAUSED, held=kept,
+    e2 = edit_execution(e2, status=PAUSED, held=kept,
                questions=e2.questions + (Question(call, PENDING, 0, len(e2.questions) + 1),))
     warnings = s.warnings + tuple(Warning(e.id, r) for r in dropped) if dropped else None
     return put(i, e2, j, None, warnings=warnings)
@@ -252,15 +252,15 @@ def _answer(s: State, put_execution: Callable[..., State], i: int, e: Execution,
     settled = q._replace(status=APPROVED if approve else DECLINED)
     e2 = _cancel_interrupted(e, q.call, True)  # the superseded attempt(s) of the call close as cancelled
     if approve:  # the call is re-issued: a new attempt of its own
-        e2 = _exec(e2, attempts=e2.attempts + (Attempt(q.call, RUNNING),))
-    e2 = _exec(e2, status=RUNNING, questions=tuple(settled if x.id == q.id else x for x in e2.questions))
+        e2 = edit_execution(e2, attempts=e2.attempts + (Attempt(q.call, RUNNING),))
+    e2 = edit_execution(e2, status=RUNNING, questions=tuple(settled if x.id == q.id else x for x in e2.questions))
     return with_segment(put_execution(i, e2), e.id, Segment(e.id, 0, ()))
 
 
 def _write(s: State, put: Callable[..., State], live: list, j: int, g: Segment, i: int, e: Execution) -> State:
-    e2 = _exec(e, messages=e.messages + (g.taken + g.collected,))
+    e2 = edit_execution(e, messages=e.messages + (g.taken + g.collected,))
     if not g.final:  # an interim message: the segment carries on with nothing in hand
-        return put(i, e2, j, g._replace(phase=WORKING, taken=(), collected=(), write_failed=False))
+        return put(i, e2, j, edit_segment(g, phase=WORKING, taken=(), collected=(), write_failed=False))
     if not any(other.execution.rstrip("'") == e.id and other.execution != g.execution for _, other, *_ in live):
-        e2 = _exec(e2, status=verdict(e2))  # its last segment ends: the ladder decides
+        e2 = edit_execution(e2, status=verdict(e2))  # its last segment ends: the ladder decides
     return put(i, e2, j, None)

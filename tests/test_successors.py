@@ -9,9 +9,14 @@ compared too, since mutants run on the fast path with their deviation applied af
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pausecheck.checks.mutants import MUTANTS, bounds_of, mutate
 from pausecheck.model import CONFORMANT, DEFAULT_BOUNDS, Bounds, Machine, State
+from pausecheck.model.state import Execution, Segment, edit_execution, edit_segment
 from pausecheck.model.successors import conformant_successors, generic_successors
+
+from .strategies import RICH, reachable, reachable_states
 
 SMALL = Bounds(calls=1, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
 BOUND_SETS = {  # a few thousand states each; two sessions about 27,000
@@ -91,3 +96,31 @@ def test_a_difference_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(one_pass, "verdict", lambda execution: COMPLETED)
     with pytest.raises(AssertionError, match="differ from the rule table"):
         assert_equal_everywhere(failing, states)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_editing_a_record_is_replacing_its_fields(data: st.DataObject) -> None:
+    """`edit_execution` and `edit_segment` (the fast path's constructors) give what `_replace` gives, for
+    any subset of the fields they may change, on records the search reaches."""
+    state = data.draw(reachable_states())
+    for execution in state.executions:
+        fields = data.draw(st.sets(st.sampled_from(execution._fields[2:])))  # not its id or session
+        changes = {name: data.draw(_values(Execution, name)) for name in fields}
+        assert edit_execution(execution, **changes) == execution._replace(**changes)
+    for segment in state.segments:
+        fields = data.draw(st.sets(st.sampled_from(segment._fields[1:])))  # not its execution
+        changes = {name: data.draw(_values(Segment, name)) for name in fields}
+        assert edit_segment(segment, **changes) == segment._replace(**changes)
+
+
+_SAMPLES = {kind: [r for s in reachable(RICH)[::97] for r in (s.executions if kind is Execution else s.segments)]
+            for kind in (Execution, Segment)}
+_OTHER = {str: "c9", int: 7, bool: True, tuple: (9,)}  # a value the samples may lack (say, a closing call)
+
+
+def _values(kind: type, name: str) -> st.SearchStrategy:
+    """The distinct values this field takes in reachable records, and one more of its type."""
+    seen = list(dict.fromkeys(getattr(record, name) for record in _SAMPLES[kind]))
+    more = not seen[0] if type(seen[0]) is bool else _OTHER[type(seen[0])]
+    return st.sampled_from(seen + [more] if more not in seen else seen)
