@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from .checkpoint import Checkpoint
 from .packed import PackedStates
 
-__all__ = ["Model", "Limits", "Discovery", "Result", "Progress", "NO_LIMITS", "explore"]
+__all__ = ["Model", "Limits", "Discovery", "Result", "Progress", "NO_LIMITS", "explore", "stutter_proof"]
 
 ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
 
@@ -265,7 +265,7 @@ class _Search:
         checks = table.get(action_type)
         if checks is None:
             checks = tuple(p.check for p in self.edge if (not p.on or action_type in p.on) and not (
-                stutter and p.kind == TRANSITION and _stutter_proof(p, action_type)))
+                stutter and p.kind == TRANSITION and stutter_proof(p, action_type)))
             table[action_type] = checks
         return checks
 
@@ -300,7 +300,7 @@ class _Search:
             self.wanted.clear()
 
 
-def _stutter_proof(prop: Any, action_type: type) -> bool:
+def stutter_proof(prop: Any, action_type: type) -> bool:
     """Can no step of this kind that changes nothing break this transition property (its `stutter`)?"""
     kinds = getattr(prop, "stutter", None)
     return kinds is not None and action_type not in kinds

@@ -26,6 +26,8 @@ from pausecheck.model.actions import Action
 from pausecheck.model.properties import ALWAYS, TRANSITION
 from pausecheck.model.state import State
 
+from .explore import stutter_proof
+
 __all__ = ["Steps", "Reference", "reference", "Vetted"]
 
 # One reference state's steps: by action, in the rules' order, the post-state.
@@ -49,7 +51,7 @@ def reference(machine: Machine, max_states: int | None = None) -> Reference | No
     ctx = machine.context()
     all_hold, rest = machine.screen([p for p in machine.properties if p.kind == ALWAYS], ctx)
     always = [p.check for p in rest]
-    by_type: dict[type, tuple[Any, ...]] = {}
+    by_type: dict[tuple[type, bool], tuple[Any, ...]] = {}  # by (action kind, changes nothing?), as the explorer
     steps: dict[State, Steps] = {}
     frontier = list(machine.init_states())
 
@@ -64,11 +66,13 @@ def reference(machine: Machine, max_states: int | None = None) -> Reference | No
         for pre in frontier:
             known: Steps = {}
             for action, post in machine.successors(pre):
-                checks = by_type.get(type(action))
+                kind = (type(action), post is pre or post == pre)
+                checks = by_type.get(kind)
                 if checks is None:
-                    checks = by_type[type(action)] = tuple(
+                    checks = by_type[kind] = tuple(
                         p.check for p in machine.properties
-                        if p.kind == TRANSITION and (not p.on or type(action) in p.on))
+                        if p.kind == TRANSITION and (not p.on or kind[0] in p.on)
+                        and not (kind[1] and stutter_proof(p, kind[0])))
                 for check in checks:
                     if check(pre, action, post, ctx) is not None:
                         return None
