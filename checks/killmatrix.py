@@ -282,9 +282,9 @@ def _named_row(job: tuple[str, Bounds, bool], order: tuple[str, ...]) -> MutantK
     return _row(mutant_named(name), bounds, order, None, _witnesses, vet)
 
 
-def _costliest_first(job: tuple[str, Bounds, bool]) -> tuple[bool, int, int]:
-    """Start the likely longest searches first, so that none is left alone at the end: those not vetted
-    (every state checked), then those at bounds with more sessions or turns (the state count multiplies),
-    then at larger bounds."""
-    _, bounds, vet = job
-    return vet, -bounds.sessions * bounds.turns, -sum(bounds.as_dict().values())
+def _costliest_first(job: tuple[str, Bounds, bool]) -> tuple[bool, bool, int, int]:
+    """Start the likely longest searches first, so that none is left alone at the end: mutants marked
+    large, then those not vetted (every state checked), then those at bounds with more sessions or turns
+    (the state count multiplies), then at larger bounds."""
+    name, bounds, vet = job
+    return not mutant_named(name).large, vet, -bounds.sessions * bounds.turns, -sum(bounds.as_dict().values())

@@ -35,7 +35,7 @@ from pausecheck.model.state import State
 
 from . import deviations as d
 
-__all__ = ["DEADLOCK", "WITNESS_LOST", "Mutant", "MUTANTS", "mutant_named", "mutate", "bounds_of"]
+__all__ = ["DEADLOCK", "WITNESS_LOST", "LARGE", "Mutant", "MUTANTS", "mutant_named", "mutate", "bounds_of"]
 
 # The killer named by a mutant that only removes behaviour: a witness the rules reach and it does not.
 WITNESS_LOST = "witness lost: "
@@ -62,6 +62,10 @@ class Mutant:
     # matrix searches it with session symmetry where its bounds have several sessions: the same kills
     # and shortest lengths on about half the states (tests/test_symmetry.py compares both searches).
     symmetric: bool = False
+    # Its search reaches far more states than the default's at the same bounds (over LARGE times as many:
+    # it adds behaviour), so the kill matrix starts it first; a scheduling hint only, which
+    # tests/test_mutants.py checks against the matrix's own counts.
+    large: bool = False
 
     def __post_init__(self) -> None:
         if not self.clauses:
@@ -96,6 +100,7 @@ _NODE_FAILURE = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failure
                        held_bound=1)  # a node fails (the defaults have none), with an artifact held
 
 M = Mutant
+LARGE = 1.5  # how many times the default's states a mutant marked `large` searches, at least
 MUTANTS: tuple[Mutant, ...] = (
     # the write-back
     M("take_keeps_held", ("T7.7",), "a successful write-back reads the held list without clearing it",
@@ -155,7 +160,7 @@ MUTANTS: tuple[Mutant, ...] = (
       "it would hold, so nothing is held for the resume (A-T11, reading A)", "repause_holds_everything", 5,
       d.on(ToolInterrupts, d.pause_writes_interim_message)),
     M("poll_delivers_held", ("T7.3", "T7.4"), "a poll of the paused turn delivers its held artifacts on a "
-      "message of their own", "messages_only_from_write_back", 6, d.on(Poll, d.poll_delivers_held)),
+      "message of their own", "messages_only_from_write_back", 6, d.on(Poll, d.poll_delivers_held), large=True),
     M("poll_shows_held", ("T7.3",), "a poll of the paused turn shows its held artifacts",
       "held_hidden", 5, show=d.poll_shows_held),
     M("held_keyed_per_workflow", ("T7.2", "T7.4"), "the held list is one record per workflow, shared by every "
@@ -183,7 +188,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M("decline_leaves_interrupted", ("G6.4", "G6.5"), "the superseded attempt is cancelled only on approve; a "
       "decline leaves it interrupted (A-G1)", "no_phantom_pause", 6, d.answering(d.decline_leaves_interrupted)),
     M("decline_reissues_call", ("G6.3",), "a decline re-fires the consumer like an approval: the declined call "
-      "runs as a new attempt (G5.1)", "resume_supersedes", 4, d.answering(d.decline_reissues_call)),
+      "runs as a new attempt (G5.1)", "resume_supersedes", 4, d.answering(d.decline_reissues_call), large=True),
     # failures and the verdict
     M("tool_failure_unhandled", ("G6.6", "G6.8", "E9.5"), "a tool failure counts towards the run's unhandled failures",
       "tool_failures_handled", 3, d.on(ToolFails, d.tool_failure_unhandled)),
@@ -206,7 +211,8 @@ MUTANTS: tuple[Mutant, ...] = (
       "(A-T8 for a failed run)", "finished_holds_nothing", 9, d.on(StartWriteBack, d.failed_run_strands_held),
       bounds=_NODE_FAILURE),
     M("stale_answer_overrides", ("G6.9",), "a late answer to a question already settled overwrites the "
-      "recorded answer (a second tab wins)", "stale_answer_changes_nothing", 5, d.on(Answer, d.stale_answer_overrides)),
+      "recorded answer (a second tab wins)", "stale_answer_changes_nothing", 5, d.on(Answer, d.stale_answer_overrides),
+      large=True),
     M("decline_fails_run", ("G5.2",), "a decline fails the run instead of handing the consumer a denial",
       "handled_run_completes", 4, d.answering(d.decline_fails_run)),
     M("decline_stalls", ("G5.2",), "a decline marks the run running but never re-fires the consumer",

@@ -11,7 +11,16 @@ import json
 import pytest
 from pausecheck.checks.explore import explore
 from pausecheck.checks.killmatrix import KillMatrix, kill_matrix, killer_names
-from pausecheck.checks.mutants import DEADLOCK, MUTANTS, WITNESS_LOST, Mutant, bounds_of, mutant_named, mutate
+from pausecheck.checks.mutants import (
+    DEADLOCK,
+    LARGE,
+    MUTANTS,
+    WITNESS_LOST,
+    Mutant,
+    bounds_of,
+    mutant_named,
+    mutate,
+)
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
@@ -116,6 +125,15 @@ def test_target_is_violated_with_the_declared_shortest_length(matrix: KillMatrix
 @pytest.mark.parametrize("mutant", EQUIVALENT, ids=lambda m: m.name)
 def test_equivalent_mutant_is_killed_by_nothing(matrix: KillMatrix, mutant: Mutant):
     assert matrix.row(mutant.name).killed_by == ()
+
+
+def test_the_mutants_marked_large_are_those_searching_far_more_states_than_the_default(matrix: KillMatrix):
+    """`large` (the kill matrix starts them first) is right: at the default bounds, a mutant searches over
+    LARGE times the default's states exactly when it is marked so."""
+    default = explore(Machine(DEFAULT_BOUNDS)).states
+    at_default = [m for m in MUTANTS if bounds_of(m) == DEFAULT_BOUNDS]
+    assert {m.name for m in at_default if matrix.row(m.name).states > LARGE * default} == \
+        {m.name for m in MUTANTS if m.large}
 
 
 def test_no_mutant_survives(matrix: KillMatrix):
