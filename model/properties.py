@@ -130,29 +130,7 @@ def _ledger_holds(state: State) -> bool:
     dropped is its own (isolation). Together they imply no_double_delivery (a ref on two messages is in
     two places) and, where the wire shows exactly the messages' refs, held_hidden (a held ref on a
     message is in two places). False says only that one of them may fail: the caller checks each."""
-    origin = state.artifacts
-    refs = list(state.crashed)
-    for segment in state.segments:
-        refs += segment.collected
-        if segment.phase not in (READ, WRITTEN):  # there, what the write-back has in hand is a copy
-            refs += segment.taken
-    for e in state.executions:
-        me = e.id
-        for r in e.held:
-            if origin[r - 1].execution != me:
-                return False
-        refs += e.held
-        for message in e.messages:
-            for r in message:
-                if origin[r - 1].execution != me:
-                    return False
-            refs += message
-    for w in state.warnings:
-        if origin[w.ref - 1].execution != w.execution:
-            return False
-        refs.append(w.ref)
-    n = len(origin)
-    return len(refs) == n and n < len(_EVERY_REF) and set(refs) == _EVERY_REF[n]
+    return _each_ref_owned(state) and _each_ref_once(state)
 
 
 def _no_double_delivery(state: State, ctx: Context) -> str | None:
@@ -170,11 +148,12 @@ def _no_double_delivery(state: State, ctx: Context) -> str | None:
 _EVERY_REF = tuple(frozenset(range(1, n + 1)) for n in range(64))
 
 
-def _no_loss(state: State, ctx: Context) -> str | None:
+def _each_ref_once(state: State) -> bool:
+    """Is each artifact ref in exactly one place (`_places`, counted without naming them)?"""
     refs = list(state.crashed)
     for segment in state.segments:
         refs += segment.collected
-        if segment.phase not in (READ, WRITTEN):
+        if segment.phase not in (READ, WRITTEN):  # there, what the write-back has in hand is a copy
             refs += segment.taken
     for e in state.executions:
         refs += e.held
@@ -182,7 +161,11 @@ def _no_loss(state: State, ctx: Context) -> str | None:
             refs += message
     refs += [w.ref for w in state.warnings]
     n = len(state.artifacts)
-    if len(refs) == n and n < len(_EVERY_REF) and set(refs) == _EVERY_REF[n]:  # each ref in exactly one place
+    return len(refs) == n and n < len(_EVERY_REF) and set(refs) == _EVERY_REF[n]
+
+
+def _no_loss(state: State, ctx: Context) -> str | None:
+    if _each_ref_once(state):
         return None
     for r, where in _places(state).items():
         if len(where) != 1:
@@ -221,7 +204,24 @@ def _held_bounded(e: Execution, ctx: Context) -> str | None:
     return None
 
 
+def _each_ref_owned(state: State) -> bool:
+    """Is every ref an execution holds, delivered or dropped one it produced?"""
+    origin = state.artifacts
+    for e in state.executions:
+        me = e.id
+        for r in e.held:
+            if origin[r - 1].execution != me:
+                return False
+        for message in e.messages:
+            for r in message:
+                if origin[r - 1].execution != me:
+                    return False
+    return all(origin[w.ref - 1].execution == w.execution for w in state.warnings)
+
+
 def _isolation(state: State, ctx: Context) -> str | None:
+    if _each_ref_owned(state):
+        return None
     origin = state.artifacts
     for e in state.executions:
         lists = [("held by", e.held)] + [(f"on message {i} of", m) for i, m in enumerate(e.messages, 1)]
