@@ -5,7 +5,8 @@ A checkpoint is one pickle file, written whole to a temporary name, flushed to d
 over the previous one: a crash mid-write leaves the previous checkpoint intact. It holds what the
 breadth-first search needs to carry on exactly where it was (the states found, their parents and
 actions, the discoveries so far, the position in the queue and the counters) and a key (pausecheck
-version, model version, bounds, reading, mutant) that a resume must match. A resumed search visits
+version, model version, bounds, reading, mutant, and how states are stored: --symmetry, --compact) that a
+resume must match. A resumed search visits
 the same states in the same order as one never stopped, so its counts and traces are the same.
 """
 
@@ -65,8 +66,9 @@ class Checkpoint:
 
 
 def _describe(key: Any) -> str:
-    if not isinstance(key, tuple) or len(key) != 5:
+    if not isinstance(key, tuple) or len(key) != 6:
         return "unknown"
-    version, model, bounds, reading, mutant = key
+    version, model, bounds, reading, mutant, stored = key
     flags = " ".join(f"{k}={v}" for k, v in bounds)
-    return f"pausecheck {version}, {model}, {flags}, reading {reading}" + (f", mutant {mutant}" if mutant else "")
+    return (f"pausecheck {version}, {model}, {flags}, reading {reading}" + (f", mutant {mutant}" if mutant else "")
+            + "".join(f", --{option}" for option in stored))

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from .checkpoint import Checkpoint
+from .compact import CompactStates
 from .packed import PackedStates
 
 __all__ = ["Model", "Limits", "Discovery", "Result", "Progress", "NO_LIMITS", "explore", "stutter_proof"]
@@ -99,6 +100,7 @@ class Result:
     stopped: str | None = None  # why an incomplete search stopped: max-states, max-depth, max-seconds,
     # max-memory, interrupted
     fingerprints: bool = False  # only 64-bit hashes of visited states were kept
+    compact: bool = False  # visited states were kept exactly, packed (`compact.py`)
 
     @property
     def collision_probability(self) -> float:
@@ -158,13 +160,15 @@ class Fingerprints:
 class _Search:
     """The mutable bookkeeping of one search, discarded when it returns."""
 
-    def __init__(self, model: Model, fingerprints: bool = False) -> None:
+    def __init__(self, model: Model, fingerprints: bool = False, compact: bool = False) -> None:
         self.model = model
         self.fingerprints = fingerprints  # keep 64-bit hashes of visited states, and only the frontier's states
+        self.compact = compact  # keep every state exactly, packed: the store is its own index
         self.seen = Fingerprints()
         self.ctx = model.context()
         self.index: dict[Any, int] = {}
-        self.states: Any = PackedStates() if fingerprints else []  # only states to expand, packed, with fingerprints
+        # The states by number: with fingerprints, only those still to expand, packed.
+        self.states: Any = CompactStates() if compact else PackedStates() if fingerprints else []
         self.parent = array("q")
         self.via: list[Any] = []
         self.interned: dict[Any, Any] = {}
@@ -184,17 +188,23 @@ class _Search:
         """Has a state with this key been stored (by its fingerprint, in that mode)?"""
         if self.fingerprints:
             return hash(key) in self.seen
-        return key in self.index
+        return key in (self.states if self.compact else self.index)
 
     def add(self, state: Any, parent: int, action: Any, key: Any = None, indexed: bool = False) -> int:
-        i = len(self.states)
-        if not indexed:  # the caller has not recorded its key yet
-            key = state if key is None else key
-            if self.fingerprints:
-                self.seen.add(hash(key))
-            else:
-                self.index[key] = i
-        self.states.append(state)
+        """Store a state not seen before (its key recorded already where `indexed`); its number."""
+        key = state if key is None else key
+        if self.compact:
+            if not indexed:  # the compact store records the key and the state in one
+                self.states.add(key, state)
+            i = len(self.states) - 1
+        else:
+            i = len(self.states)
+            if not indexed:
+                if self.fingerprints:
+                    self.seen.add(hash(key))
+                else:
+                    self.index[key] = i
+            self.states.append(state)
         self.parent.append(parent)
         self.via.append(None if action is None else self.interned.setdefault(action, action))
         return i
@@ -238,10 +248,10 @@ class _Search:
         self.screen, rest = self.screener(always, self.ctx) if self.screener is not None else (None, always)
         self.always_checks = tuple(p.check for p in rest)
 
-    def check_state(self, i: int, parent: Any = None) -> None:
-        """Check the invariants in state i, reached from `parent` (in which they all held, or were
-        recorded broken and dropped), or initial."""
-        state, ctx = self.states[i], self.ctx
+    def check_state(self, i: int, state: Any, parent: Any = None) -> None:
+        """Check the invariants in `state`, number i, reached from `parent` (in which they all held, or
+        were recorded broken and dropped), or initial."""
+        ctx = self.ctx
         if self.screen is not None and not self.screen(state, parent):
             self.found_in_state(i)
             return
@@ -329,6 +339,7 @@ def explore(
     checkpoint: Checkpoint | None = None,
     resume: bool = False,
     fingerprints: bool = False,
+    compact: bool = False,
 ) -> Result:
     """Breadth-first search of every state reachable within the model's bounds and the limits.
 
@@ -343,16 +354,21 @@ def explore(
     expand, packed: `packed.py`), as TLC does: a seventh of the memory, at the risk that two states share
     a hash and the second is never explored (`Result.collision_probability` bounds it). Traces are
     rebuilt by replaying their actions. Not with a checkpoint.
+
+    With `compact`, every visited state is kept exactly, packed in a few dozen bytes (`compact.py`): no
+    risk of a collision, at about twice the time per state.
     """
     if fingerprints and checkpoint is not None:
         raise ValueError("a search keeping only fingerprints cannot be checkpointed")
+    if fingerprints and compact:
+        raise ValueError("a search keeps fingerprints or compact states, not both")
     started = time.perf_counter()
-    search = _Search(model, fingerprints)
+    search = _Search(model, fingerprints, compact)
     canonical, seen = search.canonical, search.seen
     for state in model.init_states():
         key = state if canonical is None else canonical(state)
         if not search.known(key):
-            search.check_state(search.add(state, -1, None, key))
+            search.check_state(search.add(state, -1, None, key), state)
     transitions, depth, level_end, complete = 0, 0, len(search.states), True
     deadlocks, deadlock, stopped = 0, None, None
     i, before = 0, 0.0  # before: seconds spent before a resume
@@ -360,7 +376,7 @@ def explore(
         loop = _restore(search, checkpoint.load())
         i, transitions, depth, level_end = loop["i"], loop["transitions"], loop["depth"], loop["level_end"]
         deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
-    index = search.index  # bound after a resume, which replaces it
+    index, store = search.index, search.states  # bound after a resume, which replaces them
     successors, by_type, still, wanted, ctx = model.successors, search.by_type, search.still, search.wanted, search.ctx
     vetted = getattr(model, "vetted", None)
     next_report = started + 0.5
@@ -420,13 +436,19 @@ def explore(
                     if seen.add(hash(key)):
                         j = search.add(post, i, action, key, indexed=True)
                         if checked:
-                            search.check_state(j, state)
+                            search.check_state(j, post, state)
+                    continue
+                if compact:
+                    if store.add(key, post):
+                        j = search.add(post, i, action, key, indexed=True)
+                        if checked:
+                            search.check_state(j, post, state)
                     continue
                 new = len(search.states)
                 if index.setdefault(key, new) == new:  # one hash of the state, whether it is new or not
                     j = search.add(post, i, action, key, indexed=True)
                     if checked:  # a vetted step leads to a vetted state
-                        search.check_state(j, state)
+                        search.check_state(j, post, state)
             if not moved and not model.is_final(state):
                 deadlocks += 1
                 if deadlock is None:
@@ -449,6 +471,7 @@ def explore(
         deadlock=deadlock,
         stopped=stopped,
         fingerprints=fingerprints,
+        compact=compact,
     )
 
 

@@ -303,3 +303,20 @@ def test_check_judges_liveness_unless_told_not_to(capsys):
     assert out.rstrip().endswith("liveness not judged (--no-liveness)")
     code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--max-states", "20")
     assert code == 3 and "liveness: not judged: the search was incomplete" in out
+
+
+def test_the_ways_to_keep_states_give_one_report_and_do_not_combine(capsys):
+    """--compact (exact, packed) and --fingerprint (hashes) change how visited states are kept, not what
+    is found: the same JSON report as keeping objects, the clock aside; asking for both is refused."""
+    reports = []
+    for flags in ([], ["--compact"], ["--fingerprint"]):
+        code, out, err = run(capsys, "check", "--pauses", "1", "--json", "--accept-unexercised", "--no-companion",
+                             *flags)
+        assert code == 0, err
+        report = json.loads(out)
+        for key in ("seconds", "states_per_second", "liveness"):
+            report.pop(key, None)
+        reports.append(report)
+    assert reports[0] == reports[1] == reports[2] and reports[0]["states"] == 2885
+    code, _, err = run(capsys, "check", *SMALL, "--compact", "--fingerprint")
+    assert code == 2 and "--compact and --fingerprint: choose one" in err

@@ -94,7 +94,8 @@ def _checkpoint(args: argparse.Namespace, bounds: Bounds) -> tuple[Checkpoint | 
         return None, False
     if args.checkpoint_every <= 0:
         raise UsageError("--checkpoint-every must be a positive number of seconds")
-    key = (__version__, MODEL_VERSION, tuple(bounds.as_dict().items()), args.reading, None)
+    stored = tuple(option for option in ("symmetry", "compact") if getattr(args, option, False))
+    key = (__version__, MODEL_VERSION, tuple(bounds.as_dict().items()), args.reading, None, stored)
     return Checkpoint(folder, args.checkpoint_every, key), getattr(args, "resume", None) is not None
 
 
@@ -117,6 +118,10 @@ def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, check
         if checkpoint is not None:
             raise UsageError("--fingerprint: a search keeping only fingerprints cannot be checkpointed")
         symmetric["fingerprints"] = True
+    if getattr(args, "compact", False):
+        if getattr(args, "fingerprint", False):
+            raise UsageError("--compact and --fingerprint: choose one way to keep the visited states")
+        symmetric["compact"] = True
     return check(bounds, args.reading, limits=_limits(args), companion=args.companion, checkpoint=checkpoint,
                  resume=resume, accept_unexercised=args.accept_unexercised, liveness=args.liveness,
                  progress=reporter.search, **symmetric)

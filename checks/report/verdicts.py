@@ -187,6 +187,7 @@ def check(
     progress: Callable[[str], Progress | None] | None = None,
     checkpoint: Checkpoint | None = None, resume: bool = False, symmetry: bool = False,
     fingerprints: bool = False,
+    compact: bool = False,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
@@ -199,11 +200,12 @@ def check(
     when that search is complete (`checks/liveness.py`). `checkpoint` and `resume` apply to the main
     search (`checks/checkpoint.py`). With `symmetry`, the searches store one state per class of states
     equal up to renaming sessions (`model/symmetry.py`); liveness is judged on the full graph. With
-    `fingerprints`, the main search keeps only 64-bit hashes of the states it visited (`explore`).
+    `fingerprints`, the main search keeps only 64-bit hashes of the states it visited; with `compact`, it keeps
+    them exactly, packed (`explore`).
     """
     machine = Machine(bounds, reading_named(reading), symmetry=symmetry)
     result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume,
-                     fingerprints=fingerprints)
+                     fingerprints=fingerprints, compact=compact)
     report = build_report(machine, result)
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
     report = _judge_liveness(report, limits) if liveness else dataclasses.replace(report, liveness_skipped="")
