@@ -10,10 +10,11 @@ and once with none (the model's successors, hashing and storage only). Each prin
 transitions/s, microseconds per state and the process's peak resident memory (ru_maxrss: the
 interpreter and imports included, which is why bytes per state are measured apart). Bytes per stored
 state come from traced runs without properties (tracemalloc's peak over the search: every stored
-state, the index, parents and the result, divided by the states), once keeping every state and once
-keeping only fingerprints (`check --fingerprint`: 64-bit hashes of visited states, the states still to
-expand packed, `checks/packed.py`); tracing slows those runs, so their time is not reported: the
-default bounds run a third time, timed, with every property and only fingerprints. Two sessions at
+state, the index, parents and the result, divided by the states), once keeping every state as objects,
+once keeping every state exactly but packed (`check --compact`, `checks/compact.py`) and once keeping only
+fingerprints (`check --fingerprint`: 64-bit hashes of visited states, the states still to expand packed,
+`checks/packed.py`); tracing slows those runs, so their time is not reported: the default bounds run
+twice more, timed, with every property, compact and with only fingerprints. Two sessions at
 the default bounds run under a time limit (`--two-sessions-seconds`) and are reported as incomplete
 where they reach it; they run a third time with session symmetry. Then
 `pausecheck mutants` runs once, timed wall to wall, on every core.
@@ -78,11 +79,13 @@ def changed(bounds: Bounds) -> str:
 def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
     """One timed search (run in a process of its own, so that its peak memory is its own): `kind` is
     "with" or "without" properties, "symmetric" (every property, sessions up to renaming) or
-    "fingerprints" (every property, only fingerprints of visited states kept, the rest packed)."""
+    "fingerprints" (every property, only fingerprints of visited states kept, the rest packed) or "compact"
+    (every property, every state kept exactly, packed)."""
     properties = kind != "without"
     machine = Machine(SETS[name], symmetry=kind == "symmetric", properties=Machine().properties if properties else ())
     started = time.perf_counter()
-    result = explore(machine, Limits(max_seconds=seconds), fingerprints=kind == "fingerprints")
+    result = explore(machine, Limits(max_seconds=seconds), fingerprints=kind == "fingerprints",
+                     compact=kind == "compact")
     wall = time.perf_counter() - started
     return {"set": name, "properties": properties, "symmetry": kind == "symmetric",
             "states": result.states, "transitions": result.transitions,
@@ -92,16 +95,18 @@ def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
             "transitions_per_second": round(result.transitions / wall),
             "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
             "violations": sorted(result.violations), "compiled": successors.__file__.endswith(".so"),
-            "fingerprints": kind == "fingerprints"}
+            "fingerprints": kind == "fingerprints", "compact": kind == "compact"}
 
 
 def stored_bytes(name: str) -> dict[str, object]:
-    """tracemalloc's peak over a search without properties, per stored state: keeping every state,
-    and keeping only fingerprints (`explore(fingerprints=True)`, `check --fingerprint`)."""
+    """tracemalloc's peak over a search without properties, per stored state: keeping every state as
+    objects, packed (`explore(compact=True)`, `check --compact`), and keeping only fingerprints
+    (`explore(fingerprints=True)`, `check --fingerprint`)."""
     out = {}
-    for field, fingerprints in (("bytes_per_state", False), ("bytes_per_state_fingerprints", True)):
+    for field, how in (("bytes_per_state", {}), ("bytes_per_state_compact", {"compact": True}),
+                       ("bytes_per_state_fingerprints", {"fingerprints": True})):
         tracemalloc.start()
-        result = explore(Machine(SETS[name], properties=()), fingerprints=fingerprints)
+        result = explore(Machine(SETS[name], properties=()), **how)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         out[field] = round(peak / result.states)
@@ -229,13 +234,15 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for name in names:
         limit = [str(args.two_sessions_seconds)] if name == "two sessions" else []
-        extra = {"two sessions": ("symmetric",), "default": ("fingerprints",)}.get(name, ())
+        extra = {"two sessions": ("symmetric",), "default": ("compact", "fingerprints")}.get(name, ())
         for kind in ("with", "without", *extra):
             runs.append(in_child(kind, name, *limit))
             if not args.json:
                 print(_line(runs[-1]), flush=True)
-    default = next(r for r in runs if r["set"] == "default" and r["properties"] and not r["fingerprints"])
+    default = next(r for r in runs if r["set"] == "default" and r["properties"] and not r["fingerprints"]
+                   and not r["compact"])
     thin = next(r for r in runs if r["set"] == "default" and r["fingerprints"])
+    packed = next(r for r in runs if r["set"] == "default" and r["compact"])
     compiled, failure = ([], "skipped: --no-compiled") if args.no_compiled else compiled_runs(runs, args.json)
     kernel = next((r for r in compiled if r["properties"]), None) if failure is None else None
     memory = in_child("bytes", "default")
@@ -246,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, object] = {
         "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
         "us_per_state": default["us_per_state"], "bytes_per_state": memory["bytes_per_state"],
+        "bytes_per_state_compact": memory["bytes_per_state_compact"],
+        "compact_us_per_state": packed["us_per_state"],
         "bytes_per_state_fingerprints": memory["bytes_per_state_fingerprints"],
         "fingerprints_us_per_state": thin["us_per_state"],
         **column,
@@ -262,8 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}; with fingerprints only "
-          f"(the states still to expand packed): {summary['bytes_per_state_fingerprints']}")
+    print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}; compact (exact, packed): "
+          f"{summary['bytes_per_state_compact']}; with fingerprints only (the states still to expand packed): "
+          f"{summary['bytes_per_state_fingerprints']}")
     print(f"spin: {summary['spin']}")
     print(f"compiled: {summary['compiled']}")
     if summary["mutants_seconds"] is not None:
@@ -285,7 +295,7 @@ def _compiled(kernel: dict[str, object], without: dict[str, object], interpreted
 def _line(run: dict[str, object]) -> str:
     done = "complete" if run["complete"] else "INCOMPLETE (time limit)"
     how = ("symmetric" if run["symmetry"] else "fingerpr." if run["fingerprints"] else
-           "with" if run["properties"] else "without")
+           "compact" if run.get("compact") else "with" if run["properties"] else "without")
     name = f"{run['set']} mypyc" if run["compiled"] else run["set"]
     return (f"{name:<13} {how:<9} properties: {run['states']:>10,} states "
             f"{run['transitions']:>11,} transitions  depth {run['depth']:>2}  {run['seconds']:>7.1f} s  "

@@ -178,7 +178,7 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         "actions")
     parser.add_argument("--compact", action="store_true",
                         help="keep every visited state exactly but packed, each record stored once, in under 100 "
-                        "bytes a state (a fifth of the memory, no chance of a collision) at about 1.7 times the time")
+                        "bytes a state (a sixth of the memory, no chance of a collision) at about twice the time")
     parser.add_argument("--no-companion", dest="companion", action="store_false",
                         help="at the default bounds, skip the companion search with two sessions that judges "
                         "what one execution cannot exercise (isolation, T7.2)")
