@@ -433,19 +433,13 @@ def explore(
                         complete, stopped = False, "max-states"
                     continue
                 if fingerprints:
-                    if seen.add(hash(key)):
-                        j = search.add(post, i, action, key, indexed=True)
-                        if checked:
-                            search.check_state(j, post, state)
-                    continue
-                if compact:
-                    if store.add(key, post):
-                        j = search.add(post, i, action, key, indexed=True)
-                        if checked:
-                            search.check_state(j, post, state)
-                    continue
-                new = len(search.states)
-                if index.setdefault(key, new) == new:  # one hash of the state, whether it is new or not
+                    fresh = seen.add(hash(key))
+                elif compact:
+                    fresh = store.add(key, post)
+                else:
+                    new = len(search.states)
+                    fresh = index.setdefault(key, new) == new  # one hash of the state, whether it is new or not
+                if fresh:
                     j = search.add(post, i, action, key, indexed=True)
                     if checked:  # a vetted step leads to a vetted state
                         search.check_state(j, post, state)
