@@ -3,15 +3,15 @@
 A search that keeps its states as objects spends about 500 bytes on each: every state has its own
 tuples for what changed since its parent. `CompactStates` keeps them as bytes instead, and exactly
 (no fingerprint can collide). Every tuple in a state (a record, a tuple of records, the state itself)
-is stored once, as the codes of its fields: a field that is a tuple is coded by the number of that
-tuple in the `records` arena, any other value (a string, a number, a flag) by its number in a table
-of constants. Codes are written as varints (7 bits a byte), so that a state is about 20 bytes, and a
-record shared by many states is stored once. An arena finds a byte string again by open addressing
-over 4-byte slots, so the search needs no dict of states.
+is stored once, as its type's tag and the codes of its fields: a field that is a tuple is coded by that
+tuple's number in its slot's arena, any other value (a string, a number, a flag) by its number in a
+table of constants. Codes are written at the narrowest width that holds them (1, 2, 4 or 8 bytes), so
+that a state is about 20 bytes, and a record shared by many states is stored once. An arena finds a
+byte string again by open addressing over 4-byte slots, so the search needs no dict of states.
 
 It is generic: any state built of tuples (NamedTuples included) whose other values are hashable
-constants. Two caches, each dropped when it reaches `CACHE` entries, spare the work of coding a
-tuple met recently (as the unchanged records a state shares with its parent) and of decoding one.
+constants, of at most `TYPES` tuple types. Each slot's two caches, dropped when they reach `CACHE`
+entries, spare the work of coding a tuple met recently and of decoding one.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
-__all__ = ["Blobs", "Arena", "CompactStates", "CACHE"]
+__all__ = ["Blobs", "Arena", "CompactStates", "CACHE", "TYPES"]
 
 CACHE = 1 << 10  # entries in a slot's cache before it is dropped: with some thirty slots, a megabyte or two
+TYPES = 64  # tuple types a store tells apart: a tag shares its byte with the codes' width
 
 
 class Blobs:
@@ -179,6 +180,8 @@ class CompactStates:
         cls = type(value)
         tag = self.tags.get(cls)
         if tag is None:
+            if len(self.types) == TYPES:
+                raise ValueError(f"a compact store tells at most {TYPES} tuple types apart; {cls.__name__} is one more")
             tag = self.tags[cls] = len(self.types)
             self.types.append(cls)
         slots = self._slots(cls, slot, len(value))

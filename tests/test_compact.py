@@ -122,3 +122,10 @@ def test_a_checkpoint_names_how_its_states_were_kept(tmp_path: Path, capsys: pyt
     capsys.readouterr()
     assert main(["check", *tiny, "--resume", str(tmp_path)]) == 2
     assert "--compact); this one is" in capsys.readouterr().err
+
+
+def test_one_tuple_type_too_many_is_refused_by_name() -> None:
+    store = CompactStates()
+    kinds = [NamedTuple(f"Kind{k}", [("n", int)]) for k in range(compact.TYPES)]  # and the plain tuple: one too many
+    with pytest.raises(ValueError, match="at most 64 tuple types apart; Kind63 is one more"):
+        store.add(tuple(kind(k) for k, kind in enumerate(kinds)), tuple(kind(k) for k, kind in enumerate(kinds)))
