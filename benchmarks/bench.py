@@ -59,7 +59,8 @@ from pathlib import Path
 
 from compiled import build
 from pausecheck.checks.explore import Limits, explore
-from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, successors
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
+from pausecheck.model import properties as property_module
 
 HERE = Path(__file__).resolve().parent
 PROMELA = HERE / "flowdrop.pml"
@@ -94,7 +95,7 @@ def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
             "states_per_second": round(result.states / wall),
             "transitions_per_second": round(result.transitions / wall),
             "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "violations": sorted(result.violations), "compiled": successors.__file__.endswith(".so"),
+            "violations": sorted(result.violations), "compiled": property_module.__file__.endswith(".so"),
             "fingerprints": kind == "fingerprints", "compact": kind == "compact"}
 
 
@@ -142,7 +143,7 @@ def compiled_runs(interpreted: list[dict[str, object]], quiet: bool) -> tuple[li
         same = next(r for r in interpreted if r["set"] == "default" and r["properties"] == run["properties"])
         how = "with" if run["properties"] else "without"
         if not run["compiled"]:
-            return runs, "FAILED: the child imported pausecheck's successors from source, not from the compiled copy"
+            return runs, "FAILED: the child imported pausecheck's properties from source, not from the compiled copy"
         if [run[k] for k in ("states", "transitions", "violations")] != [same[k] for k in
                                                                        ("states", "transitions", "violations")]:
             return runs, (f"MISMATCH: {how} properties the compiled search stored {run['states']:,} states "

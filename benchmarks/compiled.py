@@ -24,13 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUT = {"pausecheck": "pausecheck", "model": "pausecheck/model", "checks": "pausecheck/checks",
           "traces": "pausecheck/traces"}  # repository folder -> its place in the package (pyproject)
-MODULES = [f"pausecheck/model/{name}.py" for name in ("successors", "properties", "witnesses", "state", "rules",
-                                                        "machine")] + ["pausecheck/checks/explore.py"]
+# The successors are generated Python (model/pygen.py), compiled by Python at run time, not by mypyc.
+MODULES = [f"pausecheck/model/{name}.py" for name in ("properties", "witnesses", "state", "machine")] + [
+    "pausecheck/checks/explore.py"]
 # mypyc compiles only code that type-checks. follow_imports = silent: the modules left interpreted are
-# read for their types, their own errors not reported. union-attr: a rule's effect looks up the
-# segment its guard found (`find_segment` returns `Segment | None`); arg-type: each rule's effect
-# takes its own action class where `Rule` declares the `Action` union. Both are sound by
-# construction, and mypyc checks such values at run time, so a wrong one would raise, not miscompute.
+# read for their types, their own errors not reported. union-attr and arg-type: a property looks up
+# the record a step changed (`find_segment` returns `Segment | None`); sound by construction, and mypyc
+# checks such values at run time, so a wrong one would raise, not miscompute.
 MYPY_INI = """\
 [mypy]
 follow_imports = silent

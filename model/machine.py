@@ -14,10 +14,10 @@ from .config import DEFAULT_BOUNDS, Bounds
 from .liveness import LIVENESS, Eventually, judge_lasso, judge_witness
 from .observe import shown
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property, screen
+from .pygen import successor_function
 from .reading import CONFORMANT, Reading
-from .rules import RULES, step
+from .rules import step
 from .state import FINISHED, INITIAL, State
-from .successors import conformant_successors
 from .symmetry import canonical_sessions
 
 __all__ = ["Machine", "Patch", "Block", "Extra", "DEADLOCK", "DEADLOCK_DOC"]
@@ -63,13 +63,9 @@ class Machine:
         return self.deviated(state, pairs)
 
     def rule_successors(self, state: State) -> Iterable[tuple[Action, State]]:
-        """The rules' own successors, before any deviation: the rule table in one pass where every
-        ambiguity is at its default (`successors.py`), else rule by rule."""
-        if not self.reading.switches:
-            return conformant_successors(self.bounds, self.reading, state)
-        bounds, reading = self.bounds, self.reading
-        return [(action, rule.effect(bounds, reading, state, action))
-                for rule in RULES for action in rule.guard(bounds, reading, state)]
+        """The rules' own successors, before any deviation: the rule table compiled for these bounds and
+        this reading (`pygen.py`), the code `rules.step` runs too."""
+        return successor_function(self.bounds, self.reading)(state)
 
     def deviated(self, state: State, pairs: Iterable[tuple[Action, State]]) -> Iterator[tuple[Action, State]]:
         """The rules' successors `pairs` of `state` with the deviations applied: blocked actions left

@@ -21,7 +21,6 @@ __all__ = [
     "PUT_BACK",
     "Artifact", "Attempt", "Question", "Execution", "Segment", "Warning", "State",
     "INITIAL", "ref_name", "id_key", "base_id", "find_execution", "find_segment", "with_execution", "with_segment",
-    "edit_execution", "edit_segment",
 ]
 
 # Statuses, shared by executions and attempts where the words coincide.
@@ -123,40 +122,6 @@ class State(NamedTuple):
 
 
 INITIAL = State()
-
-
-# `edit_execution(e, held=())` is `e._replace(held=())`, three times faster: the search builds a few hundred
-# thousand records a second this way (`successors.py`). None means "as it was": no field of either record
-# is ever None. tests/test_rules.py compares them with `_replace` field by field.
-_new = tuple.__new__
-
-
-def edit_execution(e: Execution, *, status: str | None = None, calls: int | None = None,
-                   attempts: tuple[Attempt, ...] | None = None, questions: tuple[Question, ...] | None = None,
-                   held: tuple[int, ...] | None = None, messages: tuple[tuple[int, ...], ...] | None = None,
-                   unhandled: int | None = None, write_failures: int | None = None,
-                   node_failures: tuple[bool, ...] | None = None) -> Execution:
-    """The execution record with these fields changed (its id and session never change)."""
-    return _new(Execution, (
-        e[0], e[1], e[2] if status is None else status, e[3] if calls is None else calls,
-        e[4] if attempts is None else attempts, e[5] if questions is None else questions,
-        e[6] if held is None else held, e[7] if messages is None else messages,
-        e[8] if unhandled is None else unhandled, e[9] if write_failures is None else write_failures,
-        e[10] if node_failures is None else node_failures))
-
-
-def edit_segment(g: Segment, *, calls: int | None = None, collected: tuple[int, ...] | None = None,
-                 write_failed: bool | None = None, phase: str | None = None, taken: tuple[int, ...] | None = None,
-                 final: bool | None = None, closing: str | None = None) -> Segment:
-    """The segment with these fields changed (its execution never changes)."""
-    return _new(Segment, (
-        g[0], g[1] if calls is None else calls, g[2] if collected is None else collected,
-        g[3] if write_failed is None else write_failed, g[4] if phase is None else phase,
-        g[5] if taken is None else taken, g[6] if final is None else final, g[7] if closing is None else closing))
-
-
-assert Execution._fields[:2] == ("id", "session") and len(Execution._fields) == 11 and len(Segment._fields) == 8, \
-    "edit_execution and edit_segment list every field: update them with the records"
 
 
 def ref_name(ref: int) -> str:

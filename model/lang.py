@@ -1,0 +1,597 @@
+"""The small language the rules are written in: expressions over a state's fields, and statements.
+
+The rules (`rulebook.py`) are data in this language, so that every engine derives its own form from
+one source: the explicit successor function (`pygen.py`, generated Python), the z3 transition
+relation and the Promela model (in `checks/`). Nothing here evaluates anything: an `Expr` is a node
+of a tree, built with Python's operators for readability (`e.status == PAUSED`, `g.calls < B.calls`,
+`~g.write_failed`), and each backend walks the tree.
+
+What the language has, and nothing more (each a bounded operation, so that z3 and Promela can
+unroll it over a state's capacities):
+- field reads of records (`e.held`), constants, bounds (`B.calls`), the reading's choices
+  (`pick("A-T5", prepend=..., append=...)`, `reads("A-T11", "hold")`), resolved before any engine runs;
+- arithmetic (+, -, min), comparisons, boolean connectives (&, |, ~) and `ite` (if-then-else);
+- sequences: length, `at`, `last`, append, concatenation (+), `prefix`/`suffix` (cut to a bound
+  and what falls beyond), `filter`, `map`, `count`, `any_of`, `all_of`, `total`, `first` (an
+  optional element), `update_last` / `update_where` (replace matching elements), `set_last`,
+  `contains`, `span` (a run of integers), `repeat`, `fold`;
+- records: `new(Record, ...)` and `rec.but(field=...)`; the ids of executions and calls; the key of
+  a racing resume's segment;
+- statements: `Let` (a name for a value, rebindable), `Set` (a field of `e`, `g` or the state `S`),
+  `When` (two branches), `End` (the segment `g` ends).
+
+Reads of `S.executions` and `S.segments` see the state before the step: the edits of `e` and `g`
+apply when the step ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning
+
+__all__ = [
+    "Expr", "SeqOf", "Opt", "RECORDS", "const", "var", "ite", "pick", "reads", "new", "span", "repeat", "minimum",
+    "exec_id", "call_id", "race_key", "base_of", "is_race", "none", "B",
+    "Stmt", "Let", "Set", "When", "End", "Binder", "Choose", "Rule", "free_vars", "walk", "specialize",
+    "specialize_block",
+]
+
+RECORDS: tuple[type, ...] = (State, Execution, Segment, Attempt, Question, Warning, Artifact)
+
+
+@dataclass(frozen=True)
+class SeqOf:
+    """The type of a sequence (a tuple) whose elements have type `item`."""
+
+    item: Any
+
+
+@dataclass(frozen=True)
+class Opt:
+    """The type of an optional record: a value, or none (`first` of a sequence where nothing matches)."""
+
+    item: Any
+
+
+class Expr:
+    """A node of the expression tree: an operator `op`, its arguments `args`, and its type `t`.
+
+    Types are int, bool, str, a record class (`Execution`, ...), `SeqOf(...)` or `Opt(...)`. Operators
+    build new nodes; `==` does too, so an Expr is hashed by identity and never compared as a value.
+    """
+
+    __slots__ = ("op", "args", "t")
+    __hash__ = object.__hash__
+
+    def __init__(self, op: str, args: tuple[Any, ...], t: Any) -> None:
+        self.op, self.args, self.t = op, args, t
+
+    def __repr__(self) -> str:
+        return f"{self.op}{self.args!r}"
+
+    # Records: a field read.
+    def __getattr__(self, name: str) -> Expr:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        t = self.t.item if isinstance(self.t, Opt) else self.t
+        if t in RECORDS and name in t._fields:
+            return Expr("field", (self, name), _FIELD_TYPES[t][name])
+        raise AttributeError(f"{_type_name(self.t)} has no field {name!r}")
+
+    def but(self, **changes: Any) -> Expr:
+        """The record with some fields changed."""
+        for name in changes:
+            if name not in self.t._fields:
+                raise AttributeError(f"{_type_name(self.t)} has no field {name!r}")
+        return Expr("with", (self, tuple((k, lift(v)) for k, v in changes.items())), self.t)
+
+    # Arithmetic and comparisons.
+    def __add__(self, other: Any) -> Expr:
+        other = lift(other, self.t)
+        if isinstance(self.t, SeqOf):
+            return Expr("concat", (self, other), self.t)
+        return Expr("+", (self, other), int)
+
+    def __radd__(self, other: Any) -> Expr:
+        return lift(other, self.t) + self
+
+    def __sub__(self, other: Any) -> Expr:
+        return Expr("-", (self, lift(other)), int)
+
+    def __rsub__(self, other: Any) -> Expr:
+        return Expr("-", (lift(other), self), int)
+
+    def __eq__(self, other: Any) -> Expr:  # type: ignore[override]
+        return Expr("==", (self, lift(other, self.t)), bool)
+
+    def __ne__(self, other: Any) -> Expr:  # type: ignore[override]
+        return Expr("!=", (self, lift(other, self.t)), bool)
+
+    def __lt__(self, other: Any) -> Expr:
+        return Expr("<", (self, lift(other)), bool)
+
+    def __le__(self, other: Any) -> Expr:
+        return Expr("<=", (self, lift(other)), bool)
+
+    def __gt__(self, other: Any) -> Expr:
+        return Expr("<", (lift(other), self), bool)
+
+    def __ge__(self, other: Any) -> Expr:
+        return Expr("<=", (lift(other), self), bool)
+
+    # Booleans.
+    def __and__(self, other: Any) -> Expr:
+        return Expr("and", (self, lift(other)), bool)
+
+    def __rand__(self, other: Any) -> Expr:
+        return Expr("and", (lift(other), self), bool)
+
+    def __or__(self, other: Any) -> Expr:
+        return Expr("or", (self, lift(other)), bool)
+
+    def __ror__(self, other: Any) -> Expr:
+        return Expr("or", (lift(other), self), bool)
+
+    def __invert__(self) -> Expr:
+        return Expr("not", (self,), bool)
+
+    def one_of(self, *values: Any) -> Expr:
+        """Is this value one of these constants?"""
+        test = self == values[0]
+        for value in values[1:]:
+            test = test | (self == value)
+        return test
+
+    # Sequences.
+    def __bool__(self) -> bool:
+        raise TypeError("an Expr has no truth value until an engine evaluates it: use &, |, ~ and ite, not and, "
+                        "or, not and if")
+
+    def __len__(self) -> int:
+        raise TypeError("use .size, not len(): an Expr has no length until an engine evaluates it")
+
+    @property
+    def size(self) -> Expr:
+        return Expr("len", (self,), int)
+
+    def at(self, index: Any) -> Expr:
+        return Expr("at", (self, lift(index)), self.t.item)
+
+    @property
+    def last(self) -> Expr:
+        return Expr("last", (self,), self.t.item)
+
+    def append(self, item: Any) -> Expr:
+        return Expr("append", (self, lift(item, self.t.item)), self.t)
+
+    def prefix(self, n: Any) -> Expr:
+        """The first n elements (all if fewer)."""
+        return Expr("prefix", (self, lift(n)), self.t)
+
+    def suffix(self, n: Any) -> Expr:
+        """What follows the first n elements."""
+        return Expr("suffix", (self, lift(n)), self.t)
+
+    def insert(self, item: Any) -> Expr:
+        """The segments with one more, in the order of their keys (e1, e2, ..., e10, then racing e1', ...)."""
+        return Expr("insert", (self, lift(item, self.t.item)), self.t)
+
+    def set_last(self, item: Any) -> Expr:
+        """The sequence with its last element replaced (it has one)."""
+        return Expr("set_last", (self, lift(item, self.t.item)), self.t)
+
+    def contains(self, item: Any) -> Expr:
+        return Expr("contains", (self, lift(item, self.t.item)), bool)
+
+    def filter(self, test: Callable[[Expr], Any]) -> Expr:
+        x = _bound(self.t.item)
+        return Expr("filter", (self, x, lift(test(x))), self.t)
+
+    def map(self, fn: Callable[[Expr], Any]) -> Expr:
+        x = _bound(self.t.item)
+        body = lift(fn(x))
+        return Expr("map", (self, x, body), SeqOf(body.t))
+
+    def count(self, test: Callable[[Expr], Any]) -> Expr:
+        x = _bound(self.t.item)
+        return Expr("count", (self, x, lift(test(x))), int)
+
+    def any_of(self, test: Callable[[Expr], Any]) -> Expr:
+        x = _bound(self.t.item)
+        return Expr("any", (self, x, lift(test(x))), bool)
+
+    def all_of(self, test: Callable[[Expr], Any]) -> Expr:
+        x = _bound(self.t.item)
+        return Expr("all", (self, x, lift(test(x))), bool)
+
+    def total(self, fn: Callable[[Expr], Any]) -> Expr:
+        x = _bound(self.t.item)
+        return Expr("sum", (self, x, lift(fn(x))), int)
+
+    def first(self, test: Callable[[Expr], Any]) -> Expr:
+        """The first element that passes, or none."""
+        x = _bound(self.t.item)
+        return Expr("first", (self, x, lift(test(x))), Opt(self.t.item))
+
+    def update_last(self, test: Callable[[Expr], Any], change: Callable[[Expr], Any]) -> Expr:
+        """The sequence with the last element that passes replaced (unchanged if none passes)."""
+        x = _bound(self.t.item)
+        return Expr("update_last", (self, x, lift(test(x)), lift(change(x), self.t.item)), self.t)
+
+    def update_where(self, test: Callable[[Expr], Any], change: Callable[[Expr], Any]) -> Expr:
+        """The sequence with every element that passes replaced."""
+        x = _bound(self.t.item)
+        return Expr("update_where", (self, x, lift(test(x)), lift(change(x), self.t.item)), self.t)
+
+    def fold(self, init: Any, step: Callable[[Expr, Expr], Any]) -> Expr:
+        """step(...step(step(init, x1), x2)..., xn)."""
+        start = lift(init)
+        acc, x = _bound(start.t), _bound(self.t.item)
+        return Expr("fold", (self, lift(start), acc, x, lift(step(acc, x), start.t)), start.t)
+
+    # Optional values.
+    @property
+    def is_none(self) -> Expr:
+        return Expr("is_none", (self,), bool)
+
+
+_counter = [0]
+
+
+def _bound(t: Any) -> Expr:
+    """A fresh variable, bound by a sequence operation."""
+    _counter[0] += 1
+    return Expr("var", (f"_x{_counter[0]}",), t)
+
+
+def _type_name(t: Any) -> str:
+    return getattr(t, "__name__", repr(t))
+
+
+def _type_of(value: Any) -> Any:
+    if isinstance(value, bool):
+        return bool
+    if isinstance(value, int):
+        return int
+    if isinstance(value, str):
+        return str
+    raise TypeError(f"no constant of {value!r}")
+
+
+def lift(value: Any, like: Any = None) -> Expr:
+    """An Expr as it is; a Python constant as a constant node (an empty tuple takes the type `like`)."""
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, tuple):
+        if value:
+            raise TypeError("a constant sequence must be empty; build others with append")
+        return Expr("const", ((),), like if isinstance(like, SeqOf) else SeqOf(int))
+    return Expr("const", (value,), _type_of(value))
+
+
+def const(value: Any) -> Expr:
+    return lift(value)
+
+
+def var(name: str, t: Any) -> Expr:
+    """A variable a binder, a choice or a `Let` gives a value."""
+    return Expr("var", (name,), t)
+
+
+def ite(test: Any, then: Any, otherwise: Any) -> Expr:
+    """`then` if `test` holds, else `otherwise`."""
+    a = lift(then)
+    b = lift(otherwise, a.t)
+    a = lift(then, b.t)
+    return Expr("ite", (lift(test), a, b), a.t)
+
+
+def pick(ambiguity: str, **values: Any) -> Expr:
+    """The expression the reading's value of `ambiguity` names (keys: the values, '-' for '_')."""
+    options = tuple((k.replace("_", "-"), lift(v)) for k, v in values.items())
+    return Expr("pick", (ambiguity, options), options[0][1].t)
+
+
+def reads(ambiguity: str, value: str) -> Expr:
+    """Does the reading give `ambiguity` this value?"""
+    return Expr("reads", (ambiguity, value), bool)
+
+
+def new(record: type, *values: Any) -> Expr:
+    """A new record, its fields in order (trailing fields with defaults may be left out)."""
+    names = record._fields
+    given = [lift(v, _FIELD_TYPES[record][n]) for v, n in zip(values, names, strict=False)]
+    defaults = [lift(record._field_defaults[n], _FIELD_TYPES[record][n]) for n in names[len(values):]]
+    return Expr("new", (record, tuple(given + defaults)), record)
+
+
+def span(start: Any, stop: Any) -> Expr:
+    """The integers start, start + 1, ..., stop - 1."""
+    return Expr("span", (lift(start), lift(stop)), SeqOf(int))
+
+
+def repeat(item: Any, n: Any) -> Expr:
+    item = lift(item)
+    return Expr("repeat", (item, lift(n)), SeqOf(item.t))
+
+
+def minimum(a: Any, b: Any) -> Expr:
+    return Expr("min", (lift(a), lift(b)), int)
+
+
+def exec_id(n: Any) -> Expr:
+    """The id of the n-th execution: e1, e2, ..."""
+    return Expr("exec_id", (lift(n),), str)
+
+
+def call_id(n: Any) -> Expr:
+    """The id of an execution's n-th tool call: c1, c2, ..."""
+    return Expr("call_id", (lift(n),), str)
+
+
+def race_key(execution: Any) -> Expr:
+    """The key of a racing second resume's segment of an execution (A-T7): e1 -> e1'."""
+    return Expr("race_key", (lift(execution),), str)
+
+
+def base_of(key: Any) -> Expr:
+    """The execution a segment key belongs to: e1' -> e1."""
+    return Expr("base_of", (lift(key),), str)
+
+
+def is_race(key: Any) -> Expr:
+    """Is this the key of a racing resume's segment?"""
+    return Expr("is_race", (lift(key),), bool)
+
+
+def none(t: Any) -> Expr:
+    return Expr("none", (), Opt(t))
+
+
+class _Bounds:
+    """`B.calls` is the bound `calls` (resolved before any engine runs)."""
+
+    def __getattr__(self, name: str) -> Expr:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Expr("bound", (name,), int)
+
+
+B = _Bounds()
+
+
+def _field_types() -> dict[type, dict[str, Any]]:
+    seq_int = SeqOf(int)
+    return {
+        State: {"executions": SeqOf(Execution), "segments": SeqOf(Segment), "warnings": SeqOf(Warning),
+                "artifacts": SeqOf(Artifact), "write_failures": int, "crashes": int, "crashed": seq_int,
+                "new_turns": seq_int, "races": int},
+        Execution: {"id": str, "session": int, "status": str, "calls": int, "attempts": SeqOf(Attempt),
+                    "questions": SeqOf(Question), "held": seq_int, "messages": SeqOf(seq_int), "unhandled": int,
+                    "write_failures": int, "node_failures": SeqOf(bool)},
+        Segment: {"execution": str, "calls": int, "collected": seq_int, "write_failed": bool, "phase": str,
+                  "taken": seq_int, "final": bool, "closing": str},
+        Attempt: {"call": str, "status": str},
+        Question: {"call": str, "status": str, "observations": int, "id": int},
+        Warning: {"execution": str, "ref": int},
+        Artifact: {"execution": str, "call": str},
+    }
+
+
+_FIELD_TYPES = _field_types()
+assert all(tuple(types) == record._fields for record, types in _FIELD_TYPES.items()), \
+    "lang._field_types lists every field of every record, in order"
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements and rules
+
+
+@dataclass(frozen=True)
+class Let:
+    """Give `name` the value `value` from here on (a later Let of the same name rebinds it)."""
+
+    name: str
+    value: Expr
+
+    @property
+    def ref(self) -> Expr:
+        return var(self.name, self.value.t)
+
+
+@dataclass(frozen=True)
+class Set:
+    """Set a field of the execution `e`, the segment `g` or the state `S` (a field read `target`)."""
+
+    target: Expr
+    value: Any
+
+    def __post_init__(self) -> None:
+        if self.target.op != "field" or self.target.args[0].op != "var":
+            raise TypeError(f"Set needs a field of e, g or S, got {self.target!r}")
+        object.__setattr__(self, "value", lift(self.value, self.target.t))
+
+
+@dataclass(frozen=True)
+class When:
+    """`then` if `test` holds, else `otherwise`."""
+
+    test: Expr
+    then: tuple[Stmt, ...]
+    otherwise: tuple[Stmt, ...] = ()
+
+
+@dataclass(frozen=True)
+class End:
+    """The segment `g` ends (it leaves the state)."""
+
+
+Stmt = Let | Set | When | End
+
+
+@dataclass(frozen=True)
+class Binder:
+    """What a rule ranges over: each session (`session`), each execution (`e`), each segment in flight
+    (`g`, with its execution `e`, the racing resume's too), or the state once (`state`)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Choose:
+    """A parameter of the action, taken from a fixed domain in order (the guard may restrict it)."""
+
+    name: str
+    domain: Callable[[Any], tuple[Any, ...]]  # bounds -> the values, in order
+    t: Any = bool
+
+    @property
+    def ref(self) -> Expr:
+        return var(self.name, self.t)
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: engines cache what they derive per rule
+class Rule:
+    """One action kind: what it ranges over, its parameters, when it is enabled, the action's fields,
+    what it does, the clauses it enacts and a one-line doc."""
+
+    action: type
+    over: Binder
+    guard: tuple[Expr, ...]  # a conjunction, in the order a reader (and the engines) test it
+    fields: tuple[Expr, ...]  # the action's fields, in its dataclass order
+    effect: tuple[Stmt, ...]
+    clauses: tuple[str, ...]
+    doc: str
+    choose: tuple[Choose, ...] = field(default=())
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis shared by the engines
+
+
+def walk(node: Any) -> Sequence[Expr]:
+    """Every Expr in a tree (an Expr, a statement, or a tuple of them), parents first."""
+    out: list[Expr] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Expr):
+            out.append(item)
+            stack.extend(reversed(item.args))
+        elif isinstance(item, tuple):
+            stack.extend(reversed(item))
+        elif isinstance(item, (Let, Set, When)):
+            stack.extend(reversed([getattr(item, f) for f in item.__dataclass_fields__]))
+    return out
+
+
+def free_vars(node: Any) -> frozenset[str]:
+    """The names of the variables an expression reads that no operation inside it binds (the
+    variables a sequence operation binds are named `_x<n>` and occur only inside it)."""
+    return frozenset(x.args[0] for x in walk(node) if x.op == "var" and not x.args[0].startswith("_x"))
+
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Specialisation: the bounds and the reading resolved, constants folded, dead branches dropped
+
+
+def specialize(x: Expr, bounds: Any, reading: Any, values: dict[str, Any] | None = None) -> Expr:
+    """The expression with bounds, the reading's choices and the given variables' `values` replaced by
+    constants, and every operation on constants alone folded (so that a reading's dead branches vanish)."""
+    values = values or {}
+
+    def go(x: Any) -> Any:
+        if not isinstance(x, Expr):
+            return x
+        op = x.op
+        if op == "bound":
+            return Expr("const", (getattr(bounds, x.args[0]),), int)
+        if op == "reads":
+            return Expr("const", (reading.value(x.args[0]) == x.args[1],), bool)
+        if op == "pick":
+            chosen = dict(x.args[1]).get(reading.value(x.args[0]))
+            if chosen is None:
+                raise KeyError(f"pick({x.args[0]}) names no expression for the value {reading.value(x.args[0])!r}")
+            return go(chosen)
+        if op == "var" and x.args[0] in values:
+            return Expr("const", (values[x.args[0]],), x.t)
+        args = tuple(_go_arg(a, go) for a in x.args)
+        return _fold(Expr(op, args, x.t))
+
+    return go(x)
+
+
+def _go_arg(a: Any, go: Callable[[Any], Any]) -> Any:
+    """An argument rebuilt: an Expr through `go`, a tuple (of Exprs, or of (name, Expr) pairs) item by item."""
+    if isinstance(a, Expr):
+        return go(a)
+    if isinstance(a, tuple):
+        return tuple(_go_arg(v, go) for v in a)
+    return a
+
+
+def _const(x: Any) -> bool:
+    return isinstance(x, Expr) and x.op == "const"
+
+
+_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, "min": min,
+}
+
+
+def _fold(x: Expr) -> Expr:
+    op, args = x.op, x.args
+    if op in _ARITH and _const(args[0]) and _const(args[1]):
+        return Expr("const", (_ARITH[op](args[0].args[0], args[1].args[0]),), x.t)
+    # Every integer of the model (a count, a length, a bound, an id's number) is at least 0.
+    if op == "<" and _const(args[1]) and args[1].args[0] == 0:
+        return Expr("const", (False,), bool)
+    if op == "<=" and _const(args[0]) and args[0].args[0] == 0 and args[1].t is int:
+        return Expr("const", (True,), bool)
+    if op in ("+", "-") and _const(args[1]) and args[1].args[0] == 0:
+        return args[0]
+    if op == "==" and args[0].t is bool and _const(args[0]):
+        return args[1] if args[0].args[0] else Expr("not", (args[1],), bool)
+    if op == "not" and _const(args[0]):
+        return Expr("const", (not args[0].args[0],), bool)
+    if op in ("and", "or"):
+        absorbing = op == "or"  # True absorbs an `or`, False an `and`
+        for a, b in ((args[0], args[1]), (args[1], args[0])):
+            if _const(a):
+                return a if a.args[0] == absorbing else b
+    if op == "ite" and _const(args[0]):
+        return args[1] if args[0].args[0] else args[2]
+    if op in ("concat",):
+        if _const(args[0]) and args[0].args[0] == ():
+            return args[1]
+        if _const(args[1]) and args[1].args[0] == ():
+            return args[0]
+    return x
+
+
+def specialize_block(stmts: tuple[Any, ...], bounds: Any, reading: Any,
+                     values: dict[str, Any] | None = None) -> tuple[Any, ...]:
+    """The statements specialised as `specialize` does, a `When` on a constant replaced by its branch."""
+    out: list[Any] = []
+    for st in stmts:
+        if isinstance(st, Let):
+            out.append(Let(st.name, specialize(st.value, bounds, reading, values)))
+        elif isinstance(st, Set):
+            out.append(Set(st.target, specialize(st.value, bounds, reading, values)))
+        elif isinstance(st, When):
+            test = specialize(st.test, bounds, reading, values)
+            then = specialize_block(st.then, bounds, reading, values)
+            otherwise = specialize_block(st.otherwise, bounds, reading, values)
+            if _const(test):
+                out.extend(then if test.args[0] else otherwise)
+            else:
+                out.append(When(test, then, otherwise))
+        else:
+            out.append(st)
+    return tuple(out)

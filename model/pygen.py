@@ -1,0 +1,414 @@
+"""The explicit engine's form of the rules: the rulebook compiled to one Python successor function.
+
+`successor_function(bounds, reading)` specialises every rule of `rules.RULES` to the bounds and
+the reading (their values become constants, a reading's dead branches vanish), writes one Python
+function that computes every enabled action with its successor, in the rule table's order, and
+compiles it once per (bounds, reading). `rules.step`, `rules.enabled` and the explorer all run it.
+
+The generated code does what a careful hand would: each segment's execution and running attempt are
+found once per state, a guard's parts are tested as soon as their variables are known (a part that
+reads only the state before the loop over segments, a part that reads no parameter before the loop
+over parameters), a boolean parameter's values are unrolled so that each branch folds, an effect's
+`When`s split the code into straight paths, and each successor is built with one constructor per
+changed record while records left alone stay the same objects (properties skip them by identity).
+`source(bounds, reading)` shows the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from . import actions as _actions
+from .lang import (
+    Choose,
+    End,
+    Expr,
+    Let,
+    Opt,
+    Rule,
+    Set,
+    When,
+    free_vars,
+    specialize,
+    specialize_block,
+)
+from .rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
+from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning, id_key
+
+__all__ = ["successor_function", "source", "Successors"]
+
+Successors = Callable[[State], list[tuple[Any, State]]]
+
+_RECORDS = {r.__name__: r for r in (State, Execution, Segment, Attempt, Question, Warning, Artifact)}
+
+
+def _update_last(seq: tuple, test: Callable[[Any], bool], change: Callable[[Any], Any]) -> tuple:
+    for k in range(len(seq) - 1, -1, -1):
+        if test(seq[k]):
+            return seq[:k] + (change(seq[k]),) + seq[k + 1:]
+    return seq
+
+
+def _fold(seq: Iterable[Any], acc: Any, step: Callable[[Any, Any], Any]) -> Any:
+    for x in seq:
+        acc = step(acc, x)
+    return acc
+
+
+def _insert(segments: tuple, segment: Segment) -> tuple:
+    """The segments with `segment` put in key order (replacing one of the same key)."""
+    key = segment.execution
+    others = tuple(x for x in segments if x.execution != key)
+    return tuple(sorted(others + (segment,), key=lambda x: id_key(x.execution)))
+
+
+_ACTIONS: dict[tuple[Any, ...], Any] = {}
+
+
+def _act(key: tuple[Any, ...]) -> Any:
+    """One shared action object per distinct action (they are immutable values)."""
+    action = _ACTIONS.get(key)
+    if action is None:
+        action = _ACTIONS[key] = key[0](*key[1:])
+    return action
+
+
+_NAMESPACE: dict[str, Any] = {
+    "_new": tuple.__new__, "_update_last": _update_last, "_fold": _fold, "_insert": _insert, "_act": _act,
+    **_RECORDS,
+    **{name: getattr(_actions, name) for name in _actions.__all__ if isinstance(getattr(_actions, name), type)},
+}
+
+
+class _Env:
+    """What a name compiles to at one point of the generated code: variables, and the fields edited so far."""
+
+    def __init__(self, names: dict[str, str], edits: dict[tuple[str, str], str] | None = None,
+                 ended: bool = False) -> None:
+        self.names, self.edits, self.ended = names, edits or {}, ended
+
+    def bind(self, name: str, code: str) -> _Env:
+        return _Env({**self.names, name: code}, self.edits, self.ended)
+
+    def edit(self, record: str, field: str, code: str) -> _Env:
+        return _Env(self.names, {**self.edits, (record, field): code}, self.ended)
+
+    def end(self) -> _Env:
+        return _Env(self.names, self.edits, True)
+
+
+_BINOP = {"+": "+", "-": "-", "==": "==", "!=": "!=", "<": "<", "<=": "<="}
+_STATE_LOCALS = {"executions": "executions", "segments": "segments"}
+
+
+class _Writer:
+    """Writes one successor function, line by line."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.counter = 0
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}{self.counter}"
+
+    def line(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    # Expressions ---------------------------------------------------------------------------
+
+    def expr(self, x: Expr, env: _Env) -> str:  # noqa: C901 - one case per operator, as the language lists them
+        op, a = x.op, x.args
+        if op == "const":
+            return repr(a[0])
+        if op == "var":
+            name = a[0]
+            if name.startswith("_x"):
+                return name
+            if any(record == name for record, _ in env.edits):
+                return self._materialised(name, x.t, env)
+            return env.names[name]
+        if op == "field":
+            return self._field(a[0], a[1], env)
+        if op in _BINOP:
+            return f"({self.expr(a[0], env)} {_BINOP[op]} {self.expr(a[1], env)})"
+        if op == "and":
+            return f"({self.expr(a[0], env)} and {self.expr(a[1], env)})"
+        if op == "or":
+            return f"({self.expr(a[0], env)} or {self.expr(a[1], env)})"
+        if op == "not":
+            return f"(not {self.expr(a[0], env)})"
+        if op == "ite":
+            return f"({self.expr(a[1], env)} if {self.expr(a[0], env)} else {self.expr(a[2], env)})"
+        if op == "min":
+            return f"min({self.expr(a[0], env)}, {self.expr(a[1], env)})"
+        if op == "len":
+            return f"len({self.expr(a[0], env)})"
+        if op == "at":
+            return f"{self.expr(a[0], env)}[{self.expr(a[1], env)}]"
+        if op == "last":
+            return f"{self.expr(a[0], env)}[-1]"
+        if op == "append":
+            return f"({self.expr(a[0], env)} + ({self.expr(a[1], env)},))"
+        if op == "concat":
+            return f"({self.expr(a[0], env)} + {self.expr(a[1], env)})"
+        if op == "prefix":
+            return f"{self.expr(a[0], env)}[:{self.expr(a[1], env)}]"
+        if op == "suffix":
+            return f"{self.expr(a[0], env)}[{self.expr(a[1], env)}:]"
+        if op == "set_last":
+            return f"({self.expr(a[0], env)}[:-1] + ({self.expr(a[1], env)},))"
+        if op == "insert":
+            return f"_insert({self.expr(a[0], env)}, {self.expr(a[1], env)})"
+        if op == "contains":
+            return f"({self.expr(a[1], env)} in {self.expr(a[0], env)})"
+        if op == "span":
+            return f"tuple(range({self.expr(a[0], env)}, {self.expr(a[1], env)}))"
+        if op == "repeat":
+            return f"(({self.expr(a[0], env)},) * {self.expr(a[1], env)})"
+        if op == "update_where":
+            seq, v = self.expr(a[0], env), a[1].args[0]
+            return f"tuple([({self.expr(a[3], env)} if {self.expr(a[2], env)} else {v}) for {v} in {seq}])"
+        if op in ("filter", "map", "count", "any", "all", "sum", "first"):
+            seq, v = self.expr(a[0], env), a[1].args[0]
+            body = self.expr(a[2], env)
+            return {
+                "filter": f"tuple([{v} for {v} in {seq} if {body}])",
+                "map": f"tuple([{body} for {v} in {seq}])",
+                "count": f"len([1 for {v} in {seq} if {body}])",
+                "any": f"any([{body} for {v} in {seq}])",
+                "all": f"all([{body} for {v} in {seq}])",
+                "sum": f"sum([{body} for {v} in {seq}])",
+                "first": f"next(({v} for {v} in {seq} if {body}), None)",
+            }[op]
+        if op == "update_last":
+            v = a[1].args[0]
+            return (f"_update_last({self.expr(a[0], env)}, lambda {v}: {self.expr(a[2], env)}, "
+                    f"lambda {v}: {self.expr(a[3], env)})")
+        if op == "fold":
+            acc, v = a[2].args[0], a[3].args[0]
+            return f"_fold({self.expr(a[0], env)}, {self.expr(a[1], env)}, lambda {acc}, {v}: {self.expr(a[4], env)})"
+        if op == "new":
+            return f"_new({a[0].__name__}, ({''.join(self.expr(v, env) + ', ' for v in a[1])}))"
+        if op == "with":
+            return self._but(x, env)
+        if op == "exec_id":
+            return f"f'e{{{self.expr(a[0], env)}}}'"
+        if op == "call_id":
+            return f"f'c{{{self.expr(a[0], env)}}}'"
+        if op == "race_key":
+            return f"({self.expr(a[0], env)} + \"'\")"
+        if op == "base_of":
+            return f"{self.expr(a[0], env)}.rstrip(\"'\")"
+        if op == "is_race":
+            return f"({self.expr(a[0], env)}[-1] == \"'\")"
+        if op == "is_none":
+            return f"({self.expr(a[0], env)} is None)"
+        raise ValueError(f"the Python engine cannot compile {op!r} (still unresolved: {x!r})")
+
+    def _field(self, obj: Expr, name: str, env: _Env) -> str:
+        record = obj.t.item if isinstance(obj.t, Opt) else obj.t
+        if obj.op == "var" and not obj.args[0].startswith("_x"):
+            edited = env.edits.get((obj.args[0], name))
+            if edited is not None:
+                return edited
+            if obj.args[0] == "S" and name in _STATE_LOCALS:
+                return _STATE_LOCALS[name]
+            return f"{env.names[obj.args[0]]}[{record._fields.index(name)}]"
+        return f"{self.expr(obj, env)}[{record._fields.index(name)}]"
+
+    def _materialised(self, name: str, record: type, env: _Env) -> str:
+        """A whole record that the effect edited so far: built from its fields."""
+        fields = ", ".join(env.edits.get((name, f)) or f"{env.names[name]}[{k}]" for k, f in enumerate(record._fields))
+        return f"_new({record.__name__}, ({fields},))"
+
+    def _but(self, x: Expr, env: _Env) -> str:
+        obj, changes = x.args
+        record = x.t
+        code = self.expr(obj, env)
+        arg = code if "(" not in code else "_r"
+        changed = dict(changes)
+        fields = ", ".join(self.expr(changed[f], env) if f in changed else f"{arg}[{k}]"
+                           for k, f in enumerate(record._fields))
+        built = f"_new({record.__name__}, ({fields},))"
+        return built if arg == code else f"(lambda _r: {built})({code})"
+
+    # Statements ----------------------------------------------------------------------------
+
+    def block(self, stmts: tuple[Any, ...], env: _Env, depth: int, finish: Callable[[_Env, int], None]) -> None:
+        """The statements as straight paths: a `When` writes both branches, each followed by what comes after."""
+        for k, st in enumerate(stmts):
+            if isinstance(st, Let):
+                local = self.fresh(f"L_{st.name}_")
+                self.line(depth, f"{local} = {self.expr(st.value, env)}")
+                env = env.bind(st.name, local)
+            elif isinstance(st, Set):
+                record, field = st.target.args[0].args[0], st.target.args[1]
+                local = self.fresh(f"{record}_{field}_")
+                self.line(depth, f"{local} = {self.expr(st.value, env)}")
+                env = env.edit(record, field, local)
+            elif isinstance(st, End):
+                env = env.end()
+            elif isinstance(st, When):
+                rest = stmts[k + 1:]
+                self.line(depth, f"if {self.expr(st.test, env)}:")
+                self.block(st.then + rest, env, depth + 1, finish)
+                self.line(depth, "else:")
+                self.block(st.otherwise + rest, env, depth + 1, finish)
+                return
+        finish(env, depth)
+
+
+def _parts(guard: tuple[Expr, ...]) -> list[Expr]:
+    """The conjuncts of a guard, `and`s flattened, in order."""
+    out: list[Expr] = []
+    for x in guard:
+        if x.op == "and":
+            out += _parts((x.args[0], x.args[1]))
+        else:
+            out.append(x)
+    return out
+
+
+_BINDS = {SESSIONS.name: {"session"}, EXECUTIONS.name: {"e", "i"}, SEGMENTS.name: {"e", "g", "run"}, ONCE.name: set()}
+
+
+def _rule(w: _Writer, rule: Rule, bounds: Any, reading: Any) -> None:
+    """The code of one rule: its loops, guard tests, and one successor per path of its effect."""
+    w.line(1, f"# {rule.action.__name__}: {rule.doc}")
+    guard = [specialize(x, bounds, reading) for x in _parts(rule.guard)]
+    if any(x.op == "const" and not x.args[0] for x in guard):
+        w.line(1, "# (never enabled under these bounds and this reading)")
+        return
+    guard = [x for x in guard if x.op != "const"]
+    binder_vars = _BINDS[rule.over.name]
+    chosen = {c.name for c in rule.choose}
+    outer = [x for x in guard if not (free_vars(x) & (binder_vars | chosen))]
+    inner = [x for x in guard if all(x is not y for y in outer)]
+    env = _Env({"S": "s", "e": "e", "g": "g", "run": "run", "session": "session"})
+    depth = 1
+    if outer:
+        w.line(depth, f"if {' and '.join(w.expr(x, env) for x in outer)}:")
+        depth += 1
+    over = rule.over
+    if over is SESSIONS:
+        w.line(depth, f"for session in range(1, {bounds.sessions + 1}):")
+        depth += 1
+    elif over is EXECUTIONS:
+        w.line(depth, "for i, e in enumerate(executions):")
+        depth += 1
+    elif over is SEGMENTS:
+        w.line(depth, "for j, g, i, e, run in live:")
+        depth += 1
+    before = [x for x in inner if not (free_vars(x) & chosen)]
+    if before:
+        w.line(depth, f"if {' and '.join(w.expr(x, env) for x in before)}:")
+        depth += 1
+    rest = [x for x in inner if all(x is not y for y in before)]
+    _choices(w, rule, list(rule.choose), {}, rest, env, depth, bounds, reading)
+    w.line(depth, "pass")
+
+
+def _choices(w: _Writer, rule: Rule, left: list[Choose], values: dict[str, Any], guard: list[Expr], env: _Env,
+             depth: int, bounds: Any, reading: Any) -> None:
+    """Unroll boolean parameters (each value specialises the rest), loop over the others."""
+    if left:
+        choice, rest = left[0], left[1:]
+        domain = choice.domain(bounds)
+        if choice.t is bool:
+            for value in domain:
+                _choices(w, rule, rest, {**values, choice.name: value}, guard, env, depth, bounds, reading)
+            return
+        w.line(depth, f"for {choice.name} in {domain!r}:")
+        _choices(w, rule, rest, values, guard, env.bind(choice.name, choice.name), depth + 1, bounds, reading)
+        w.line(depth + 1, "pass")
+        return
+    tests = [specialize(x, bounds, reading, values) for x in guard]
+    if any(x.op == "const" and not x.args[0] for x in tests):
+        return
+    tests = [x for x in tests if x.op != "const"]
+    if tests:
+        w.line(depth, f"if {' and '.join(w.expr(x, env) for x in tests)}:")
+        depth += 1
+    fields = ", ".join(w.expr(specialize(x, bounds, reading, values), env) for x in rule.fields)
+    action = f"_act(({rule.action.__name__}, {fields}))"
+    effect = specialize_block(rule.effect, bounds, reading, values)
+    w.block(effect, env, depth, lambda end_env, d: _successor(w, rule, end_env, d, action))
+
+
+def _successor(w: _Writer, rule: Rule, env: _Env, depth: int, action: str) -> None:
+    """Build the successor from the edits of one path, and add it with its action."""
+    edits = env.edits
+    e_fields = [f for f in Execution._fields if ("e", f) in edits]
+    g_fields = [f for f in Segment._fields if ("g", f) in edits]
+    s_fields = {f: edits[("S", f)] for f in State._fields if ("S", f) in edits}
+    if ("executions" in s_fields and e_fields) or ("segments" in s_fields and (g_fields or env.ended)):
+        raise ValueError(f"{rule.action.__name__}: an effect edits both the state's records and one of them")
+    executions = s_fields.get("executions", "executions")
+    segments = s_fields.get("segments", "segments")
+    if e_fields:
+        built = ", ".join(edits.get(("e", f)) or f"e[{k}]" for k, f in enumerate(Execution._fields))
+        w.line(depth, f"executions_ = executions[:i] + (_new(Execution, ({built})),) + executions[i + 1:]")
+        executions = "executions_"
+    if env.ended:
+        segments = "segments[:j] + segments[j + 1:]"
+    elif g_fields:
+        built = ", ".join(edits.get(("g", f)) or f"g[{k}]" for k, f in enumerate(Segment._fields))
+        segments = f"segments[:j] + (_new(Segment, ({built})),) + segments[j + 1:]"
+    if not (e_fields or g_fields or env.ended or s_fields):
+        w.line(depth, f"out.append(({action}, s))")
+        return
+    parts = [executions, segments] + [s_fields.get(f) or f"s[{k}]" for k, f in enumerate(State._fields) if k >= 2]
+    w.line(depth, f"out.append(({action}, _new(State, ({', '.join(parts)}))))")
+
+
+def _write(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> str:
+    w = _Writer()
+    w.line(0, "def successors(s):")
+    w.line(1, "executions = s[0]")
+    w.line(1, "segments = s[1]")
+    w.line(1, "out = []")
+    w.line(1, "live = []")
+    w.line(1, "for j, g in enumerate(segments):")
+    w.line(2, "key = g[0]")
+    w.line(2, "i = int(key[1:-1] if key[-1] == \"'\" else key[1:]) - 1")
+    w.line(2, "e = executions[i]")
+    w.line(2, "for run in e[4]:")
+    w.line(3, "if run[1] == 'running':")
+    w.line(4, "break")
+    w.line(2, "else:")
+    w.line(3, "run = None")
+    w.line(2, "live.append((j, g, i, e, run))")
+    for rule in rules:
+        _rule(w, rule, bounds, reading)
+    w.line(1, "return out")
+    return "\n".join(w.lines) + "\n"
+
+
+def source(bounds: Any, reading: Any, rules: tuple[Rule, ...] = RULES) -> str:
+    """The Python source of the successor function for these bounds and this reading."""
+    return _write(bounds, reading, rules)
+
+
+def successor_function(bounds: Any, reading: Any, rules: tuple[Rule, ...] = RULES) -> Successors:
+    """The successor function of these rules under these bounds and this reading: state -> every enabled
+    action with its successor, in the rule table's order (compiled once, then cached)."""
+    key = (bounds, reading.switches, id(rules))  # a reading's meaning is its switches; rules by identity
+    found = _COMPILED.get(key)
+    if found is None or found[1] is not rules:
+        if len(_COMPILED) >= 512:
+            _COMPILED.clear()
+        found = _COMPILED[key] = (_compiled(bounds, reading, rules), rules)
+    return found[0]
+
+
+_COMPILED: dict[tuple[Any, ...], tuple[Successors, tuple[Rule, ...]]] = {}
+
+
+def _compiled(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> Successors:
+    code = _write(bounds, reading, rules)
+    namespace = dict(_NAMESPACE)
+    exec(compile(code, f"<pausecheck rules {reading.name}>", "exec"), namespace)  # our own generated code
+    return namespace["successors"]
+
