@@ -1,125 +1,137 @@
-"""The successors derived from the rule table (`model/pygen.py`) equal the hand-written rules' on every
-state that matters.
+"""The engines' forms of the rule table agree: the explicit successors (`model/pygen.py`) equal the z3
+relation's (`checks/symbolic/relation.py`) on every state that matters (issue 24's cross-check).
 
-`tests/legacy_rules.py` keeps the rules as they were written by hand before the table became data, as an
-independent reference (until the z3 relation derived from the same table is cross-checked against the
-explicit successors). Each bound set's reachable states are found with the hand-written rules alone,
-then both are asked for the successors of every one of them: same actions, same order, same successor
-states; under the conformant reading with each fault, and under every single-switch reading. Every
-mutant's reachable states (states the rules never reach: a patched successor, an added action) are
-compared too, since mutants run on the derived successors with their deviation applied after them.
+Both are derived from `model/rules.py`. On every reachable state of three bound sets (the defaults; a
+small set with a crash and a race; a small two-session set) the relation's lowering, run with Python
+values, gives exactly the explicit successors: same actions, same order, same successor states. On a
+sample of those states the relation as a z3 formula admits exactly them (each explicit successor
+satisfies it, it admits no other). Under every single-switch reading, and on the states mutants reach
+(states the rules never do), the same comparison runs on the first states of the search. A slip in
+either derivation is caught: the last tests perturb one operation in each and watch the check fail.
 """
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from pausecheck.checks.mutants import MUTANTS, bounds_of, mutate
+from pausecheck.checks.symbolic.crosscheck import Relation, lowered_successors
+from pausecheck.checks.symbolic.relation import Caps, _Lower
 from pausecheck.model import CONFORMANT, DEFAULT_BOUNDS, SWITCHES, Bounds, Machine, Reading, State, reading_named
-from pausecheck.model.lang import Set
-from pausecheck.model.pygen import successor_function
+from pausecheck.model.pygen import _Writer, successor_function
 from pausecheck.model.rules import RULES
-from pausecheck.model.state import COMPLETED
-
-from .legacy_rules import generic_successors
 
 SMALL = Bounds(calls=1, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
-BOUND_SETS = {  # a few thousand states each; two sessions about 27,000
-    "small": SMALL,
-    "two calls": SMALL.replace(calls=2, pauses=1, observations=0),
-    "two sessions": SMALL.replace(sessions=2, pauses=1, observations=0, artifacts=1),
-    "two turns": SMALL.replace(turns=2, pauses=1, observations=0),
-    "interim messages and node failures": SMALL.replace(interim_writes=1, node_failures=1, observations=0, pauses=1),
-    "a crash": SMALL.replace(crashes=1, observations=0, pauses=1, artifacts=1),
-    "an expiry, a race, a new turn": SMALL.replace(expiries=1, races=1, new_turns=1, observations=0, pauses=1,
-                                                   artifacts=1, write_failures=0),
-    "drops": SMALL.replace(per_call=2, artifacts=3, observations=0),
+CROSS_CHECKED = {  # the issue's three bound sets: the defaults, a crash and a race, two sessions
+    "defaults": DEFAULT_BOUNDS,
+    "a crash and a race": SMALL.replace(crashes=1, races=1, observations=0, pauses=1, calls=2, per_call=2),
+    "two sessions": SMALL.replace(sessions=2, pauses=1, observations=0, artifacts=1, write_failures=0),
 }
-# Mutants at small bounds: their deviations reach states the rules never do.
-MUTANT_BOUNDS = SMALL.replace(calls=2, pauses=1, observations=0)
 # Every single-switch reading, with every fault and interim messages on, so that each switch can matter.
-READING_BOUNDS = SMALL.replace(calls=1, pauses=2, observations=0, interim_writes=1, crashes=1, races=1, expiries=1,
-                               artifacts=2, held_bound=1)
+READING_BOUNDS = SMALL.replace(observations=0, interim_writes=1, crashes=1, races=1, expiries=1)
 SINGLE_SWITCH = [reading_named(f"{s.ambiguity}={v}") for s in SWITCHES for v in s.values if v != s.default]
+MUTANT_BOUNDS = SMALL.replace(calls=2, pauses=1, observations=0)
+FIRST = 1000  # states per reading or mutant compared by the lowering (breadth-first, so every kind of step)
 
 
-def by_the_hand_written_rules(machine: Machine) -> list[State]:
-    """Every state reachable under the hand-written rules (the mutant's deviations applied after them)."""
-    def successors(state: State) -> list:
-        pairs = generic_successors(machine.bounds, machine.reading, state)
-        return list(machine.deviated(state, pairs))
-
+def reachable(machine: Machine, limit: int | None = None) -> list[State]:
+    """The states the machine reaches (its deviations applied), breadth-first, up to `limit`."""
     order, seen = [State()], {State()}
     for state in order:
-        for _, post in successors(state):
+        for _, post in machine.successors(state):
             if post not in seen:
                 seen.add(post)
                 order.append(post)
-    return order
+        if limit is not None and len(order) >= limit:
+            break
+    return order[:limit]
 
 
-def assert_equal_everywhere(bounds: Bounds, reading: Reading, states: list[State], rules: tuple = RULES) -> None:
-    derived = successor_function(bounds, reading, rules)
+def assert_lowering_agrees(bounds: Bounds, reading: Reading, states: list[State], caps: Caps | None = None) -> None:
+    explicit = successor_function(bounds, reading)
     for state in states:
-        assert derived(state) == generic_successors(bounds, reading, state), \
-            f"the derived successors differ from the hand-written rules' at {state}"
+        assert lowered_successors(bounds, reading, state, caps=caps) == explicit(state), \
+            f"the z3 relation's lowering and the explicit successors differ at {state}"
 
 
-@pytest.mark.parametrize("name", list(BOUND_SETS))
-def test_derived_successors_equal_the_hand_written_rules_on_every_reachable_state(name: str) -> None:
-    bounds = BOUND_SETS[name]
-    states = by_the_hand_written_rules(Machine(bounds))
-    assert len(states) > 100
-    assert_equal_everywhere(bounds, CONFORMANT, states)
-
-
-@pytest.mark.parametrize("reading", SINGLE_SWITCH, ids=lambda r: r.name.removeprefix("conformant+"))
-def test_derived_successors_equal_the_hand_written_rules_under_every_reading(reading: Reading) -> None:
-    states = by_the_hand_written_rules(Machine(READING_BOUNDS, reading))
-    assert len(states) > 100
-    assert_equal_everywhere(READING_BOUNDS, reading, states)
+@pytest.mark.parametrize("name", [n for n in CROSS_CHECKED if n != "defaults"])
+def test_the_relation_equals_the_explicit_successors_on_every_reachable_state(name: str) -> None:
+    bounds = CROSS_CHECKED[name]
+    states = reachable(Machine(bounds))
+    assert len(states) > 1000
+    assert_lowering_agrees(bounds, CONFORMANT, states)
 
 
 @pytest.mark.slow
-def test_derived_successors_equal_the_hand_written_rules_at_the_default_bounds() -> None:
-    states = by_the_hand_written_rules(Machine(DEFAULT_BOUNDS))
+def test_the_relation_equals_the_explicit_successors_on_every_state_of_the_defaults() -> None:
+    states = reachable(Machine(DEFAULT_BOUNDS))
     assert len(states) == 73409
-    assert_equal_everywhere(DEFAULT_BOUNDS, CONFORMANT, states)
+    assert_lowering_agrees(DEFAULT_BOUNDS, CONFORMANT, states)
+
+
+@pytest.mark.parametrize("name", list(CROSS_CHECKED))
+def test_the_z3_formula_admits_exactly_the_explicit_successors(name: str) -> None:
+    bounds = CROSS_CHECKED[name]
+    states = reachable(Machine(bounds))
+    sample = states[:10] + random.Random(24).sample(states, 25)
+    relation = Relation.of(bounds, CONFORMANT)
+    explicit = successor_function(bounds, CONFORMANT)
+    for state in sample:
+        assert relation.solutions(state) == explicit(state), f"the z3 relation admits other successors at {state}"
+
+
+@pytest.mark.parametrize("reading", SINGLE_SWITCH, ids=lambda r: r.name.removeprefix("conformant+"))
+def test_the_relation_equals_the_explicit_successors_under_every_reading(reading: Reading) -> None:
+    states = reachable(Machine(READING_BOUNDS, reading), FIRST)
+    assert len(states) == FIRST
+    assert_lowering_agrees(READING_BOUNDS, reading, states)
+    relation = Relation.of(READING_BOUNDS, reading)
+    explicit = successor_function(READING_BOUNDS, reading)
+    for state in random.Random(reading.name).sample(states, 5):
+        assert relation.solutions(state) == explicit(state), f"the z3 relation admits other successors at {state}"
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
-def test_derived_successors_equal_the_hand_written_rules_on_every_state_a_mutant_reaches(mutant) -> None:
-    own = bounds_of(mutant)  # the small set with what the mutant needs beyond the defaults
-    bounds = (BOUND_SETS["two sessions"] if own.sessions > 1 else BOUND_SETS["two turns"] if own.turns > 1
-              else BOUND_SETS["interim messages and node failures"] if own.interim_writes or own.node_failures
-              else MUTANT_BOUNDS)
+def test_the_relation_equals_the_explicit_successors_where_a_mutant_goes(mutant) -> None:
+    """Mutants reach states the rules never do (a patched successor, an added action); from each, the
+    rules' own successors must still agree in both forms."""
+    own = bounds_of(mutant)
+    bounds = MUTANT_BOUNDS.replace(sessions=own.sessions, turns=own.turns, interim_writes=own.interim_writes,
+                                   node_failures=own.node_failures, artifacts=min(own.artifacts, 2))
     machine = mutate(Machine(bounds), mutant)
-    states = by_the_hand_written_rules(machine)
-    assert_equal_everywhere(bounds, machine.reading, states)
+    states = reachable(machine, FIRST // 3)
+    explicit = successor_function(bounds, machine.reading)
+    caps = Caps.of(bounds).covering(states + [post for state in states for _, post in explicit(state)])
+    assert_lowering_agrees(bounds, machine.reading, states, caps)
 
 
-def test_a_difference_is_caught() -> None:
-    """The comparison can fail: with the table's end-of-segment ladder broken (a final write always
-    completes the run), some reachable state's derived successors differ from the hand-written rules'."""
-    failing = BOUND_SETS["interim messages and node failures"]  # an unrouted node failure fails the run
-    states = by_the_hand_written_rules(Machine(failing))
-    broken = tuple(_always_completes(rule) if rule.action.__name__ == "WriteMessage" else rule for rule in RULES)
-    with pytest.raises(AssertionError, match="differ from the hand-written rules"):
-        assert_equal_everywhere(failing, CONFORMANT, states, broken)
+def test_a_slip_in_the_relation_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the lowering of `prefix` (cut to a bound) keeping one item too many, the cross-check fails."""
+    original = _Lower.sequence
+
+    def slipped(self, x, env):
+        if x.op == "prefix":
+            x = type(x)("prefix", (x.args[0], x.args[1] + 1), x.t)
+        return original(self, x, env)
+
+    monkeypatch.setattr(_Lower, "sequence", slipped)
+    bounds = CROSS_CHECKED["a crash and a race"]
+    with pytest.raises(AssertionError, match="differ"):
+        assert_lowering_agrees(bounds, CONFORMANT, reachable(Machine(bounds)))
 
 
-def _always_completes(rule):
-    """The rule with every `Set(e.status, ...)` in its effect setting `completed`."""
-    from dataclasses import replace
+def test_a_slip_in_the_explicit_successors_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the generated code's `prefix` keeping one item too many, the cross-check fails."""
+    bounds = CROSS_CHECKED["a crash and a race"]
+    states = reachable(Machine(bounds))
+    original = _Writer.expr
 
-    from pausecheck.model.lang import When
+    def slipped(self, x, env):
+        code = original(self, x, env)
+        return code.replace("[:", "[:1+") if x.op == "prefix" else code
 
-    def fix(stmts: tuple) -> tuple:
-        out = []
-        for st in stmts:
-            if isinstance(st, Set) and st.target.args[1] == "status":
-                st = Set(st.target, COMPLETED)
-            elif isinstance(st, When):
-                st = When(st.test, fix(st.then), fix(st.otherwise))
-            out.append(st)
-        return tuple(out)
-    return replace(rule, effect=fix(rule.effect))
+    monkeypatch.setattr(_Writer, "expr", slipped)
+    rules = RULES[:-1] + RULES[-1:]  # a table of its own, so that the slipped code is cached for it alone
+    explicit = successor_function(bounds, CONFORMANT, rules)
+    assert any(lowered_successors(bounds, CONFORMANT, state) != explicit(state) for state in states)
