@@ -33,8 +33,9 @@ from ..mutants import MUTANTS, Mutant, mutant_named
 from ..parallel import workers
 from ..report import Report, check
 from ..report.html import html_report
+from ..report.killtext import print_mutants
 from ..report.markdown import markdown_report
-from ..report.text import check_json, print_check, print_matrix
+from ..report.text import check_json, print_check
 from ..shrink import shrink
 from .consistency import consistency_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
@@ -145,8 +146,22 @@ def _check(args: argparse.Namespace) -> int:
                for e in evidence if e.counterexample]
     where = f"{args.out}/ ({len(paths)} files)" if args.out else None
     out = console(color=not args.no_color)
-    print_check(out, report, renders, command_line(bounds, args.reading), where)
+    print_check(out, report, renders, command_line(bounds, args.reading, _options(args)), where, verbose=args.verbose)
     return report.exit_code
+
+
+def _options(args: argparse.Namespace) -> str:
+    """The flags beyond bounds and reading that shaped a check (its limits and the way states were
+    kept), as they are typed, so that the "reproduce with" line reruns the same search."""
+    words = [f"--max-states {args.max_states}"] if args.max_states is not None else []
+    if args.max_seconds is not None:
+        words.append(f"--max-seconds {args.max_seconds:g}")
+    flags = {"symmetry": "--symmetry", "compact": "--compact", "fingerprint": "--fingerprint",
+             "accept_unexercised": "--accept-unexercised"}
+    words += [flag for name, flag in flags.items() if getattr(args, name, False)]
+    words += [flag for name, flag in (("companion", "--no-companion"), ("liveness", "--no-liveness"))
+              if not getattr(args, name, True)]
+    return " ".join(words)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -251,7 +266,8 @@ def _mutants(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(matrix.to_json(), sort_keys=True, indent=2))
     else:
-        print_matrix(out, matrix, {m.name: m.target for m in chosen}, every_mutant=not args.only)
+        print_mutants(out, matrix, {m.name: m.target for m in chosen}, every_mutant=not args.only,
+                      verbose=args.verbose)
     if args.golden:
         written = _write_all(args.golden, golden_documents(matrix))
         print(f"wrote {len(written)} golden traces to {args.golden}/", file=sys.stderr if args.json else sys.stdout)

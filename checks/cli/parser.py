@@ -23,7 +23,9 @@ EXIT = ("exit: 0 every property was established at these bounds (or not exercise
 
 EPILOG_CHECK = f"""\
 examples:
-  pausecheck check                      every property over every interleaving at the default bounds (~10 s)
+  pausecheck check                      every property over every interleaving at the default bounds: the
+                                        verdict, the counts and what needs attention (a few seconds)
+  pausecheck check --verbose            the same with the clause table and the property table in full
   pausecheck check --pauses 1 --write-failures 0 --observations 0 --accept-unexercised
                                         smaller bounds: what they cannot reach is "not exercised", with
                                         the flag that would reach it; accepted, so the exit is 0
@@ -220,12 +222,16 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"pausecheck {__version__}")
     commands = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = _add(commands, "check", "explore every interleaving within the bounds and check every property",
-                 "Breadth-first search of every state reachable within the bounds; prints the clause table, the "
-                 "property table, the statistics and the shortest counterexample of every violated property.",
+                 "Breadth-first search of every state reachable within the bounds; prints the clauses and properties "
+                 "counted by verdict, those that need attention, the shortest counterexample of every violated "
+                 "property, the statistics and the verdict (--verbose: the clause and property tables in full).",
                  EPILOG_CHECK)
     _search(check)
     check.add_argument("--out", type=Path, metavar="DIR", help="write counterexamples and witnesses as ITF JSON here")
     check.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
+    check.add_argument("--verbose", action="store_true",
+                       help="print the clause table and the property table in full (by default: the counts and only "
+                       "what needs attention)")
     check.add_argument("--checkpoint", type=Path, metavar="DIR",
                        help="save the main search's state to DIR now and then (atomically), so that a crash or a kill "
                        "loses little: --resume DIR carries on from it")
@@ -282,6 +288,9 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("--list", action="store_true", help="print every mutant's name and description, run nothing")
     mu.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
     mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
+    mu.add_argument("--verbose", action="store_true",
+                    help="print the whole kill matrix (by default: one line per mutant when ten or fewer ran, else "
+                    "the counts and only what needs attention)")
     mu.add_argument("--jobs", type=int, metavar="N", help="searches at once (default: every core)")
     mu.add_argument("--ray", action="store_true",
                     help="run the searches as tasks on the Ray cluster at $RAY_ADDRESS, or on a local Ray instance "
