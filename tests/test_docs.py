@@ -220,6 +220,17 @@ def test_api_names_and_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         exec(compile(body, "docs/api.md", "exec"), {"__name__": "docs_example"})
 
 
+def test_api_states_what_its_example_prints() -> None:
+    """docs/api.md gives every exit code of `Report.exit_code`, and the one its own example prints."""
+    text = _read("api.md")
+    bounds = re.search(r"bounds = pausecheck\.Bounds\(([^)]*)\)", text)
+    assert bounds is not None, "docs/api.md's example no longer sets its bounds as expected"
+    report = pausecheck.check(eval(f"pausecheck.Bounds({bounds.group(1)})"))
+    assert f"the example above prints {report.exit_code}" in text
+    assert all(f"{code} " in text.split("`.exit_code`", 1)[1][:400] for code in (0, 1, 3))
+    assert "today only" not in text and "conformant+A-T6=take-first" in text  # READINGS: the base, not all
+
+
 def test_links_resolve() -> None:
     files = sorted(DOCS.glob("*.md"))
     assert {"README.md", "rules.md", "clauses.md", "readings.md", "itf.md", "tutorial.md", "api.md"} <= {

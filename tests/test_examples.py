@@ -13,6 +13,7 @@ five of them cost one exploration. The examples documented to take minutes (ever
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import shlex
@@ -242,3 +243,37 @@ def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys
     assert code == example.exit, (f"`pausecheck {example.id}` ({example.where}) exits {code}, its text says "
                                   f"{example.exit}: {example.says}\n{out[-1500:]}")
     _promises(example, argv, out, tmp_path)
+
+
+def _ignored(path: str, patterns: list[str]) -> bool:
+    """Whether a path relative to the repository root matches a .gitignore pattern (the forms we use:
+    `/anchored`, `folder/`, `*.glob`)."""
+    path = path.removeprefix("./").rstrip("/")
+    for pattern in patterns:
+        anchored, body = pattern.startswith("/"), pattern.strip("/")
+        candidates = [path] if anchored else [path, path.rsplit("/", 1)[-1]]
+        if any(fnmatch.fnmatchcase(c, body) for c in candidates):
+            return True
+        if pattern.endswith("/") and path.startswith(body + "/"):
+            return True
+    return False
+
+
+def test_what_the_examples_write_is_ignored_by_git() -> None:
+    """Running the documented examples in a checkout leaves nothing for `git status` to show."""
+    patterns = [line.strip() for line in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    written = set()
+    for example in EXAMPLES:
+        argv = list(example.argv)
+        written |= {argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg in ("--out", "--golden", "--standing")}
+        if argv[:2] == ["vectors", "export"]:
+            written.add(argv[2])
+        if argv[0] == "readings" and "--out" not in argv and "--list" not in argv:
+            written.add("readings/")
+        if argv[0] == "shrink":
+            written.add(argv[1].removesuffix(".itf.json") + ".shrunk.itf.json")
+    relative = sorted(w for w in written if not Path(w).is_absolute())
+    assert "report.html" in relative and "g.dot" in relative, relative
+    assert [w for w in relative if not _ignored(w, patterns)] == []
+    assert not _ignored("traces/golden/no_put_back.itf.json", patterns)  # the committed traces stay tracked
