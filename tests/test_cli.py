@@ -353,3 +353,9 @@ def test_the_ways_to_keep_states_give_one_report_and_do_not_combine(capsys):
     assert reports[0] == reports[1] == reports[2] and reports[0]["states"] == 2885
     code, _, err = run(capsys, "check", *SMALL, "--compact", "--fingerprint")
     assert code == 2 and "--compact and --fingerprint: choose one" in err
+
+
+def test_report_no_pairs_needs_readings(capsys, tmp_path):
+    code, _, err = run(capsys, "report", *SMALL, "--no-pairs", "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "--no-pairs applies to the readings section: add --readings" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "r.html").exists()

@@ -277,10 +277,13 @@ def _mutants(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     bounds = _bounds(args)
+    if args.no_pairs and not args.readings:
+        raise UsageError("--no-pairs applies to the readings section: add --readings")
     with Reporter("report", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
         matrix = _run_mutants(list(MUTANTS), reporter) if args.mutants else None
-        flips = flip_matrix(bounds, done=_counter(reporter.status("readings"))) if args.readings else None
+        flips = flip_matrix(bounds, pairs=not args.no_pairs, done=_counter(reporter.status("readings"))) \
+            if args.readings else None
     evidence: list[Evidence] = evidence_of(report)
     render_report = html_report if args.format == "html" else markdown_report
     _write(args.out, render_report(report, evidence, matrix, readings=flips))

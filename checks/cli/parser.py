@@ -312,6 +312,8 @@ def parser() -> argparse.ArgumentParser:
                      "include a readings section: each of the 32 ambiguities with its spec sentences, each reading in "
                      "one line with what it breaks, the shortest behaviour telling it apart, and the sentence the "
                      "rule would need")
+    rep.add_argument("--no-pairs", action="store_true",
+                     help="with --readings: check single changes only, not pairs (as pausecheck readings --no-pairs)")
 
     gr = _add(commands, "graph", "export the reachable state graph (DOT, GraphML or JSON) through networkx",
               "Write the graph of every reachable state (nodes: a one-line summary of the state; edges: the "

@@ -75,7 +75,10 @@ def ordered(evidence: list[Any]) -> list[Any]:
 def verdict_summary(report: Report) -> tuple[bool, list[str]]:
     """Whether the check passed, and why, as sentences (one per problem, or one saying all is well)."""
     if report.exit_code == 0:
-        return True, ["every property holds, every witness was found, and the search was complete"]
+        accepted = len(report.unexercised)
+        return True, ["every property holds, every witness was found, and the search was complete"] + (
+            [f"{accepted} properties cannot be exercised at these bounds and were accepted (--accept-unexercised); "
+             "the property table names the bound each needs"] if accepted else [])
     why = []
     for p in report.properties:
         if p.status == "VIOLATED":
