@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..mutants import WITNESS_LOST
-from .text import STYLES, plain_table, plural
+from .text import STYLES, plural
 
 __all__ = ["print_matrix", "print_mutants", "FEW"]
 
@@ -78,7 +78,13 @@ def _print_totals(out: Console, matrix: Any) -> None:
 
 
 def _grid(matrix: Any, columns: list[str], targets: dict[str, str | None]) -> Table:
-    table = plain_table("mutant", *(f"P{i}" for i in range(1, len(columns) + 1)), "")
+    """The grid: a mutant's name never split (its column does not fold), an equivalence reason given
+    below the grid instead of wrapped into a tall cell."""
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
+    table.add_column("mutant", no_wrap=True)
+    for i in range(1, len(columns) + 1):
+        table.add_column(f"P{i}", no_wrap=True)
+    table.add_column("", no_wrap=True)
     for m in matrix.mutants:
         cells: list[Text | str] = [m.name]
         for name in columns:
@@ -87,7 +93,7 @@ def _grid(matrix: Any, columns: list[str], targets: dict[str, str | None]) -> Ta
             cells.append(Text(".", style="dim") if steps is None else Text(f"{steps}{star}", style="green"))
         lost = [name for name in m.killed_by if name.startswith(WITNESS_LOST)]
         if m.equivalent:
-            cells.append(Text("equivalent: " + m.reason, style="cyan"))
+            cells.append(Text("equivalent (why: below)", style="cyan"))
         elif lost:
             cells.append(Text("killed: " + ", ".join(lost), style="green"))
         else:
@@ -108,6 +114,9 @@ def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, e
     out.print("shortest counterexample (steps) per mutant and property; '.' = not killed, * = its target",
               markup=False)
     out.print(_grid(matrix, columns, targets))
+    for m in matrix.mutants:
+        if m.equivalent:
+            out.print(Text.assemble(f"{m.name}: ", ("equivalent", "cyan"), f": {m.reason}"))
     out.print()
     out.print("what each property adds" + ("" if every_mutant else " (among the mutants run)") + ":")
     if len(matrix.mutants) == 1:
