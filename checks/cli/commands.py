@@ -41,7 +41,7 @@ from .consistency import consistency_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
 from .prove import engines_command, prove_command
 from .readings import counter as _counter
-from .readings import readings_command
+from .readings import first_searches, readings_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
@@ -282,7 +282,8 @@ def _report(args: argparse.Namespace) -> int:
     with Reporter("report", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
         matrix = _run_mutants(list(MUTANTS), reporter) if args.mutants else None
-        flips = flip_matrix(bounds, pairs=not args.no_pairs, done=_counter(reporter.status("readings"))) \
+        flips = flip_matrix(bounds, pairs=not args.no_pairs,
+                            done=_counter(reporter.status("readings"), first_searches(bounds))) \
             if args.readings else None
     evidence: list[Evidence] = evidence_of(report)
     render_report = html_report if args.format == "html" else markdown_report
