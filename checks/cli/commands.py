@@ -16,6 +16,7 @@ from typing import Any
 from pausecheck.model import BOUND_HELP, MODEL_VERSION, BoundError, Bounds, Machine, reading_named
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.itf import TraceError, dumps, load_trace
+from pausecheck.traces.python import reproduction
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions, replay
 
@@ -143,7 +144,7 @@ def _check(args: argparse.Namespace) -> int:
         print(json.dumps(check_json(report, paths), sort_keys=True, indent=2))
         return report.exit_code
     renders = [render(e.document, f"pausecheck replay {paths[e.name]}" if e.name in paths else e.command)
-               for e in evidence if e.counterexample]
+               + reproduction(e.document) for e in evidence if e.counterexample]
     where = f"{args.out}/ ({len(paths)} files)" if args.out else None
     out = console(color=not args.no_color)
     print_check(out, report, renders, command_line(bounds, args.reading, _options(args)), where, verbose=args.verbose)
@@ -226,7 +227,7 @@ def _shrink(args: argparse.Namespace) -> int:
                           description=DEADLOCK_DOC if prop is None else prop.doc,
                           command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))
     _write(out, dumps(shrunk))
-    sys.stdout.write(render(shrunk, f"pausecheck replay {out}"))
+    sys.stdout.write(render(shrunk, f"pausecheck replay {out}") + reproduction(shrunk))
     print(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
     return 0
 
