@@ -31,6 +31,8 @@ from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.symbolic import consistency
 from pausecheck.model import BOUND_HELP
 
+from .samples import mismatch, samples
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -158,6 +160,8 @@ def examples() -> list[Example]:
 
 
 EXAMPLES = examples()
+# The sample outputs of README.md, by the arguments of the command that prints them.
+README_SAMPLES = {tuple(PLACEHOLDERS.get(w, w) for w in s.argv): s for s in samples(README, ROOT)}
 
 
 def test_the_examples_are_found() -> None:
@@ -260,6 +264,10 @@ def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys
     assert code == example.exit, (f"`pausecheck {example.id}` ({example.where}) exits {code}, its text says "
                                   f"{example.exit}: {example.says}\n{out[-1500:]}")
     _promises(example, argv, out, tmp_path)
+    sample = README_SAMPLES.get(example.argv)
+    if sample is not None:  # what README.md shows the command printing, it prints
+        why = mismatch(sample.lines, out)
+        assert why is None, f"{sample.where}: the sample output of `pausecheck {example.id}` is stale: {why}"
 
 
 def _ignored(path: str, patterns: list[str]) -> bool:
