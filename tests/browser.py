@@ -94,6 +94,12 @@ class Browser:
                                f"{reply['exceptionDetails'].get('exception', {}).get('description', '')}")
         return reply["result"].get("value")
 
+    def set_files(self, selector: str, paths: list[str]) -> None:
+        """Choose files in the `<input type=file>` matching a CSS selector, as a user would."""
+        root = self._command("DOM.getDocument")["root"]["nodeId"]
+        node = self._command("DOM.querySelector", nodeId=root, selector=selector)["nodeId"]
+        self._command("DOM.setFileInputFiles", files=paths, nodeId=node)
+
     def wait_for(self, expression: str, timeout: float | None = None) -> Any:
         """Evaluate `expression` until it is truthy (the page updates asynchronously); its value."""
         deadline = time.monotonic() + (timeout or self.timeout)

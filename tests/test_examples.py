@@ -20,6 +20,7 @@ import re
 import shlex
 import shutil
 from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -258,6 +259,11 @@ def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys
         return kill_matrix(mutants, bounds, progress, searching, **options)
 
     monkeypatch.setattr(commands, "kill_matrix", shared_kill_matrix)
+
+    def ctrl_c(self: Any, *args: Any) -> None:
+        raise KeyboardInterrupt  # `explore` serves until Ctrl-C: here it is pressed as soon as it serves
+
+    monkeypatch.setattr(ThreadingHTTPServer, "serve_forever", ctrl_c)
     monkeypatch.setenv("NO_COLOR", "1")
     argv = _prepare(example.argv, tmp_path)
     code, out = _run(capsys, argv)

@@ -39,6 +39,7 @@ from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check
 from ..shrink import shrink
 from .consistency import consistency_command
+from .explore import explore_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
 from .prove import engines_command, prove_command
 from .readings import counter as _counter
@@ -349,10 +350,15 @@ def _vectors(args: argparse.Namespace) -> int:
     return vectors_command(args, _bounds(args), UsageError, _write)
 
 
+def _explore(args: argparse.Namespace) -> int:
+    return explore_command(args, _bounds(args), UsageError)
+
+
 def _validate(args: argparse.Namespace) -> int:
     return validate_command(args, UsageError, _write)
 
 
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
             "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors,
-            "fuzz": _fuzz, "readings": _readings, "prove": _prove, "consistency": _consistency}
+            "fuzz": _fuzz, "readings": _readings, "prove": _prove, "consistency": _consistency,
+            "explore": _explore}

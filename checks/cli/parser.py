@@ -43,6 +43,12 @@ examples:
 exit: 0 every trigger the bounds allow occurs in a behaviour that keeps every clause (clashes and dependencies
 are findings about the rules, not failures); 1 some trigger occurs in none (a clause is vacuous or the clauses
 contradict each other); 2 usage error (a fault flag: faults are not encoded symbolically)."""
+EPILOG_EXPLORE = """\
+examples:
+  pausecheck explore --calls 1 --pauses 1     the model at small bounds, from its initial state
+  pausecheck explore --trace traces/golden/no_put_back.itf.json
+                                              step through a counterexample (on its mutant)
+exit: 0 stopped with Ctrl-C; 2 usage error (a bad trace, a port in use)."""
 EPILOG_PROVE = """\
 examples:
   pausecheck prove --bmc 12             every property on every behaviour of up to 12 steps (~15 s; to
@@ -314,6 +320,24 @@ def parser() -> argparse.ArgumentParser:
                      "rule would need")
     rep.add_argument("--no-pairs", action="store_true",
                      help="with --readings: check single changes only, not pairs (as pausecheck readings --no-pairs)")
+
+    ex = _add(commands, "explore", "walk the state space by hand in a browser (a local page, no network)",
+              "Serve a page on 127.0.0.1 that shows one state of the model at a time: its fields, what the last "
+              "step changed, the enabled actions with the clauses each enacts (click one to take it), the "
+              "properties that hold, break or are witnessed there, the path so far as steps and as a sequence "
+              "diagram; back and forward; load an ITF trace and step through it; copy the path as ITF.",
+              EPILOG_EXPLORE)
+    group = ex.add_argument_group("bounds (every field of the search configuration)")
+    for name, (minimum, meaning) in BOUND_HELP.items():
+        default = getattr(DEFAULT_BOUNDS, name)
+        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
+                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    ex.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
+                    help="how each ambiguity of the spec is read (as for check)")
+    ex.add_argument("--mutant", metavar="NAME", help="walk a mutant's model instead (pausecheck mutants --list)")
+    ex.add_argument("--trace", type=Path, metavar="FILE",
+                    help="start with this ITF trace loaded, on the machine it was made on: step through it")
+    ex.add_argument("--port", type=int, default=0, metavar="N", help="the port on 127.0.0.1 (default 0: any free one)")
 
     gr = _add(commands, "graph", "export the reachable state graph (DOT, GraphML or JSON) through networkx",
               "Write the graph of every reachable state (nodes: a one-line summary of the state; edges: the "
