@@ -21,10 +21,9 @@ from pausecheck.traces.render import changes, flat_view
 from pausecheck.traces.replay import decode_actions
 
 from ..evidence import machine_for
-from ..mutants import mutant_named, mutate
 from ..report.sequence import sequence_svg
 
-__all__ = ["ViewError", "view", "itf_of", "load_document", "machine_json", "MAX_STEPS"]
+__all__ = ["ViewError", "view", "itf_of", "load_document", "machine_json", "encode", "MAX_STEPS"]
 
 MAX_STEPS = 10_000  # a path longer than this is refused: no bounded behaviour of ours comes near it
 
@@ -127,11 +126,6 @@ def load_document(text: str) -> tuple[Machine, str | None, list[dict[str, Any]]]
         os.unlink(path)
     _walk(machine, actions)
     return machine, meta.get("mutant"), actions
-
-
-def machine_named(machine: Machine, mutant: str | None) -> Machine:
-    """The machine with a mutant applied (by name), or as it is."""
-    return machine if mutant is None else mutate(machine, mutant_named(mutant))
 
 
 def encode(value: Any) -> bytes:
