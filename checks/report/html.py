@@ -52,6 +52,7 @@ details summary { cursor: pointer; color: #0d47a1; }
 table.matrix { width: auto; font-size: 12px; } table.matrix th, table.matrix td { padding: .15em .3em; }
 table.matrix td:nth-child(2) { min-width: 5em; } table.matrix td:last-child { max-width: 16em; }
 table.matrix abbr { text-decoration: none; cursor: help; } table.matrix code { font-size: 12px; }
+table.matrix .num { white-space: nowrap; } table.matrix td:first-child code { overflow-wrap: normal; }
 ol.legend { columns: 4 14em; font-size: 13px; padding-left: 0; list-style: none; }
 td, li, p, code { overflow-wrap: anywhere; }
 @media print {
