@@ -55,8 +55,9 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
     )
     from ..symbolic.readings import encoded_readings
 
-    say(f"pausecheck consistency: the clauses as constraints over bounded behaviours, under the conformant "
-        f"reading or any single-switch reading encoded symbolically; bounds {bounds.as_dict()}")
+    say("pausecheck consistency: the clauses as constraints over bounded behaviours, under the conformant "
+        "reading or any single-switch reading encoded symbolically; bounds "
+        + " ".join(f"{k.replace('_', '-')}={v}" for k, v in bounds.as_dict().items()))
     report: dict[str, Any] = {"bounds": bounds.as_dict()}
     code = 0
     if "satisfiable" in parts:
