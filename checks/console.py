@@ -69,6 +69,7 @@ class Reporter:
         self._started = time.monotonic()
         self._next_line = self._started + QUIET_SECONDS
         self._news: tuple[str, str] | None = None  # the last (label, detail) shown, repeated by the heartbeat
+        self._last_line = self._started  # when the last line was written (or the reporter began)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._heart: threading.Thread | None = None
@@ -100,9 +101,10 @@ class Reporter:
             self.beat()
 
     def beat(self) -> None:
-        """Off a terminal: the last news again if no line was written for QUIET_SECONDS (the heartbeat
-        calls this while a long step is silent)."""
-        if self._news is not None:
+        """Off a terminal: the last news again if no line was written for QUIET_SECONDS, and at least a
+        second (the heartbeat calls this while a long step is silent; news itself is never repeated
+        sooner, whatever QUIET_SECONDS is)."""
+        if self._news is not None and time.monotonic() - self._last_line >= max(QUIET_SECONDS, 1.0):
             self._line(*self._news)
 
     def _line(self, label: str, detail: str) -> None:
@@ -111,7 +113,7 @@ class Reporter:
             now = time.monotonic()
             if now < self._next_line:
                 return
-            self._next_line = now + QUIET_SECONDS
+            self._next_line, self._last_line = now + QUIET_SECONDS, now
             try:
                 self.stream.write(f"pausecheck {self.command}: {label}: {detail} ({now - self._started:.0f} s)\n")
                 self.stream.flush()

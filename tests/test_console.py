@@ -97,7 +97,9 @@ def test_off_a_terminal_a_silent_step_still_gets_a_line(monkeypatch):
         assert reporter._heart is not None and reporter._heart.daemon  # a thread beats off a terminal
         assert stream.getvalue() == ""  # too soon
         monkeypatch.setattr(console_module, "QUIET_SECONDS", 0.0)
-        reporter._next_line = 0.0  # as if QUIET_SECONDS had passed in silence
+        reporter.beat()
+        assert stream.getvalue() == ""  # the heartbeat waits a second at least, whatever QUIET_SECONDS is
+        reporter._next_line = reporter._last_line = 0.0  # as if a long time had passed in silence
         reporter.beat()
     assert reporter._heart is not None and not reporter._heart.is_alive()  # stopped with the reporter
     line = stream.getvalue().splitlines()[0]
