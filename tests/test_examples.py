@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 from pausecheck.checks.cli import commands, main
+from pausecheck.checks.cli import readings as cli_readings
 from pausecheck.checks.cli.parser import parser
 from pausecheck.checks.killmatrix import kill_matrix
 from pausecheck.checks.mutants import MUTANTS
@@ -245,9 +246,11 @@ def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
                                      for e in EXAMPLES])
 def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
-                                        shared_check: Any, shared_clashes: Any) -> None:
+                                        shared_check: Any, shared_clashes: Any, shared_flips: Any) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(commands, "check", shared_check)
+    monkeypatch.setattr(commands, "flip_matrix", shared_flips)
+    monkeypatch.setattr(cli_readings, "flip_matrix", shared_flips)
     monkeypatch.setattr(consistency, "clashes", shared_clashes)
 
     def shared_kill_matrix(mutants: Any, bounds: Any = None, progress: Any = None, searching: Any = None,
