@@ -106,3 +106,29 @@ def test_the_page_walks_the_model(served: str, tmp_path: Path) -> None:
         assert browser.evaluate("document.documentElement.scrollWidth") <= 1400
         origins = browser.evaluate("performance.getEntriesByType('resource').map(r => new URL(r.name).origin)")
         assert origins and set(origins) == {served.rstrip("/")}  # nothing fetched but from the explorer
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["explore", "--trace", "/nonexistent/trace.itf.json"], "no such file"),
+    (["explore", "--mutant", "nosuch"], "unknown mutant 'nosuch' (pausecheck mutants --list"),
+    (["explore", "--port", "70000"], "--port must be from 0 (any free port) to 65535"),
+    (["explore", "--calls", "0"], "bound calls=0"),
+])
+def test_explore_refuses_bad_input_in_one_line(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from pausecheck.checks.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_trace_the_page_loads_is_checked_like_a_file() -> None:
+    explorer = Explorer(Machine(SMALL))
+    with pytest.raises(ViewError, match="not JSON"):
+        explorer.answer("load", {"text": "{"})
+    text = GOLDEN.read_text(encoding="utf-8")
+    answer = explorer.answer("load", {"text": text})
+    assert answer["machine"]["mutant"] == "no_put_back" and len(answer["actions"]) == 9
+    assert explorer.answer("view", {"actions": answer["actions"]})["machine"]["mutant"] == "no_put_back"
+    with pytest.raises(ViewError, match="no such question"):
+        explorer.answer("nosuch", {})
