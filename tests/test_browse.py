@@ -132,3 +132,20 @@ def test_a_trace_the_page_loads_is_checked_like_a_file() -> None:
     assert explorer.answer("view", {"actions": answer["actions"]})["machine"]["mutant"] == "no_put_back"
     with pytest.raises(ViewError, match="no such question"):
         explorer.answer("nosuch", {})
+
+
+def test_the_server_answers_in_json_and_serves_nothing_else(served: str) -> None:
+    import urllib.error
+    import urllib.request
+
+    from pausecheck.checks.browse.page import PAGE
+
+    assert "http:" not in PAGE and "https:" not in PAGE and "//" not in PAGE.split("<script>")[0]
+    with urllib.request.urlopen(served) as response:
+        assert response.headers["Content-Security-Policy"].startswith("default-src 'self'")
+        assert response.read().decode("utf-8") == PAGE
+    for url, body in ((served + "nothing", None), (served + "api/view", b"not json"),
+                      (served + "api/view", b'{"actions": [{"kind": "fly"}]}')):
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(urllib.request.Request(url, data=body))
+        assert caught.value.code in (400, 404) and "error" in json.loads(caught.value.read())
