@@ -23,6 +23,7 @@ __all__ = ["console", "Reporter", "PIPE_WIDTH", "QUIET_SECONDS", "left"]
 
 PIPE_WIDTH = 160  # the width of tables written to a file or a pipe, so logs do not depend on $COLUMNS
 QUIET_SECONDS = 5.0  # off a terminal: at most one progress line this often
+HEARTBEAT_TICK = 0.25  # seconds between the heartbeat's looks at whether a line is due
 
 
 class _Trimmed:
@@ -97,7 +98,7 @@ class Reporter:
             self._bar.stop()
 
     def _heartbeat(self) -> None:
-        while not self._stop.wait(max(QUIET_SECONDS, 1.0) / 2):
+        while not self._stop.wait(HEARTBEAT_TICK):  # a line is due at most a tick after QUIET_SECONDS
             self.beat()
 
     def beat(self) -> None:
