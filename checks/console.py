@@ -2,13 +2,16 @@
 
 On a terminal, rich draws a live progress line (states, states/s, depth, elapsed) on stderr and
 colours verdicts on stdout; tables fit the width. When stderr is not a terminal (CI, logs, pipes),
-progress is one plain line every few seconds on stderr and nothing else. Colour is off when
+progress is one plain line every QUIET_SECONDS on stderr and nothing else (never a carriage return):
+a heartbeat thread repeats the last news while one long step (a z3 query, a liveness pass) gives none,
+so a log shows the command is alive, with the totals known and, where parts are counted, an estimate. Colour is off when
 `NO_COLOR` is set (rich reads it), with `--no-color`, and whenever the stream is not a terminal.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import TextIO
@@ -16,10 +19,11 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-__all__ = ["console", "Reporter", "PIPE_WIDTH", "QUIET_SECONDS"]
+__all__ = ["console", "Reporter", "PIPE_WIDTH", "QUIET_SECONDS", "left"]
 
 PIPE_WIDTH = 160  # the width of tables written to a file or a pipe, so logs do not depend on $COLUMNS
 QUIET_SECONDS = 5.0  # off a terminal: at most one progress line this often
+HEARTBEAT_TICK = 0.25  # seconds between the heartbeat's looks at whether a line is due
 
 
 class _Trimmed:
@@ -65,6 +69,11 @@ class Reporter:
         self._task: TaskID | None = None
         self._started = time.monotonic()
         self._next_line = self._started + QUIET_SECONDS
+        self._news: tuple[str, str] | None = None  # the last (label, detail) shown, repeated by the heartbeat
+        self._last_line = self._started  # when the last line was written (or the reporter began)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._heart: threading.Thread | None = None
         if self.live:
             self._bar = Progress(
                 SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(bar_width=24),
@@ -75,15 +84,47 @@ class Reporter:
     def __enter__(self) -> Reporter:
         if self._bar is not None:
             self._bar.start()
+        else:
+            self._heart = threading.Thread(target=self._heartbeat, name=f"pausecheck {self.command} progress",
+                                           daemon=True)
+            self._heart.start()
         return self
 
     def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        if self._heart is not None:
+            self._heart.join()
         if self._bar is not None:
             self._bar.stop()
 
-    def _begin(self, label: str, total: float | None) -> None:
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(HEARTBEAT_TICK):  # a line is due at most a tick after QUIET_SECONDS
+            self.beat()
+
+    def beat(self) -> None:
+        """Off a terminal: the last news again if no line was written for QUIET_SECONDS, and at least a
+        second (the heartbeat calls this while a long step is silent; news itself is never repeated
+        sooner, whatever QUIET_SECONDS is)."""
+        if self._news is not None and time.monotonic() - self._last_line >= max(QUIET_SECONDS, 1.0):
+            self._line(*self._news)
+
+    def _line(self, label: str, detail: str) -> None:
+        """One plain progress line, unless one was written less than QUIET_SECONDS ago."""
+        with self._lock:
+            now = time.monotonic()
+            if now < self._next_line:
+                return
+            self._next_line, self._last_line = now + QUIET_SECONDS, now
+            try:
+                self.stream.write(f"pausecheck {self.command}: {label}: {detail} ({now - self._started:.0f} s)\n")
+                self.stream.flush()
+            except (OSError, ValueError):  # stderr gone: progress is not worth failing for
+                self._stop.set()
+
+    def _begin(self, label: str, total: float | None, detail: str = "started") -> None:
         self._started = time.monotonic()
         self._next_line = self._started + QUIET_SECONDS
+        self._news = (label, detail)
         if self._bar is not None:
             if self._task is not None:
                 self._bar.remove_task(self._task)
@@ -93,17 +134,31 @@ class Reporter:
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, detail=detail, completed=completed)
             return
-        now = time.monotonic()
-        if now >= self._next_line:
-            self._next_line = now + QUIET_SECONDS
-            self.stream.write(f"pausecheck {self.command}: {label}: {detail} ({now - self._started:.0f} s)\n")
-            self.stream.flush()
+        self._news = (label, detail)
+        self._line(label, detail)
+
+    def count(self, label: str, total: int | None, unit: str = "done", *, estimate: bool = True) -> Callable[..., None]:
+        """A callback for work in `total` parts (None: not known), called as each ends with how many are
+        done and, optionally, what ended and a note: "3/16 done, last A-T6, about 40 s left". Without
+        `estimate` (parts of growing cost, such as the depths of bounded model checking) no time is guessed."""
+        self._begin(label, total, f"0/{total} {unit}" if total else "started")
+        started = self._started
+
+        def done(finished: int, last: str = "", note: str = "") -> None:
+            words = f"{finished}/{total} {unit}" if total else f"{finished} {unit}"
+            words += (f", last {last}" if last else "") + (f", {note}" if note else "")
+            words += left(finished, total, time.monotonic() - started) if estimate else ""
+            self._show(label, words, completed=finished)
+
+        return done
 
     def batch(self, label: str, total: int) -> Callable[[int, int, str], None]:
         """A callback for `total` named parts running at once, called as each ends (finished, total, name)."""
-        self._begin(label, total)
-        return lambda finished, total, name: self._show(label, f"{finished}/{total} done, last {name}",
-                                                        completed=finished)
+        self._begin(label, total, f"0/{total} done")
+        started = self._started
+        return lambda finished, total, name: self._show(
+            label, f"{finished}/{total} done, last {name}" + left(finished, total, time.monotonic() - started),
+            completed=finished)
 
     def status(self, label: str) -> Callable[[str], None]:
         """A callback that shows a free-form detail (counts so far) for one long step."""
@@ -135,3 +190,12 @@ class Reporter:
             self._show(label, f"{part[0]}: {states:,} states, depth {depth}")
 
         return start, inside
+
+
+def left(done: int, total: int | None, seconds: float) -> str:
+    """An estimate of the time left from the parts done so far (", about 40 s left"), or "" when none
+    can be made yet (nothing done, no total)."""
+    if not total or done <= 0 or done >= total:
+        return ""
+    remaining = seconds / done * (total - done)
+    return f", about {remaining:.0f} s left" if remaining < 120 else f", about {remaining / 60:.0f} min left"

@@ -50,21 +50,46 @@ def _refs(refs: tuple[int, ...]) -> str:
 
 
 def summary(state: State) -> str:
-    """A one-line account of a state: each execution, each segment in flight, the warnings."""
-    parts = []
-    for e in state.executions:
-        words = [e.id, e.status] + [f"{a.call}:{a.status}" for a in e.attempts]
-        words += [f"q{q.id} {q.status}" + (f" x{q.observations + 1}" if q.observations else "") for q in e.questions]
-        words += [f"held[{_refs(e.held)}]"] if e.held else []
-        words += [f"msgs[{' '.join(f'[{_refs(m)}]' for m in e.messages)}]"] if e.messages else []
-        words += [f"unhandled {e.unhandled}"] if e.unhandled else []
-        words += [f"wb-failed {e.write_failures}"] if e.write_failures else []
-        parts.append(" ".join(words))
-    for s in state.segments:
-        parts.append(f"seg {s.execution} [{_refs(s.collected)}]" + (" write-failed" if s.write_failed else ""))
+    """A one-line account of a state: each execution, each segment in flight, the warnings, the
+    artifacts produced and the faults so far. Distinct states get distinct lines (tests/test_graph.py),
+    so that no two boxes of a picture look alike."""
+    parts = [_execution(e) for e in state.executions] + [_segment(s) for s in state.segments]
     if state.warnings:
         parts.append("warn " + " ".join(f"{w.execution}:{ref_name(w.ref)}" for w in state.warnings))
+    if state.artifacts:
+        parts.append("made " + " ".join(f"{ref_name(i)}@{a.execution}" + (f"/{a.call}" if a.call else "")
+                                         for i, a in enumerate(state.artifacts, 1)))
+    faults = [f"{n} {name}" for name, n in (("write failures", state.write_failures), ("crashes", state.crashes),
+                                            ("races", state.races)) if n]
+    faults += [f"lost in crash[{_refs(state.crashed)}]"] if state.crashed else []
+    faults += ["new turns in " + " ".join(f"s{n}" for n in state.new_turns)] if state.new_turns else []
+    if faults:
+        parts.append(", ".join(faults))
     return "; ".join(parts) or "no executions"
+
+
+def _execution(e: Any) -> str:
+    name = e.id if e.session == 1 else f"{e.id}@s{e.session}"
+    words = [name, e.status] + [f"{a.call}:{a.status}" for a in e.attempts]
+    words += [f"q{q.id} {q.status}" + (f" x{q.observations + 1}" if q.observations else "") for q in e.questions]
+    words += [f"held[{_refs(e.held)}]"] if e.held else []
+    words += [f"msgs[{' '.join(f'[{_refs(m)}]' for m in e.messages)}]"] if e.messages else []
+    words += [f"unhandled {e.unhandled}"] if e.unhandled else []
+    words += [f"wb-failed {e.write_failures}"] if e.write_failures else []
+    words += [f"calls {e.calls}"] if e.calls != len({a.call for a in e.attempts}) else []
+    if e.node_failures:
+        words.append("nodes " + " ".join("routed" if routed else "unrouted" for routed in e.node_failures))
+    return " ".join(words)
+
+
+def _segment(s: Any) -> str:
+    words = [f"seg {s.execution} [{_refs(s.collected)}]", f"{s.calls} fresh"]
+    words += [] if s.phase == "working" else [s.phase]
+    words += [f"taken[{_refs(s.taken)}]"] if s.taken else []
+    words += ["final"] if s.final else []
+    words += [f"closing {s.closing}"] if s.closing else []
+    words += ["write-failed"] if s.write_failed else []
+    return " ".join(words)
 
 
 def _add_node(graph: networkx.DiGraph, node: str, machine: Machine, state: State, depth: int) -> None:

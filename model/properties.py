@@ -49,6 +49,29 @@ def _names(refs: Any) -> str:
     return ", ".join(ref_name(r) for r in refs)
 
 
+def _listed(refs: Any) -> str:
+    """Artifact refs in plain words: "a1, a2", or "nothing"."""
+    return _names(refs) or "nothing"
+
+
+def _statuses(trail: Any) -> str:
+    """Attempt statuses in plain words, oldest first: "interrupted, then cancelled"."""
+    return ", then ".join(trail) or "none"
+
+
+def _messages(messages: Any) -> str:
+    """Assistant messages in plain words: "no message", "1 message (a1)", "2 messages (a1; no artifact)"."""
+    if not messages:
+        return "no message"
+    each = "; ".join(_names(m) or "no artifact" for m in messages)
+    return f"{len(messages)} message{'s' if len(messages) > 1 else ''} ({each})"
+
+
+def _questions(ids: Any) -> str:
+    """Question ids in plain words: "q1 and q2"."""
+    return " and ".join(f"q{i}" for i in ids) or "none"
+
+
 def _places(state: State) -> dict[int, list[str]]:
     """Where each artifact ref is now: collected by a segment, held, on a message, dropped."""
     places: dict[int, list[str]] = {r: [] for r in range(1, len(state.artifacts) + 1)}
@@ -193,14 +216,14 @@ def _finished_holds_nothing(e: Execution, ctx: Context) -> str | None:
 def _merge_order(e: Execution, ctx: Context) -> str | None:
     for i, message in enumerate(e.messages, 1):
         if any(a >= b for a, b in zip(message, message[1:], strict=False)):
-            return f"message {i} of {e.id} lists [{_names(message)}], not in arrival order"
+            return f"message {i} of {e.id} lists {_listed(message)}, not in arrival order"
     return None
 
 
 def _held_bounded(e: Execution, ctx: Context) -> str | None:
     bound = ctx.bounds.held_bound
     if len(e.held) > bound:
-        return f"{e.id} holds {len(e.held)} artifacts [{_names(e.held)}], over the bound {bound}"
+        return f"{e.id} holds {len(e.held)} artifacts {_listed(e.held)}, over the bound {bound}"
     return None
 
 
@@ -314,7 +337,7 @@ def _one_question_per_pause(pre: State, action: Any, post: State, ctx: Context) 
         old = tuple(q.id for q in before)
         kept = tuple(q.id for q in e.questions[:len(old)])
         if kept != old:
-            return f"{e.id} replaced its question(s) {list(old)} by {list(kept)} ({action}): the same " \
+            return f"{e.id} replaced its question(s) {_questions(old)} by {_questions(kept)} ({action}): the same " \
                    "interrupt keeps its one question"
         raised, expected = len(e.questions) - len(old), 1 if e.id == pausing else 0
         if raised != expected:
@@ -328,8 +351,8 @@ def _messages_only_from_write_back(pre: State, action: Any, post: State, ctx: Co
     for a, e in _changed(pre, post):
         before = () if a is None else a.messages
         if e.id != writer and e.messages is not before and e.messages != before:
-            return f"{e.id}'s messages changed from {before} to {e.messages} on a step " \
-                   f"that is no write-back ({action})"
+            return f"{e.id}'s assistant messages went from {_messages(before)} to {_messages(e.messages)} on a " \
+                   f"step that is no write-back ({action})"
     return None
 
 
@@ -356,7 +379,8 @@ def _trail_never_relabelled(pre: State, action: Any, post: State, ctx: Context) 
             answered = answered or (closed and type(action) is Expire) or (
                 closed and type(action) is CloseSuperseded and find_segment(pre, action.execution).closing == old.call)
             if not (own or answered):
-                return f"attempt {i} of {e.id} ({old.call}) was relabelled {old.status} -> {new.status} by: {action}"
+                return f"attempt {i} of {e.id} ({old.call}) was relabelled from {old.status} to {new.status} " \
+                       f"by: {action}"
         if len(later.attempts) < len(e.attempts):
             return f"{e.id} lost attempt records on: {action}"
     return None
@@ -389,22 +413,22 @@ def _write_back_delivers(pre: State, action: Any, post: State, ctx: Context) -> 
         read = find_segment(post, action.execution)
         left = before.held if read.phase == READ else ()  # a split take clears in a later step
         if read.taken != before.held or after.held != left:
-            return f"the write-back of {action.execution} took [{_names(read.taken)}] of the held list " \
-                   f"[{_names(before.held)}], leaving [{_names(after.held)}]"
+            return f"the write-back of {action.execution} took {_listed(read.taken)} of the held list " \
+                   f"{_listed(before.held)}, leaving {_listed(after.held)}"
         return None
     if type(action) is ClearHeld:
         left = tuple(r for r in before.held if r not in segment.taken)
         if after.held != left:
-            return f"clearing what the write-back of {action.execution} read ([{_names(segment.taken)}]) left " \
-                   f"[{_names(after.held)}] of [{_names(before.held)}], expected [{_names(left)}]"
+            return f"clearing what the write-back of {action.execution} read ({_listed(segment.taken)}) left " \
+                   f"{_listed(after.held)} of {_listed(before.held)}, expected {_listed(left)}"
         return None
     if not action.ok:
         return None
     expected = segment.taken + segment.collected
     written = after.messages[len(before.messages):]
     if len(written) != 1 or written[0] != expected:
-        got = "; ".join(f"[{_names(m)}]" for m in written) or "no message"
-        return f"the write-back of {action.execution} wrote {got}, expected [{_names(expected)}] (what it took first)"
+        got = _messages(written)
+        return f"the write-back of {action.execution} wrote {got}, expected {_listed(expected)} (what it took first)"
     return None
 
 
@@ -419,8 +443,8 @@ def _failed_write_back_restores(pre: State, action: Any, post: State, ctx: Conte
         return None
     if type(action) is PutBack:
         if after.held != segment.taken + before.held:
-            return f"the failed write-back of {action.execution} put back [{_names(after.held)}], expected " \
-                   f"[{_names(segment.taken + before.held)}] (what it took, in front)"
+            return f"the failed write-back of {action.execution} put back {_listed(after.held)}, expected " \
+                   f"{_listed(segment.taken + before.held)} (what it took, in front)"
         return None
     if segment.taken:
         return f"the failed write-back of {action.execution} reported failure without putting back " \
@@ -456,7 +480,7 @@ def _drops_newest_with_warning(pre: State, action: Any, post: State, ctx: Contex
     bound = ctx.bounds.held_bound
     refs = [w.ref for w in new]
     if len(set(refs)) != len(refs):
-        return f"one drop raised several warnings: [{_names(refs)}]"
+        return f"one drop raised several warnings: {_listed(refs)}"
     for w in new:
         kept = find_execution(post, w.execution).held
         newer = [r for r in kept if r > w.ref]
@@ -472,7 +496,8 @@ def _resume_supersedes(pre: State, action: Any, post: State, ctx: Context) -> st
         call = find_segment(pre, action.execution).closing
         after = _trail(post, action.execution, call)
         if INTERRUPTED in after:
-            return f"closing the superseded attempt of {call} in {action.execution} left attempts {after}"
+            return f"closing the superseded attempt of {call} in {action.execution} left its attempts " \
+                   f"{_statuses(after)}"
         return None
     question = _answered(pre, action)
     if question is None or question.status != PENDING:
@@ -484,7 +509,8 @@ def _resume_supersedes(pre: State, action: Any, post: State, ctx: Context) -> st
     if action.approve and segment is not None and segment.closing == question.call:
         expected = before + [RUNNING]  # the resume is split: the superseded attempt is closed next
     if after != expected:
-        return f"answering resumed {question.call} of {action.execution} with attempts {after}, expected {expected}"
+        return f"answering resumed {question.call} of {action.execution} and left its attempts {_statuses(after)}, " \
+               f"where the rules want {_statuses(expected)}"
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pausecheck.checks.flips import flip_matrix
 from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.report import check
@@ -55,6 +56,25 @@ def matrix() -> KillMatrix:
     return kill_matrix(MUTANTS)
 
 
+_FLIPS: dict[str, Any] = {}
+
+
+def _shared_flips(bounds: Any, *, pairs: bool = True, done: Any = None, **options: Any) -> Any:
+    options = {name: value for name, value in options.items() if value is not None}  # jobs=None: the default
+    key = repr((bounds, pairs, sorted(options.items())))
+    if key not in _FLIPS:
+        _FLIPS[key] = flip_matrix(bounds, pairs=pairs, done=done, **options)
+    return _FLIPS[key]
+
+
+@pytest.fixture(scope="session")
+def shared_flips() -> Any:
+    """`flip_matrix`, run once per test session and distinct arguments (the progress callback aside):
+    patched in by the documented examples, two of which (`readings`, `report --readings`) ask for the
+    same one at small bounds."""
+    return _shared_flips
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that needs the whole kill matrix (every mutant explored, minutes) is `slow`; under
@@ -67,3 +87,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group("matrix"))
         elif item.name.startswith("test_each_clash_is") or (documented and "consistency --only clashes" in item.name):
             item.add_marker(pytest.mark.xdist_group("clashes"))
+        elif documented and "readings" in item.name and "--calls 1 --artifacts 1 --pauses 1 --no-pairs" in item.name:
+            item.add_marker(pytest.mark.xdist_group("readings"))  # one flip matrix for both (shared_flips)

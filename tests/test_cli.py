@@ -61,6 +61,15 @@ def test_default_check_holds_and_is_complete(default_json):
         assert c["properties"] or c["excused"], c
 
 
+def test_default_check_is_brief(capsys, shared_check, monkeypatch):
+    """At the defaults `pausecheck check` prints the verdict and counts within 40 lines (the search shared)."""
+    monkeypatch.setattr(commands, "check", shared_check)
+    code, out, _ = run(capsys, "check")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) <= 40 and lines[-1].startswith("[ok] every property holds"), out
+    assert "needs attention" not in out and "exercised when" not in out
+
+
 def test_isolation_is_judged_by_the_companion_search(default_json):
     companions = {c["name"]: c for c in default_json["companions"]}
     assert list(companions) == ["two sessions", "interim messages", "node failures"]
@@ -87,7 +96,7 @@ def test_every_default_trace_replays_at_its_own_bounds(default_out, default_json
 
 @pytest.mark.slow  # a second search at the default bounds; the small-bounds report covers the mechanism fast
 def test_no_companion_leaves_isolation_unexercised(capsys):
-    code, out, _ = run(capsys, "check", "--no-companion")
+    code, out, _ = run(capsys, "check", "--no-companion", "--verbose")
     assert code == 3 and "not exercised at these bounds: isolation needs --sessions 2 (or --turns 2)" in out
     assert re.search(r"\nT7\.2 .* not exercised ", out) and re.search(r"\nT7\.4 .* holds in part ", out)
     assert "[fail] not exercised at these bounds: 7 properties (listed above; --accept-unexercised" in out
@@ -103,10 +112,31 @@ def test_text_report_small_bounds(capsys):
     assert "clause" in out and "T7.10" in out and "searched" in out
     # these bounds cannot reach a failing write-back: not exercised, with the flag that would reach it
     assert code == 3  # nothing violated, not everything established
-    assert re.search(r"\nwrite_back_fails_with_held +sometimes +not exercised ", out)
+    assert re.search(r"\nwrite_back_fails_with_held +sometimes +not exercised +T7\.10 +needs --write-failures 1 "
+                     r"--calls 2\n", out)
     assert re.search(r"\nfailed_write_back_restores +transition +not exercised ", out)
-    assert "not exercised at these bounds: write_back_fails_with_held needs --write-failures 1 --calls 2" in out
     assert "[fail] not exercised at these bounds: " in out and "VACUOUS" not in out and "MISSING" not in out
+    assert "\napprove " not in out  # brief: a property that holds or is witnessed is only counted
+    code, out, _ = run(capsys, "check", *SMALL, "--verbose")
+    assert code == 3 and re.search(r"\napprove +sometimes +witnessed ", out)
+    assert "not exercised at these bounds: write_back_fails_with_held needs --write-failures 1 --calls 2" in out
+
+
+def test_brief_check_counts_and_points_at_verbose(capsys):
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised")
+    assert code == 0 and len(out.splitlines()) <= 40 + out.count("not exercised  ")
+    assert re.search(r"\nclauses: 35: .*\d+ hold\b", out) and "\nproperties: 46: " in out
+    assert "the clause and property tables: --verbose" in out
+    assert "exercised when" not in out  # the property table's heading: only with --verbose
+    code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--verbose")
+    assert code == 0 and "exercised when" in out and "--verbose" not in out
+
+
+def test_reproduce_line_keeps_the_limits(capsys):
+    code, out, _ = run(capsys, "check", *SMALL, "--max-states", "20", "--no-liveness")
+    assert code == 3
+    assert out.rstrip().splitlines()[-1].startswith("reproduce with: pausecheck check --calls 1 ")
+    assert out.rstrip().endswith("--max-states 20 --no-liveness --out out/")
     code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised")
     assert code == 0 and "[ok] every property holds and every witness was found; accepted as not exercised" in out
 
@@ -246,9 +276,12 @@ def test_mutants_list_names_and_describes_every_mutant(capsys):
 
 def test_mutants_only_reports_only_what_it_ran(capsys):
     code, out, _ = run(capsys, "mutants", "--only", "routed_failure_counted")  # its own small bounds: fast
-    assert code == 0 and "KILLS NOTHING" not in out and "1 mutants: 1 killed" in out
+    assert code == 0 and "KILLS NOTHING" not in out and "1 mutant: 1 killed" in out and "1 mutants" not in out
+    assert "routed_failure_counted: killed by " in out and "redundant" not in out
     assert "routed_failure_counted" in out and "take_keeps_held" not in out
     assert "no_double_delivery" not in out  # a property that killed nothing here is not a column
+    code, out, _ = run(capsys, "mutants", "--only", "routed_failure_counted", "--verbose")
+    assert code == 0 and "P1 " in out and "redundancy is not judged from one mutant" in out and "redundant " not in out
 
 
 def test_unknown_mutant_points_at_the_list(capsys):
@@ -320,3 +353,9 @@ def test_the_ways_to_keep_states_give_one_report_and_do_not_combine(capsys):
     assert reports[0] == reports[1] == reports[2] and reports[0]["states"] == 2885
     code, _, err = run(capsys, "check", *SMALL, "--compact", "--fingerprint")
     assert code == 2 and "--compact and --fingerprint: choose one" in err
+
+
+def test_report_no_pairs_needs_readings(capsys, tmp_path):
+    code, _, err = run(capsys, "report", *SMALL, "--no-pairs", "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "--no-pairs applies to the readings section: add --readings" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "r.html").exists()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import re
+import sys
+from pathlib import Path
 
 from pausecheck.checks import console as console_module
 from pausecheck.checks.console import PIPE_WIDTH, Reporter, console
@@ -84,3 +86,53 @@ def test_no_color_flag_and_environment(monkeypatch):
 
 def test_pipe_width_is_fixed():
     assert console(io.StringIO()).width == PIPE_WIDTH
+
+
+def test_off_a_terminal_a_silent_step_still_gets_a_line(monkeypatch):
+    """The heartbeat repeats the last news while a long step (a z3 query, a liveness pass) says nothing."""
+    monkeypatch.setattr(console_module, "QUIET_SECONDS", 3600.0)
+    stream = io.StringIO()
+    with Reporter("consistency", stream=stream) as reporter:
+        reporter.count("(b) clashes", 16, "readings")(3, "conformant+A-T6=take-first")
+        assert reporter._heart is not None and reporter._heart.daemon  # a thread beats off a terminal
+        assert stream.getvalue() == ""  # too soon
+        monkeypatch.setattr(console_module, "QUIET_SECONDS", 0.0)
+        reporter.beat()
+        assert stream.getvalue() == ""  # the heartbeat waits a second at least, whatever QUIET_SECONDS is
+        reporter._next_line = reporter._last_line = 0.0  # as if a long time had passed in silence
+        reporter.beat()
+    assert reporter._heart is not None and not reporter._heart.is_alive()  # stopped with the reporter
+    line = stream.getvalue().splitlines()[0]
+    assert line.startswith("pausecheck consistency: (b) clashes: 3/16 readings, last conformant+A-T6=take-first, "
+                           "about ") and line.endswith(" s)") and "\r" not in stream.getvalue()
+
+
+def test_the_estimate_of_time_left():
+    from pausecheck.checks.console import left
+
+    assert left(0, 10, 5.0) == "" and left(10, 10, 5.0) == "" and left(3, None, 5.0) == ""
+    assert left(1, 4, 10.0) == ", about 30 s left" and left(1, 61, 10.0) == ", about 10 min left"
+
+
+def test_prove_bmc_writes_no_carriage_return_into_a_pipe(capsys, monkeypatch):
+    from pausecheck.checks.cli import main
+
+    monkeypatch.setattr(console_module, "QUIET_SECONDS", 0.0)
+    code = main(["prove", "--bmc", "3", "--calls", "1", "--pauses", "1", "--observations", "0"])
+    out, err = capsys.readouterr()
+    assert code in (0, 3) and "\r" not in err and "\r" not in out
+    assert "pausecheck prove: bounded model checking to depth 3: " in err and "/3 steps deep" in err
+
+
+def test_fuzz_and_conform_count_towards_their_totals(capsys, monkeypatch):
+    from pausecheck.checks.cli import main
+
+    monkeypatch.setattr(console_module, "QUIET_SECONDS", 0.0)
+    small = ["--calls", "1", "--pauses", "1", "--observations", "0"]
+    assert main(["fuzz", "--examples", "5", "--steps", "5", *small]) == 0
+    err = capsys.readouterr().err
+    assert "pausecheck fuzz: behaviours of up to 5 steps: 4/5 run, " in err and "\r" not in err
+    runtime = str(Path(__file__).resolve().parent.parent / "examples" / "sqlite_runtime" / "runtime.py")
+    assert main(["conform", *small, "--", sys.executable, runtime]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"pausecheck conform: conform: 0/[\d,]+ edges judged", err), err

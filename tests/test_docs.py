@@ -220,6 +220,28 @@ def test_api_names_and_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         exec(compile(body, "docs/api.md", "exec"), {"__name__": "docs_example"})
 
 
+def test_api_states_what_its_example_prints() -> None:
+    """docs/api.md gives every exit code of `Report.exit_code`, and the one its own example prints."""
+    text = _read("api.md")
+    bounds = re.search(r"bounds = pausecheck\.Bounds\(([^)]*)\)", text)
+    assert bounds is not None, "docs/api.md's example no longer sets its bounds as expected"
+    report = pausecheck.check(eval(f"pausecheck.Bounds({bounds.group(1)})"))
+    assert f"the example above prints {report.exit_code}" in text
+    assert all(f"{code} " in text.split("`.exit_code`", 1)[1][:400] for code in (0, 1, 3))
+    assert "today only" not in text and "conformant+A-T6=take-first" in text  # READINGS: the base, not all
+
+
+def test_times_are_stated_once_in_the_readme() -> None:
+    """A time measured here is stated in one place, the README's commands table and Speed section:
+    docs/ cites it instead of giving figures of its own that drift apart ("5 s", "8 s", "~10 s")."""
+    stated = re.compile(r"(?:about|~|takes|in) ?\d+(?:\.\d+)? ?(?:s|seconds|min|minutes)\b")
+    for doc in sorted(DOCS.glob("*.md")):
+        prose = FENCE.sub("", doc.read_text(encoding="utf-8"))
+        found = stated.findall(prose)
+        assert not found, f"{doc.name} states a time of its own: {found} (cite the README's commands table)"
+    assert stated.search("It takes about 8 s here.")  # the pattern sees what it forbids
+
+
 def test_links_resolve() -> None:
     files = sorted(DOCS.glob("*.md"))
     assert {"README.md", "rules.md", "clauses.md", "readings.md", "itf.md", "tutorial.md", "api.md"} <= {

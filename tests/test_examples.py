@@ -13,21 +13,27 @@ five of them cost one exploration. The examples documented to take minutes (ever
 
 from __future__ import annotations
 
+import fnmatch
+import html
 import json
 import re
 import shlex
 import shutil
 from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pausecheck.checks.cli import commands, main
+from pausecheck.checks.cli import readings as cli_readings
 from pausecheck.checks.cli.parser import parser
 from pausecheck.checks.killmatrix import kill_matrix
 from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.symbolic import consistency
 from pausecheck.model import BOUND_HELP
+
+from .samples import mismatch, samples
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -156,6 +162,8 @@ def examples() -> list[Example]:
 
 
 EXAMPLES = examples()
+# The sample outputs of README.md, by the arguments of the command that prints them.
+README_SAMPLES = {tuple(PLACEHOLDERS.get(w, w) for w in s.argv): s for s in samples(README, ROOT)}
 
 
 def test_the_examples_are_found() -> None:
@@ -165,7 +173,7 @@ def test_the_examples_are_found() -> None:
     assert {"pausecheck check --help", "pausecheck report --help", "pausecheck graph --help"} <= helped
     assert ("check",) in {e.argv for e in readme_examples()}  # the end of the install line
     assert not any(a in ("pip", "pytest", "install") for e in EXAMPLES for a in e.argv)
-    small = next(e for e in EXAMPLES if "--accept-unexercised" in e.argv)
+    small = next(e for e in EXAMPLES if "--accept-unexercised" in e.argv and e.argv[0] == "check")
     assert small.where == "pausecheck check --help" and small.exit == 0 and "not exercised" in small.says
 
 
@@ -203,6 +211,20 @@ def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]
     return code, capsys.readouterr().out
 
 
+# What Python leaks into prose: a tuple or list repr, an empty one, a quoted string in brackets.
+REPR = re.compile(r"\(\)|\(\(|\[\]|\['|'\]|,\)")
+
+
+def _plain_words(example: Example, page: str) -> None:
+    """The readings section of a report speaks plain words: no Python repr, no label said twice."""
+    section = page[page.index('id="readings"'):]
+    section = re.sub(r"<svg.*?</svg>", "", section, flags=re.DOTALL)  # the diagrams draw, they do not tell
+    prose = html.unescape(re.sub(r"<[^>]+>", "\n", section))
+    for line in (line.strip() for line in prose.splitlines()):
+        assert not REPR.search(line), f"{example.id}: a Python repr in the readings prose: {line}"
+        assert line.count("(the conformant reading)") <= 1, f"{example.id}: said twice: {line}"
+
+
 def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
     """What the text promises beyond the exit code, where it is cheap to check."""
     if "--json" in argv:
@@ -214,6 +236,8 @@ def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
             assert any(written.glob("*.itf.json")), f"{example.id}: no trace under {written}"
         elif argv[0] == "report" and "--format" not in argv:
             assert written.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+            if "--readings" in argv:
+                _plain_words(example, written.read_text(encoding="utf-8"))
     for count in re.findall(r"\b(\d[\d,]*) states\b", example.says):
         assert f"wrote {count} states" in out, f"{example.id}: the text promises {count} states"
 
@@ -222,9 +246,11 @@ def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
                                      for e in EXAMPLES])
 def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
-                                        shared_check: Any, shared_clashes: Any) -> None:
+                                        shared_check: Any, shared_clashes: Any, shared_flips: Any) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(commands, "check", shared_check)
+    monkeypatch.setattr(commands, "flip_matrix", shared_flips)
+    monkeypatch.setattr(cli_readings, "flip_matrix", shared_flips)
     monkeypatch.setattr(consistency, "clashes", shared_clashes)
 
     def shared_kill_matrix(mutants: Any, bounds: Any = None, progress: Any = None, searching: Any = None,
@@ -236,9 +262,52 @@ def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys
         return kill_matrix(mutants, bounds, progress, searching, **options)
 
     monkeypatch.setattr(commands, "kill_matrix", shared_kill_matrix)
+
+    def ctrl_c(self: Any, *args: Any) -> None:
+        raise KeyboardInterrupt  # `explore` serves until Ctrl-C: here it is pressed as soon as it serves
+
+    monkeypatch.setattr(ThreadingHTTPServer, "serve_forever", ctrl_c)
     monkeypatch.setenv("NO_COLOR", "1")
     argv = _prepare(example.argv, tmp_path)
     code, out = _run(capsys, argv)
     assert code == example.exit, (f"`pausecheck {example.id}` ({example.where}) exits {code}, its text says "
                                   f"{example.exit}: {example.says}\n{out[-1500:]}")
     _promises(example, argv, out, tmp_path)
+    sample = README_SAMPLES.get(example.argv)
+    if sample is not None:  # what README.md shows the command printing, it prints
+        why = mismatch(sample.lines, out)
+        assert why is None, f"{sample.where}: the sample output of `pausecheck {example.id}` is stale: {why}"
+
+
+def _ignored(path: str, patterns: list[str]) -> bool:
+    """Whether a path relative to the repository root matches a .gitignore pattern (the forms we use:
+    `/anchored`, `folder/`, `*.glob`)."""
+    path = path.removeprefix("./").rstrip("/")
+    for pattern in patterns:
+        anchored, body = pattern.startswith("/"), pattern.strip("/")
+        candidates = [path] if anchored else [path, path.rsplit("/", 1)[-1]]
+        if any(fnmatch.fnmatchcase(c, body) for c in candidates):
+            return True
+        if pattern.endswith("/") and path.startswith(body + "/"):
+            return True
+    return False
+
+
+def test_what_the_examples_write_is_ignored_by_git() -> None:
+    """Running the documented examples in a checkout leaves nothing for `git status` to show."""
+    patterns = [line.strip() for line in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+                if line.strip() and not line.startswith("#")]
+    written = set()
+    for example in EXAMPLES:
+        argv = list(example.argv)
+        written |= {argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg in ("--out", "--golden", "--standing")}
+        if argv[:2] == ["vectors", "export"]:
+            written.add(argv[2])
+        if argv[0] == "readings" and "--out" not in argv and "--list" not in argv:
+            written.add("readings/")
+        if argv[0] == "shrink":
+            written.add(argv[1].removesuffix(".itf.json") + ".shrunk.itf.json")
+    relative = sorted(w for w in written if not Path(w).is_absolute())
+    assert "report.html" in relative and "g.dot" in relative, relative
+    assert [w for w in relative if not _ignored(w, patterns)] == []
+    assert not _ignored("traces/golden/no_put_back.itf.json", patterns)  # the committed traces stay tracked

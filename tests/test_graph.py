@@ -20,7 +20,7 @@ from pausecheck.checks.graph import (
     transitions,
     write_graph,
 )
-from pausecheck.model import Action, Bounds, Machine, StartTurn, State
+from pausecheck.model import Action, Bounds, Machine, StartTurn, State, reading_named
 
 from pausecheck import explore
 
@@ -64,6 +64,26 @@ def test_attributes_are_graphml_scalars(graph: networkx.DiGraph) -> None:
     values = [v for _, data in graph.nodes(data=True) for v in data.values()]
     values += [v for _, _, data in graph.edges(data=True) for v in data.values()]
     assert all(type(v) in (str, int, bool) for v in values)
+
+
+# Small spaces that between them hold every field of a state: two sessions, crashes, races and expiries,
+# node failures and interim writes, the producing call (A-T12), a write-back read before it is taken (A-T6).
+DISTINCT = [
+    (Bounds(sessions=2, calls=1, artifacts=1, pauses=1, observations=0, write_failures=0), "conformant"),
+    (Bounds(calls=1, artifacts=1, pauses=1, crashes=1, observations=0), "conformant+A-T6=write-first"),
+    (Bounds(calls=1, artifacts=1, pauses=1, races=1, expiries=1, observations=0), "conformant"),
+    (Bounds(calls=1, artifacts=1, pauses=1, node_failures=1, interim_writes=1, observations=0, write_failures=0),
+     "conformant"),
+    (Bounds(calls=2, artifacts=2, pauses=1, observations=0, write_failures=0), "conformant+A-T12=with-artifacts"),
+]
+
+
+@pytest.mark.parametrize("bounds, reading", DISTINCT)
+def test_distinct_states_have_distinct_labels(bounds: Bounds, reading: str) -> None:
+    """A picture in which two boxes read the same misleads: every state's one-line summary is its own."""
+    states = reachable(Machine(bounds, reading_named(reading)))
+    labels = Counter(summary(state) for state in states)
+    assert len(states) > 200 and labels.most_common(1)[0][1] == 1, labels.most_common(2)
 
 
 def test_actions_sharing_a_pair_of_states_share_one_edge() -> None:

@@ -243,3 +243,20 @@ def test_a_new_turn_instead_of_an_answer_breaks_nothing_under_the_conformant_rea
         assert state is not None, action
     assert state.new_turns == (1,) and find_execution(state, "e1").status == "paused"
     assert machine.step(state, Answer("e1", 1, True)) is not None, "the paused turn stays answerable"
+
+
+def test_a_diagram_without_the_fault_its_reading_speaks_of_says_so() -> None:
+    """A-T6=write-first speaks of a crash; its shortest behaviour at small bounds has none: the page says so,
+    and says nothing where the trace has the crash."""
+    from types import SimpleNamespace
+
+    from pausecheck.checks.report.readings import fault_note, meaning
+
+    row = SimpleNamespace(switches=(("A-T6", "write-first"),))
+    steps = [{"#meta": {"action": {"kind": kind}}} for kind in ("start-turn", "call-tool", "write-message")]
+    assert "has no crash" in fault_note(row, {"states": [{}] + steps})
+    crashed = {"states": [{}] + steps + [{"#meta": {"action": {"kind": "crash"}}}]}
+    assert fault_note(row, crashed) == ""
+    assert fault_note(SimpleNamespace(switches=(("A-G1", "leave"),)), {"states": [{}] + steps}) == ""
+    switch = next(s for s in SWITCHES if s.ambiguity == "A-G1")
+    assert "(the conformant reading)" not in meaning(switch, switch.default)

@@ -16,6 +16,7 @@ from typing import Any
 from pausecheck.model import BOUND_HELP, MODEL_VERSION, BoundError, Bounds, Machine, reading_named
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.itf import TraceError, dumps, load_trace
+from pausecheck.traces.python import reproduction
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions, replay
 
@@ -33,14 +34,16 @@ from ..mutants import MUTANTS, Mutant, mutant_named
 from ..parallel import workers
 from ..report import Report, check
 from ..report.html import html_report
+from ..report.killtext import print_mutants
 from ..report.markdown import markdown_report
-from ..report.text import check_json, print_check, print_matrix
+from ..report.text import check_json, print_check
 from ..shrink import shrink
 from .consistency import consistency_command
+from .explore import explore_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
 from .prove import engines_command, prove_command
 from .readings import counter as _counter
-from .readings import readings_command
+from .readings import first_searches, readings_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
@@ -142,11 +145,25 @@ def _check(args: argparse.Namespace) -> int:
         print(json.dumps(check_json(report, paths), sort_keys=True, indent=2))
         return report.exit_code
     renders = [render(e.document, f"pausecheck replay {paths[e.name]}" if e.name in paths else e.command)
-               for e in evidence if e.counterexample]
+               + reproduction(e.document) for e in evidence if e.counterexample]
     where = f"{args.out}/ ({len(paths)} files)" if args.out else None
     out = console(color=not args.no_color)
-    print_check(out, report, renders, command_line(bounds, args.reading), where)
+    print_check(out, report, renders, command_line(bounds, args.reading, _options(args)), where, verbose=args.verbose)
     return report.exit_code
+
+
+def _options(args: argparse.Namespace) -> str:
+    """The flags beyond bounds and reading that shaped a check (its limits and the way states were
+    kept), as they are typed, so that the "reproduce with" line reruns the same search."""
+    words = [f"--max-states {args.max_states}"] if args.max_states is not None else []
+    if args.max_seconds is not None:
+        words.append(f"--max-seconds {args.max_seconds:g}")
+    flags = {"symmetry": "--symmetry", "compact": "--compact", "fingerprint": "--fingerprint",
+             "accept_unexercised": "--accept-unexercised"}
+    words += [flag for name, flag in flags.items() if getattr(args, name, False)]
+    words += [flag for name, flag in (("companion", "--no-companion"), ("liveness", "--no-liveness"))
+              if not getattr(args, name, True)]
+    return " ".join(words)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -211,7 +228,7 @@ def _shrink(args: argparse.Namespace) -> int:
                           description=DEADLOCK_DOC if prop is None else prop.doc,
                           command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))
     _write(out, dumps(shrunk))
-    sys.stdout.write(render(shrunk, f"pausecheck replay {out}"))
+    sys.stdout.write(render(shrunk, f"pausecheck replay {out}") + reproduction(shrunk))
     print(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
     return 0
 
@@ -251,7 +268,8 @@ def _mutants(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(matrix.to_json(), sort_keys=True, indent=2))
     else:
-        print_matrix(out, matrix, {m.name: m.target for m in chosen}, every_mutant=not args.only)
+        print_mutants(out, matrix, {m.name: m.target for m in chosen}, every_mutant=not args.only,
+                      verbose=args.verbose)
     if args.golden:
         written = _write_all(args.golden, golden_documents(matrix))
         print(f"wrote {len(written)} golden traces to {args.golden}/", file=sys.stderr if args.json else sys.stdout)
@@ -261,10 +279,14 @@ def _mutants(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     bounds = _bounds(args)
+    if args.no_pairs and not args.readings:
+        raise UsageError("--no-pairs applies to the readings section: add --readings")
     with Reporter("report", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
         matrix = _run_mutants(list(MUTANTS), reporter) if args.mutants else None
-        flips = flip_matrix(bounds, done=_counter(reporter.status("readings"))) if args.readings else None
+        flips = flip_matrix(bounds, pairs=not args.no_pairs,
+                            done=_counter(reporter.status("readings"), first_searches(bounds))) \
+            if args.readings else None
     evidence: list[Evidence] = evidence_of(report)
     render_report = html_report if args.format == "html" else markdown_report
     _write(args.out, render_report(report, evidence, matrix, readings=flips))
@@ -328,10 +350,15 @@ def _vectors(args: argparse.Namespace) -> int:
     return vectors_command(args, _bounds(args), UsageError, _write)
 
 
+def _explore(args: argparse.Namespace) -> int:
+    return explore_command(args, _bounds(args), UsageError)
+
+
 def _validate(args: argparse.Namespace) -> int:
     return validate_command(args, UsageError, _write)
 
 
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
             "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors,
-            "fuzz": _fuzz, "readings": _readings, "prove": _prove, "consistency": _consistency}
+            "fuzz": _fuzz, "readings": _readings, "prove": _prove, "consistency": _consistency,
+            "explore": _explore}

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from typing import Any
 
 from pausecheck.model import Bounds
 
-from ..console import console
+from ..console import Reporter, console
 
 __all__ = ["consistency_command", "PARTS"]
 
@@ -31,7 +30,6 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
     if args.depth < 1 or args.trigger_depth < 1:
         raise usage("--depth and --trigger-depth need at least 1 step")
     parts = tuple(args.only or PARTS)
-    from ..symbolic.consistency import asserted_by, clashes, dependencies, satisfiable
     out = console(color=not args.no_color)
 
     def say(text: str) -> None:
@@ -39,23 +37,32 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
             out.print(text, markup=False, highlight=False)
 
     started = time.perf_counter()
+    with Reporter("consistency", color=not args.no_color) as reporter:
+        return _parts(args, bounds, parts, say, reporter, started)
 
-    def progress(text: str) -> None:
-        if not args.json and sys.stderr.isatty():
-            sys.stderr.write(f"\r  {text} ({time.perf_counter() - started:.0f} s)" + " " * 10)
-            sys.stderr.flush()
 
-    def done_line() -> None:
-        if not args.json and sys.stderr.isatty():
-            sys.stderr.write("\r" + " " * 70 + "\r")
+def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say: Any, reporter: Reporter,
+           started: float) -> int:
+    """Each part asked for, with a progress line (totals where known) on stderr while z3 works."""
+    from ..symbolic.consistency import (
+        FINISHES,
+        asserted_by,
+        clashes,
+        constraints,
+        dependencies,
+        satisfiable,
+        triggers,
+    )
+    from ..symbolic.readings import encoded_readings
 
-    say(f"pausecheck consistency: the clauses as constraints over bounded behaviours, under the conformant "
-        f"reading or any single-switch reading encoded symbolically; bounds {bounds.as_dict()}")
+    say("pausecheck consistency: the clauses as constraints over bounded behaviours, under the conformant "
+        "reading or any single-switch reading encoded symbolically; bounds "
+        + " ".join(f"{k.replace('_', '-')}={v}" for k, v in bounds.as_dict().items()))
     report: dict[str, Any] = {"bounds": bounds.as_dict()}
     code = 0
     if "satisfiable" in parts:
+        progress = reporter.status(f"(a) satisfiable: {len(triggers(bounds))} triggers to show")
         found = satisfiable(bounds, args.trigger_depth, progress)
-        done_line()
         shown = {w for _, _, ws in found.behaviours for w in ws}
         report["satisfiable"] = {
             "depth": found.depth, "triggers": list(found.triggers), "one_behaviour": found.one,
@@ -82,7 +89,6 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
         rows = []
 
         def clash_line(c: Any) -> None:
-            done_line()
             if not c.diverges:
                 what = f"never takes a branch other than the conformant one within {args.depth} steps here"
             elif not c.clauses and not c.finishing:
@@ -99,14 +105,13 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
 
         say(f"(b) each reading against the clauses: behaviours of {args.depth} steps that take the reading's "
             "branch; a minimal clashing set of clauses (one of possibly several)")
-        progress("readings")
-        clashes(bounds, args.depth, done=clash_line)
+        clashed = reporter.count("(b) clashes", len(encoded_readings()), "readings")
+        clashes(bounds, args.depth, done=lambda c: (clash_line(c), clashed(len(rows), c.reading)))
         report["clashes"] = {"depth": args.depth, "readings": rows}
     if "dependencies" in parts:
         rows = []
 
         def dependency_line(d: Any) -> None:
-            done_line()
             fails = "; ".join(f"{n} fails (under {_short(r)}, at step {t} of a behaviour that keeps every other "
                               "clause)" for n, (r, t) in d.fail.items())
             holds = ", ".join(d.hold)
@@ -118,8 +123,9 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
         say(f"(c) what each clause is needed for: drop it (every property citing it stops being asserted) and "
             f"see which of those properties still hold on behaviours of {args.depth} steps under the other "
             "clauses")
-        progress("clauses")
-        dependencies(bounds, args.depth, done=dependency_line)
+        total = sum(1 for names in constraints().values() if any(n != FINISHES for n in names))
+        depended = reporter.count("(c) dependencies", total, "clauses")
+        dependencies(bounds, args.depth, done=lambda d: (dependency_line(d), depended(len(rows), d.clause)))
         report["dependencies"] = {"depth": args.depth, "clauses": rows}
     seconds = time.perf_counter() - started
     report["seconds"] = round(seconds, 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -14,9 +15,9 @@ from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
 
-from ..console import Reporter, console
+from ..console import Reporter, console, left
 from ..evidence import machine_for, trace_of
-from ..explore import Discovery
+from ..explore import Discovery, explore
 from ..oracle import (
     PROPERTIES,
     STRICT,
@@ -93,11 +94,16 @@ def _drive_and_report(args: argparse.Namespace, machine: Machine, sequences: Any
     try:
         with Reporter("conform", color=not args.no_color) as reporter:
             show = reporter.status("conform")
+            total = edges_total if edges_total is not None else _edges(machine) if sequences is None else None
+            show(f"0/{total:,} edges judged" if total else "started")
             started = time.monotonic()
 
             def progress(count: int, steps: int, edges: int) -> None:
-                rate = steps / max(time.monotonic() - started, 1e-9)
-                show(f"{count:,} sequences, {steps:,} steps ({rate:,.0f}/s), {edges:,} edges judged")
+                seconds = time.monotonic() - started
+                rate = steps / max(seconds, 1e-9)
+                of = f"/{total:,}" if total else ""
+                show(f"{count:,} sequences, {steps:,} steps ({rate:,.0f}/s), {edges:,}{of} edges judged"
+                     + left(edges, total, seconds))
 
             result = conform(adapter, machine, mode=mode, max_sequences=getattr(args, "max_sequences", None),
                              sequences=sequences, progress=progress, edges_total=edges_total)
@@ -106,6 +112,12 @@ def _drive_and_report(args: argparse.Namespace, machine: Machine, sequences: Any
     finally:
         adapter.close()
     return _report(args, machine, result, argv, write)
+
+
+def _edges(machine: Machine) -> int:
+    """The edges (state, action) of the reachable graph, which the covering sequences take once each:
+    the total a progress line counts towards (a search without properties, about a second at the defaults)."""
+    return explore(dataclasses.replace(machine, properties=())).transitions
 
 
 def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
@@ -120,9 +132,11 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
     try:
         adapter = Subprocess(argv, timeout=args.timeout) if argv else None
         with Reporter("fuzz", color=not args.no_color) as reporter:
-            reporter.status("fuzz")(f"{args.examples} behaviours of up to {args.steps} steps")
+            done = reporter.count(f"behaviours of up to {args.steps} steps", args.examples, "run")
             result = fuzz(machine, adapter, examples=args.examples, steps=args.steps,
-                          mode=PROPERTIES if args.properties else STRICT)
+                          mode=PROPERTIES if args.properties else STRICT,
+                          progress=lambda examples, steps: done(min(examples, args.examples),
+                                                                note=f"{steps:,} steps in all"))
     except (RuntimeFault, ConformError) as error:
         raise usage(f"fuzz: {error}") from None
     finally:

@@ -23,7 +23,9 @@ EXIT = ("exit: 0 every property was established at these bounds (or not exercise
 
 EPILOG_CHECK = f"""\
 examples:
-  pausecheck check                      every property over every interleaving at the default bounds (~10 s)
+  pausecheck check                      every property over every interleaving at the default bounds: the
+                                        verdict, the counts and what needs attention (a few seconds)
+  pausecheck check --verbose            the same with the clause table and the property table in full
   pausecheck check --pauses 1 --write-failures 0 --observations 0 --accept-unexercised
                                         smaller bounds: what they cannot reach is "not exercised", with
                                         the flag that would reach it; accepted, so the exit is 0
@@ -41,6 +43,12 @@ examples:
 exit: 0 every trigger the bounds allow occurs in a behaviour that keeps every clause (clashes and dependencies
 are findings about the rules, not failures); 1 some trigger occurs in none (a clause is vacuous or the clauses
 contradict each other); 2 usage error (a fault flag: faults are not encoded symbolically)."""
+EPILOG_EXPLORE = """\
+examples:
+  pausecheck explore --calls 1 --pauses 1     the model at small bounds, from its initial state
+  pausecheck explore --trace traces/golden/no_put_back.itf.json
+                                              step through a counterexample (on its mutant)
+exit: 0 stopped with Ctrl-C; 2 usage error (a bad trace, a port in use)."""
 EPILOG_PROVE = """\
 examples:
   pausecheck prove --bmc 12             every property on every behaviour of up to 12 steps (~15 s; to
@@ -220,12 +228,16 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"pausecheck {__version__}")
     commands = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = _add(commands, "check", "explore every interleaving within the bounds and check every property",
-                 "Breadth-first search of every state reachable within the bounds; prints the clause table, the "
-                 "property table, the statistics and the shortest counterexample of every violated property.",
+                 "Breadth-first search of every state reachable within the bounds; prints the clauses and properties "
+                 "counted by verdict, those that need attention, the shortest counterexample of every violated "
+                 "property, the statistics and the verdict (--verbose: the clause and property tables in full).",
                  EPILOG_CHECK)
     _search(check)
     check.add_argument("--out", type=Path, metavar="DIR", help="write counterexamples and witnesses as ITF JSON here")
     check.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
+    check.add_argument("--verbose", action="store_true",
+                       help="print the clause table and the property table in full (by default: the counts and only "
+                       "what needs attention)")
     check.add_argument("--checkpoint", type=Path, metavar="DIR",
                        help="save the main search's state to DIR now and then (atomically), so that a crash or a kill "
                        "loses little: --resume DIR carries on from it")
@@ -282,6 +294,9 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("--list", action="store_true", help="print every mutant's name and description, run nothing")
     mu.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
     mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
+    mu.add_argument("--verbose", action="store_true",
+                    help="print the whole kill matrix (by default: one line per mutant when ten or fewer ran, else "
+                    "the counts and only what needs attention)")
     mu.add_argument("--jobs", type=int, metavar="N", help="searches at once (default: every core)")
     mu.add_argument("--ray", action="store_true",
                     help="run the searches as tasks on the Ray cluster at $RAY_ADDRESS, or on a local Ray instance "
@@ -303,6 +318,26 @@ def parser() -> argparse.ArgumentParser:
                      "include a readings section: each of the 32 ambiguities with its spec sentences, each reading in "
                      "one line with what it breaks, the shortest behaviour telling it apart, and the sentence the "
                      "rule would need")
+    rep.add_argument("--no-pairs", action="store_true",
+                     help="with --readings: check single changes only, not pairs (as pausecheck readings --no-pairs)")
+
+    ex = _add(commands, "explore", "walk the state space by hand in a browser (a local page, no network)",
+              "Serve a page on 127.0.0.1 that shows one state of the model at a time: its fields, what the last "
+              "step changed, the enabled actions with the clauses each enacts (click one to take it), the "
+              "properties that hold, break or are witnessed there, the path so far as steps and as a sequence "
+              "diagram; back and forward; load an ITF trace and step through it; copy the path as ITF.",
+              EPILOG_EXPLORE)
+    group = ex.add_argument_group("bounds (every field of the search configuration)")
+    for name, (minimum, meaning) in BOUND_HELP.items():
+        default = getattr(DEFAULT_BOUNDS, name)
+        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
+                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    ex.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
+                    help="how each ambiguity of the spec is read (as for check)")
+    ex.add_argument("--mutant", metavar="NAME", help="walk a mutant's model instead (pausecheck mutants --list)")
+    ex.add_argument("--trace", type=Path, metavar="FILE",
+                    help="start with this ITF trace loaded, on the machine it was made on: step through it")
+    ex.add_argument("--port", type=int, default=0, metavar="N", help="the port on 127.0.0.1 (default 0: any free one)")
 
     gr = _add(commands, "graph", "export the reachable state graph (DOT, GraphML or JSON) through networkx",
               "Write the graph of every reachable state (nodes: a one-line summary of the state; edges: the "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import ALWAYS, SOMETIMES
 from pausecheck.traces.itf import dumps
 
-from ..console import console
+from ..console import Reporter, console
 from ..evidence import trace_name, trace_of
 
 __all__ = ["prove_command", "engines_command"]
@@ -64,14 +63,10 @@ def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, m: Any, write: 
     proved = lemmas(m)
     deadline = None if args.max_seconds is None else started + args.max_seconds
 
-    def progress(depth: int, found: int) -> None:
-        if not args.json:
-            sys.stderr.write(f"\r  depth {depth}/{args.bmc}: {found} found, {time.perf_counter() - started:.0f} s  ")
-            sys.stderr.flush()
-
-    result = bmc(m, machine, args.bmc, lemmas=proved, deadline=deadline, progress=progress)
-    if not args.json:
-        sys.stderr.write("\r" + " " * 60 + "\r")
+    with Reporter("prove", color=not args.no_color) as reporter:
+        done = reporter.count(f"bounded model checking to depth {args.bmc}", args.bmc, "steps deep", estimate=False)
+        result = bmc(m, machine, args.bmc, lemmas=proved, deadline=deadline,
+                     progress=lambda depth, found: done(depth, note=f"{found} witnesses or counterexamples found"))
     command = f"pausecheck prove --bmc {args.bmc} {_flags(bounds)}".strip()
     rows, traces, broken, missing = [], {}, [], []
     for name in NAMES:
@@ -216,7 +211,16 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
             mark = "agree" if r.agree else "DISAGREE"
             say(f"  {r.property:<36} bfs {r.bfs:<13} {bfs_at!s:>2}   bmc {r.bmc:<13} {bmc_at!s:>2}   {mark}")
 
-    results = compare_engines(chosen, args.jobs, show)
+    with Reporter("check --engines", color=not args.no_color) as reporter:
+        finished = reporter.count("both engines on each variant", len(chosen), "variants compared")
+        compared = [0]
+
+        def shown(found: Any) -> None:
+            compared[0] += 1
+            finished(compared[0], found.variant)
+            show(found)
+
+        results = compare_engines(chosen, args.jobs, shown)
     rows = [r for found in results for r in found.rows]
     disagree = [r for r in rows if not r.agree]
     code = 1 if disagree or skipped else 0

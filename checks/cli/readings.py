@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,10 @@ from pausecheck.model import FAULTS, SWITCH_OF, Bounds
 from pausecheck.model.ambiguities import AMBIGUITIES
 from pausecheck.traces.itf import dumps
 
-from ..console import Reporter, console
-from ..flips import Matrix, Outcome, Row, flip_matrix
+from ..console import Reporter, console, left
+from ..flips import Matrix, Outcome, Row, Variant, flip_matrix, singles
 
-__all__ = ["readings_command", "trace_file", "matrix_json", "ambiguities_json", "counter"]
+__all__ = ["readings_command", "trace_file", "matrix_json", "ambiguities_json", "counter", "first_searches"]
 
 
 def trace_file(reading: str, prop: str) -> str:
@@ -142,13 +143,25 @@ def _print_row(out: Any, row: Row) -> None:
         out.print(f"    {ambiguity}={value}: {SWITCH_OF[ambiguity].values[value]}", markup=False)
 
 
-def counter(show: Callable[[str], None]) -> Callable[[Outcome], None]:
-    """A progress callback for `flip_matrix`: how many searches are done, and the last one."""
+def first_searches(bounds: Bounds) -> int:
+    """The searches of the flip matrix's first stage (the conformant reading at each fault set, each
+    single change): the total known before any ends; the pairs, if asked, follow from their results."""
+    first = singles(bounds)
+    return len(dict.fromkeys([Variant((), bounds)] + [Variant((), v.bounds) for v in first] + first))
+
+
+def counter(show: Callable[[str], None], total: int | None = None) -> Callable[[Outcome], None]:
+    """A progress callback for `flip_matrix`: how many searches are done (of `total`, the first stage's,
+    while within it; then the pairs), the last one, and an estimate of the first stage's time left."""
     finished = [0]
+    started = time.monotonic()
 
     def done(outcome: Outcome) -> None:
         finished[0] += 1
-        show(f"{finished[0]} searches done, last {outcome.variant.reading} ({outcome.states:,} states)")
+        count = f"{finished[0]}/{total}" if total and finished[0] <= total else f"{finished[0]}"
+        stage = "" if not total or finished[0] <= total else " (pairs)"
+        show(f"{count} searches done{stage}, last {outcome.variant.reading} ({outcome.states:,} states)"
+             + left(finished[0], total, time.monotonic() - started))
 
     return done
 
@@ -163,7 +176,8 @@ def readings_command(args: argparse.Namespace, bounds: Bounds, write: Callable[[
             _list(out)
         return 0
     with Reporter("readings", color=not args.no_color) as reporter:
-        matrix = flip_matrix(bounds, jobs=args.jobs, pairs=not args.no_pairs, done=counter(reporter.status("readings")))
+        matrix = flip_matrix(bounds, jobs=args.jobs, pairs=not args.no_pairs,
+                             done=counter(reporter.status("readings"), first_searches(bounds)))
     written = write_traces(matrix, args.out, write)
     if args.json:
         print(json.dumps(matrix_json(matrix, written), indent=2, sort_keys=True))

@@ -16,6 +16,7 @@ and steps give the same behaviours and the same result.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +54,9 @@ class _Found(AssertionError):
 
 
 def fuzz(machine: Machine, adapter: Adapter | None = None, *, examples: int = 100, steps: int = 50,
-         mode: str = STRICT) -> FuzzResult:
-    """Run `examples` random behaviours of up to `steps` steps; the first failure, shrunk."""
+         mode: str = STRICT, progress: Callable[[int, int], None] | None = None) -> FuzzResult:
+    """Run `examples` random behaviours of up to `steps` steps; the first failure, shrunk. `progress`
+    is told, as each behaviour starts, how many have run and how many steps they took in all."""
     checks = [p for p in machine.properties if p.kind in (ALWAYS, TRANSITION)]
     reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
     held = adapter is not None and bool(handshake(adapter, machine).get("held"))
@@ -69,6 +71,8 @@ def fuzz(machine: Machine, adapter: Adapter | None = None, *, examples: int = 10
             self.applied: list[dict[str, Any]] = []
             self.shown = observe(self.state)
             counts["examples"] += 1
+            if progress is not None:
+                progress(counts["examples"] - 1, counts["steps"])
             if adapter is not None:
                 self._exchange([reset])
 

@@ -49,6 +49,12 @@ section.trace.counterexample { border-left: 6px solid #c62828; }
 section.trace.witness { border-left: 6px solid #2e7d32; }
 .diagram { overflow-x: auto; } .diagram svg { max-width: 100%; height: auto; }
 details summary { cursor: pointer; color: #0d47a1; }
+table.matrix { width: auto; font-size: 12px; } table.matrix th, table.matrix td { padding: .15em .3em; }
+table.matrix td:nth-child(2) { min-width: 5em; } table.matrix td:last-child { max-width: 16em; }
+table.matrix abbr { text-decoration: none; cursor: help; } table.matrix code { font-size: 12px; }
+table.matrix .num { white-space: nowrap; } table.matrix td:first-child code { overflow-wrap: normal; }
+ol.legend { columns: 4 14em; font-size: 13px; padding-left: 0; list-style: none; }
+td, li, p, code { overflow-wrap: anywhere; }
 @media print {
   nav { display: none; } body { max-width: none; font-size: 12px; }
   section.trace { break-inside: avoid-page; } details > summary { display: none; }
@@ -75,7 +81,10 @@ def ordered(evidence: list[Any]) -> list[Any]:
 def verdict_summary(report: Report) -> tuple[bool, list[str]]:
     """Whether the check passed, and why, as sentences (one per problem, or one saying all is well)."""
     if report.exit_code == 0:
-        return True, ["every property holds, every witness was found, and the search was complete"]
+        accepted = len(report.unexercised)
+        return True, ["every property holds, every witness was found, and the search was complete"] + (
+            [f"{accepted} properties cannot be exercised at these bounds and were accepted (--accept-unexercised); "
+             "the property table names the bound each needs"] if accepted else [])
     why = []
     for p in report.properties:
         if p.status == "VIOLATED":
@@ -102,9 +111,11 @@ def _status(status: str) -> str:
     return f'<span class="status {status_class(status)}">{escape(status)}</span>'
 
 
-def _table(head: list[str], rows: list[list[str]]) -> str:
-    """A table; `head` is plain text, the cells are HTML already."""
-    out = ["<table>", "<thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr></thead>", "<tbody>"]
+def _table(head: list[str], rows: list[list[str]], *, css: str = "", raw_head: bool = False) -> str:
+    """A table; `head` is plain text (HTML already with `raw_head`), the cells are HTML already."""
+    opening = f'<table class="{css}">' if css else "<table>"
+    cells = "".join(f"<th>{h if raw_head else escape(h)}</th>" for h in head)
+    out = [opening, f"<thead><tr>{cells}</tr></thead>", "<tbody>"]
     out += ["<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows]
     return "\n".join(out + ["</tbody>", "</table>"])
 
@@ -205,35 +216,55 @@ def mutant_target(name: str) -> str | None:
 
 
 def _matrix(matrix: Any) -> str:
+    """The kill matrix, narrow enough for a 1400 px window: the property columns numbered P1, P2, ...
+    (the full name on hover and in the legend above), each equivalence reason folded under its verdict."""
     columns = [p.name for p in matrix.properties if p.killers]
+    head = [f'<abbr title="{escape(name)}">P{i}</abbr>' for i, name in enumerate(columns, 1)]
     rows = []
     for m in matrix.mutants:
         target = mutant_target(m.name)
         cells = ["." if m.steps(c) is None else f"{m.steps(c)}{'*' if c == target else ''}" for c in columns]
-        state = ("equivalent: " + m.reason if m.equivalent else "SURVIVED" if m.survived else "killed")
-        cls = "muted" if m.equivalent else "bad" if m.survived else "ok"
+        titles = [f"{m.name} x {c}" for c in columns]
         rows.append([f"<code>{escape(m.name)}</code>", escape(" ".join(m.clauses))]
-                    + [f'<span class="num">{c}</span>' for c in cells]
-                    + [f'<span class="status {cls}">{escape(state)}</span>'])
+                    + [f'<span class="num" title="{escape(t)}">{c}</span>' for c, t in zip(cells, titles, strict=True)]
+                    + [_mutant_verdict(m)])
+    legend = "".join(f"<li><b>P{i}</b> {escape(name)}</li>" for i, name in enumerate(columns, 1))
+    verdict = ("[ok] every mutant is killed or marked equivalent" if not matrix.survivors
+               else "[fail] survived: " + ", ".join(matrix.survivors))
+    count = f"{len(matrix.mutants)} mutant" + ("" if len(matrix.mutants) == 1 else "s")
+    body = [
+        '<p class="small">shortest counterexample (steps) per mutant and killing property; '
+        "'.' = not killed; * = the property meant to catch it. Properties that kill nothing are left out. "
+        "The columns are numbered; hover a number for its property, or read the legend.</p>",
+        f'<ol class="legend">{legend}</ol>',
+        _table(["mutant", "clauses", *head, "verdict"], rows, css="matrix", raw_head=True),
+        f"<p><strong>{escape(verdict)}</strong> · {count} in {matrix.seconds:.1f} s</p>",
+        f"<details><summary>what each property adds</summary><ul>{''.join(_adds(matrix))}</ul></details>",
+    ]
+    return _section("matrix", "Kill matrix", "\n".join(body))
+
+
+def _mutant_verdict(m: Any) -> str:
+    """A mutant's verdict cell: killed or SURVIVED, or equivalent with its reason folded (it can be long)."""
+    if m.equivalent and not m.killed_by:
+        return (f'<details><summary><span class="status muted">equivalent</span></summary>'
+                f'<span class="small">{escape(m.reason)}</span></details>')
+    cls, word = ("bad", "SURVIVED") if m.survived else ("ok", "killed")
+    return f'<span class="status {cls}">{word}</span>'
+
+
+def _adds(matrix: Any) -> list[str]:
+    """What each property adds: the mutants only it kills, the properties it is redundant with."""
     adds = []
     for p in matrix.properties:
         if p.sole_killers:
             adds.append(f"<li>{escape(p.name)}: sole killer of {escape(', '.join(p.sole_killers))}</li>")
-        elif p.redundant_with:
+        elif p.redundant_with and len(matrix.mutants) > 1:
             jointly = " jointly" if p.jointly else ""
             adds.append(f"<li>{escape(p.name)}: redundant{jointly} with {escape(', '.join(p.redundant_with))}</li>")
-        else:
+        elif not p.killers:
             adds.append(f"<li>{escape(p.name)}: kills nothing</li>")
-    verdict = ("[ok] every mutant is killed or marked equivalent" if not matrix.survivors
-               else "[fail] survived: " + ", ".join(matrix.survivors))
-    body = [
-        '<p class="small">shortest counterexample (steps) per mutant and killing property; '
-        "'.' = not killed; * = the property meant to catch it. Properties that kill nothing are left out.</p>",
-        _table(["mutant", "clauses", *columns, "verdict"], rows),
-        f"<p><strong>{escape(verdict)}</strong> · {len(matrix.mutants)} mutants in {matrix.seconds:.1f} s</p>",
-        f"<details><summary>what each property adds</summary><ul>{''.join(adds)}</ul></details>",
-    ]
-    return _section("matrix", "Kill matrix", "\n".join(body))
+    return adds
 
 
 def stats_rows(report: Report) -> list[list[str]]:

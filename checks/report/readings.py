@@ -7,12 +7,12 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from pausecheck.model import CLAUSES
+from pausecheck.model import CLAUSES, SWITCH_OF
 from pausecheck.model.ambiguities import AMBIGUITIES, Ambiguity
 
 from .sequence import sequence_svg, sequence_text
 
-__all__ = ["readings_markdown", "readings_html", "rows_of", "shortest"]
+__all__ = ["readings_markdown", "readings_html", "rows_of", "shortest", "meaning", "fault_note"]
 
 _TEXT = {c.id: c.text for c in CLAUSES}
 
@@ -32,15 +32,51 @@ def shortest(row: Any) -> tuple[Any, dict[str, Any]] | None:
 
 
 def _broken(row: Any) -> str:
-    parts = [f"{f.property} ({f.steps} steps)" if f.steps is not None else f"{f.property}: {f.was} -> {f.now}"
-             for f in row.flips]
-    return "breaks " + ", ".join(parts) if parts else "breaks nothing at these bounds"
+    """What a reading changes, in words: each property it breaks (with the length of its shortest
+    counterexample), then each other verdict it changes, before and now."""
+    broken = [f"{f.property} (in {f.steps} steps)" for f in row.flips if f.steps is not None]
+    changed = [f"{f.property} ({f.was} before, {f.now} now)" for f in row.flips if f.steps is None]
+    parts = (["breaks " + ", ".join(broken)] if broken else []) + (["changes " + ", ".join(changed)] if changed else [])
+    return "; ".join(parts) if parts else "breaks nothing at these bounds"
+
+
+def _sentence(text: str | None) -> str:
+    """A message as a sentence: with a full stop at its end."""
+    text = (text or "").rstrip()
+    return text if not text or text.endswith((".", "!", "?")) else text + "."
+
+
+def meaning(switch: Any, value: str) -> str:
+    """What a value of a switch means, without the "(the conformant reading)" its label already gives."""
+    return switch.values[value].replace(" (the conformant reading)", "")
+
+
+# fault -> the action kinds that enact it in a trace, and the word for it
+FAULT_ACTIONS = {"crashes": (("crash",), "crash"), "expiries": (("expire",), "expiry"),
+                 "races": (("lose-race", "resume-again"), "second resume"), "new_turns": (("start-turn",), "new turn")}
+
+
+def fault_note(row: Any, document: dict[str, Any]) -> str:
+    """A sentence for a distinguishing behaviour that has none of the faults its reading's description
+    speaks of (the reading breaks something before any fault): so that the text and the diagram agree."""
+    kinds = {(state.get("#meta") or {}).get("action", {}).get("kind") for state in document.get("states", [])}
+    missing = []
+    for ambiguity, value in row.switches:
+        text = meaning(SWITCH_OF[ambiguity], value)
+        for fault in SWITCH_OF[ambiguity].needs:
+            actions, word = FAULT_ACTIONS.get(fault, ((), fault))
+            if word.split()[-1] in text and not kinds & set(actions) and word not in missing:
+                missing.append(word)
+    if not missing:
+        return ""
+    return (f"This shortest behaviour has no {' or '.join(missing)}: the reading breaks the property already "
+            f"in the state between the two steps it splits, before any {' or '.join(missing)}.")
 
 
 def _faults(row: Any) -> str:
     bounds = row.outcome.variant.bounds
-    on = [f"{name}={getattr(bounds, name)}" for name in ("crashes", "expiries", "races", "new_turns")
-          if getattr(bounds, name)]
+    on = [f"--{name.replace('_', '-')} {getattr(bounds, name)}"
+          for name in ("crashes", "expiries", "races", "new_turns") if getattr(bounds, name)]
     return f" (with {', '.join(on)})" if on else ""
 
 
@@ -58,18 +94,21 @@ def readings_markdown(matrix: Any) -> list[str]:
             lines += [f"Not modelled: {a.reason}.", ""]
             continue
         switch = a.switch
-        lines.append(f"- `{switch.default}` (the conformant reading): {switch.values[switch.default]}; breaks nothing")
+        lines.append(f"- `{switch.default}` (the conformant reading): {meaning(switch, switch.default)}; "
+                     "breaks nothing")
         rows = rows_of(matrix, a.id)
         for row in rows:
             value = row.switches[0][1]
-            lines.append(f"- `{value}`{_faults(row)}: {switch.values[value]}; {_broken(row)}")
+            lines.append(f"- `{value}`{_faults(row)}: {meaning(switch, value)}; {_broken(row)}")
         lines.append("")
         for row in rows:
             found = shortest(row)
             if found:
                 flip, document = found
+                note = fault_note(row, document)
                 lines += [f"Shortest behaviour telling `{row.switches[0][1]}` apart ({flip.property}, "
-                          f"{flip.steps} steps): {flip.message}", "", "```mermaid", sequence_text(document), "```", ""]
+                          f"{flip.steps} steps): {_sentence(flip.message)}" + (f" {note}" if note else ""), "",
+                          "```mermaid", sequence_text(document), "```", ""]
         lines += [f"What the rule would need: {a.fix}", ""]
     return lines
 
@@ -87,11 +126,11 @@ def readings_html(matrix: Any) -> str:
             continue
         switch = a.switch
         items = [f"<li><code>{escape(switch.default)}</code> (the conformant reading): "
-                 f"{escape(switch.values[switch.default])}; breaks nothing</li>"]
+                 f"{escape(meaning(switch, switch.default))}; breaks nothing</li>"]
         rows = rows_of(matrix, a.id)
         for row in rows:
             value = row.switches[0][1]
-            items.append(f"<li><code>{escape(value)}</code>{escape(_faults(row))}: {escape(switch.values[value])}; "
+            items.append(f"<li><code>{escape(value)}</code>{escape(_faults(row))}: {escape(meaning(switch, value))}; "
                          f"{escape(_broken(row))}</li>")
         parts.append(f"<ul>{''.join(items)}</ul>")
         for row in rows:
@@ -100,7 +139,7 @@ def readings_html(matrix: Any) -> str:
                 flip, document = found
                 parts.append(f'<div class="trace" data-reading="{escape(row.reading)}"><p>Shortest behaviour telling '
                              f"<code>{escape(row.switches[0][1])}</code> apart ({escape(flip.property)}, {flip.steps} "
-                             f"steps): {escape(flip.message or '')}</p>"
+                             f"steps): {escape(_sentence(flip.message))} {escape(fault_note(row, document))}</p>"
                              f'<div class="diagram">{sequence_svg(document)}</div></div>')
         parts.append(f"<p><strong>What the rule would need:</strong> {escape(a.fix)}</p></section>")
     return "\n".join(parts)

@@ -3,6 +3,7 @@ one JSON object. Off a terminal the same tables are plain text, PIPE_WIDTH colum
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from pausecheck.model.liveness import EVENTUALLY
@@ -10,7 +11,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..mutants import WITNESS_LOST
 from .verdicts import (
     BY_CONSTRUCTION,
     EXCUSED,
@@ -27,8 +27,8 @@ from .verdicts import (
     strength_note,
 )
 
-__all__ = ["print_check", "check_json", "print_matrix", "liveness_line", "STYLES", "stats_line",
-           "clause_table"]
+__all__ = ["print_check", "check_json", "liveness_line", "STYLES", "stats_line", "clause_table", "plural",
+           "plain_table"]
 
 # verdict word -> style; anything not listed is printed plain
 STYLES = {HOLDS: "green", WITNESSED: "green", VIOLATED: "bold red", VACUOUS: "bold red", MISSING: "bold red",
@@ -54,7 +54,8 @@ def _verdict(word: str) -> Text:
     return Text(word, style=STYLES.get(word, ""))
 
 
-def _table(*columns: str) -> Table:
+def plain_table(*columns: str) -> Table:
+    """A borderless table with bold headers whose cells fold rather than overflow."""
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
     for name in columns:
         table.add_column(name, overflow="fold")
@@ -68,7 +69,7 @@ STRENGTH_STYLES = {"full": "green", "partial": "yellow", "by-construction": "cya
 def clause_table(report: Report) -> Table:
     """Every clause: id, quoted text (and the note on its strength), verdict, strength, the properties
     checking it."""
-    table = _table("clause", "text", "verdict", "strength", "checked by")
+    table = plain_table("clause", "text", "verdict", "strength", "checked by")
     for c in report.clauses:
         text = Text(f'"{c.text}"')
         if c.note:
@@ -80,7 +81,7 @@ def clause_table(report: Report) -> Table:
 
 def property_table(report: Report) -> Table:
     """Every property: name, kind, verdict, clauses, the witness that it is exercised, its meaning."""
-    table = _table("property", "kind", "verdict", "clauses", "exercised when", "meaning")
+    table = plain_table("property", "kind", "verdict", "clauses", "exercised when", "meaning")
     for p in report.properties:
         meaning = Text(p.doc)
         if p.companion:
@@ -118,17 +119,31 @@ def _verdict_line(report: Report) -> Text:
     return Text.assemble(("[fail]", STYLES["[fail]"]), " " + "; ".join(parts))
 
 
-def print_check(out: Console, report: Report, renders: list[str], command: str, written: str | None) -> None:
-    """The human report: header, clause table, property table, counterexamples, statistics, verdict."""
-    r = report.result
+def plural(count: int, noun: str) -> str:
+    """`count` and `noun`, with an s unless it is one: "1 mutant", "3 mutants"."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+ESTABLISHED = (HOLDS, WITNESSED, EXCUSED, BY_CONSTRUCTION)  # verdicts that need no attention
+VERBOSE_HINT = "the clause and property tables: --verbose (or pausecheck report --out report.html)"
+
+
+def print_check(out: Console, report: Report, renders: list[str], command: str, written: str | None,
+                *, verbose: bool = False) -> None:
+    """The human report. Brief by default: header, counts, only what needs attention (properties and
+    clauses not established, each counterexample), statistics, verdict. With `verbose`, the clause
+    and property tables instead of the counts."""
     out.print(f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}", markup=False)
     out.print("bounds: " + _flags(report.bounds), markup=False)
     out.print()
-    out.print(clause_table(report))
-    out.print()
-    out.print(property_table(report))
-    out.print()
-    needs = [p for p in report.unexercised if p.needs]
+    if verbose:
+        out.print(clause_table(report))
+        out.print()
+        out.print(property_table(report))
+        out.print()
+    else:
+        _print_counts(out, report)
+    needs = [p for p in report.unexercised if p.needs] if verbose else []  # brief: in the table above
     for p in needs:
         out.print(f"not exercised at these bounds: {p.name} needs {p.needs}", markup=False)
     if needs:
@@ -136,6 +151,58 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
     for text in renders:
         out.print(text.rstrip("\n"), markup=False)
         out.print()
+    _print_statistics(out, report, verbose)
+    out.print(_verdict_line(report))
+    if written:
+        out.print(f"traces written to {written}", markup=False)
+    elif report.exit_code:
+        out.print(f"reproduce with: {command} --out out/", markup=False)
+
+
+def _print_counts(out: Console, report: Report) -> None:
+    """The clauses and properties counted by verdict, then a table of those that need attention."""
+    clauses = Counter(c.status for c in report.clauses)
+    partial = [c.id for c in report.clauses if c.strength == "partial"]
+    line = f"clauses: {len(report.clauses)}: " + ", ".join(f"{n} {_agree(status, n)}" for status, n in clauses.items())
+    if partial:
+        line += f"; partial in the model (a part cannot fail; --verbose says which): {' '.join(partial)}"
+    out.print(line, markup=False)
+    kinds = Counter((p.kind, p.status) for p in report.properties)
+    companions = sum(p.companion is not None for p in report.properties)
+    line = f"properties: {len(report.properties)}: " + ", ".join(f"{n} {kind} {_agree(status, n)}"
+                                                              for (kind, status), n in kinds.items())
+    if companions:
+        line += f" ({companions} of them judged by a companion search)"
+    out.print(line, markup=False)
+    out.print(VERBOSE_HINT, markup=False)
+    out.print()
+    props = [p for p in report.properties if p.status not in ESTABLISHED]
+    if props:
+        table = plain_table("property", "kind", "verdict", "clauses", "why")
+        for p in props:
+            why = p.message or (f"needs {p.needs}" if p.needs else p.doc)
+            table.add_row(p.name, p.kind, _verdict(p.status), " ".join(p.clauses), why)
+        out.print("needs attention:", markup=False)
+        out.print(table)
+        out.print()
+    held = [c for c in report.clauses if c.status not in ESTABLISHED]
+    if held:
+        table = plain_table("clause", "verdict", "checked by")
+        for c in held:
+            table.add_row(c.id, _verdict(c.status), ", ".join(c.properties) or "-")
+        out.print(table)
+        out.print()
+
+
+def _agree(verdict: str, count: int) -> str:
+    """A verdict word agreeing with its count: "1 holds", "30 hold"."""
+    return verdict[:-1] if verdict == HOLDS and count != 1 else verdict
+
+
+def _print_statistics(out: Console, report: Report, verbose: bool) -> None:
+    """The main search's statistics, the companion searches' (one line each, or one line for all when
+    brief and complete), the liveness facts."""
+    r = report.result
     if r.deadlocks:
         out.print(f"deadlocks: {r.deadlocks:,} states are not finished and have no enabled action", markup=False)
     out.print(stats_line(r) + _symmetry_note(report.machine), markup=False)
@@ -143,17 +210,16 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
         chance = f"{r.collision_probability:.1e}"
         out.print(f"fingerprints only: every verdict holds unless two states shared a fingerprint (a chance of about "
                   f"{chance}: n(n-1)/2 pairs at 2^-64 each)", markup=False)
-    for c in report.companions:
-        judged = ", ".join(p.name for p in report.properties if p.companion == c.name)
-        out.print(f"companion search ({c.name}) for {judged}, at {_flags(c.machine.bounds.as_dict())}:",
-                  markup=False)
-        out.print("  " + stats_line(c.result), markup=False)
+    if not verbose and report.companions and all(c.result.complete for c in report.companions):
+        each = ", ".join(f"{c.name} {plural(c.result.states, 'state')}" for c in report.companions)
+        out.print(f"companion searches (for what the defaults cannot exercise): {each}; complete", markup=False)
+    else:
+        for c in report.companions:
+            judged = ", ".join(p.name for p in report.properties if p.companion == c.name)
+            out.print(f"companion search ({c.name}) for {judged}, at {_flags(c.machine.bounds.as_dict())}:",
+                      markup=False)
+            out.print("  " + stats_line(c.result), markup=False)
     out.print(liveness_line(report), markup=False)
-    out.print(_verdict_line(report))
-    if written:
-        out.print(f"traces written to {written}", markup=False)
-    elif report.exit_code:
-        out.print(f"reproduce with: {command} --out out/", markup=False)
 
 
 def _symmetry_note(machine: Any) -> str:
@@ -209,65 +275,6 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
             for c in report.clauses
         ],
     }
-
-
-def _grid(matrix: Any, columns: list[str], targets: dict[str, str | None]) -> Table:
-    table = _table("mutant", *(f"P{i}" for i in range(1, len(columns) + 1)), "")
-    for m in matrix.mutants:
-        cells: list[Text | str] = [m.name]
-        for name in columns:
-            steps = m.steps(name)
-            star = "*" if name == targets.get(m.name) else ""
-            cells.append(Text(".", style="dim") if steps is None else Text(f"{steps}{star}", style="green"))
-        lost = [name for name in m.killed_by if name.startswith(WITNESS_LOST)]
-        if m.equivalent:
-            cells.append(Text("equivalent: " + m.reason, style="cyan"))
-        elif lost:
-            cells.append(Text("killed: " + ", ".join(lost), style="green"))
-        else:
-            cells.append(Text("SURVIVED", style="bold red") if m.survived else "")
-        table.add_row(*cells)
-    return table
-
-
-def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, every_mutant: bool) -> None:
-    """The kill matrix: a grid of mutants x killing properties (shortest counterexample lengths), what
-    each property catches alone, and a verdict. With `every_mutant` False (a chosen few were run), a
-    property that killed none of them is not called untested: only the columns that kill are shown."""
-    columns = [p.name for p in matrix.properties if every_mutant or p.killers]
-    out.print("properties (columns):")
-    for i, name in enumerate(columns, 1):
-        out.print(f"  P{i:<2} {name}", markup=False)
-    out.print()
-    out.print("shortest counterexample (steps) per mutant and property; '.' = not killed, * = its target",
-              markup=False)
-    out.print(_grid(matrix, columns, targets))
-    out.print()
-    out.print("what each property adds" + ("" if every_mutant else " (among the mutants run)") + ":")
-    for p in matrix.properties:
-        if p.sole_killers:
-            out.print(f"  {p.name}: sole killer of {', '.join(p.sole_killers)}", markup=False)
-        elif p.redundant_with:
-            together = " jointly" if p.jointly else ""
-            out.print(f"  {p.name}: no sole killer; redundant{together} with {', '.join(p.redundant_with)}",
-                      markup=False)
-        elif every_mutant:
-            out.print(Text.assemble(f"  {p.name}: ", ("KILLS NOTHING", "bold red"), ": no mutant shows it can fail"))
-    killed = sum(1 for m in matrix.mutants if m.killed_by)
-    equivalent = sum(1 for m in matrix.mutants if m.equivalent and not m.killed_by)
-    out.print()
-    out.print(f"{len(matrix.mutants)} mutants: {killed} killed, {equivalent} marked equivalent, "
-              f"{len(matrix.survivors)} survived; {sum(m.states for m in matrix.mutants):,} states "
-              f"in {matrix.seconds:.1f} s", markup=False)
-    vetted = sum(1 for m in matrix.mutants if m.vetted)
-    if vetted:
-        out.print(f"{vetted} of them searched against the default's graph at their bounds, checked beforehand: "
-                  "only the steps a mutant changes were checked again for what they break (the same verdicts and "
-                  "traces)", markup=False)
-    if matrix.survivors:
-        out.print(Text.assemble(("[fail]", STYLES["[fail]"]), f" survived: {', '.join(matrix.survivors)}"))
-    else:
-        out.print(Text.assemble(("[ok]", STYLES["[ok]"]), " every mutant is killed or marked equivalent"))
 
 
 def _liveness_json(report: Report) -> dict[str, Any]:

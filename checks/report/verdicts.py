@@ -208,6 +208,8 @@ def check(
                      fingerprints=fingerprints, compact=compact)
     report = build_report(machine, result)
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
+    if liveness and progress is not None and report.result.complete:  # a silent pass: say what is being done
+        progress(f"liveness on the graph of {report.result.states:,} states")
     report = _judge_liveness(report, limits) if liveness else dataclasses.replace(report, liveness_skipped="")
     if not companion or without_faults(bounds) != DEFAULT_BOUNDS or report.result.stopped == "interrupted":
         return report
