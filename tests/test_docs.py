@@ -242,6 +242,16 @@ def test_times_are_stated_once_in_the_readme() -> None:
     assert stated.search("It takes about 8 s here.")  # the pattern sees what it forbids
 
 
+def test_rules_doc_is_the_rule_table() -> None:
+    """docs/rules.md ends with the rule table as `model/render.py` renders it from `model/rules.py`."""
+    from pausecheck.model.render import rules_markdown
+
+    text = _read("rules.md")
+    assert text.endswith(rules_markdown()), \
+        "docs/rules.md's transition rules drifted from model/rules.py: replace its last section with " \
+        "`python -m pausecheck.model.render`"
+
+
 def test_links_resolve() -> None:
     files = sorted(DOCS.glob("*.md"))
     assert {"README.md", "rules.md", "clauses.md", "readings.md", "itf.md", "tutorial.md", "api.md"} <= {
