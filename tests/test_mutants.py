@@ -242,3 +242,19 @@ def test_a_mutant_changes_only_patch_and_show():
     m = mutant_named("poll_shows_held")
     machine = mutate(Machine(), m)
     assert machine.show is m.show and machine.patch is None and machine.bounds == DEFAULT_BOUNDS
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
+def test_step_and_the_search_agree_where_a_mutant_goes(mutant: Mutant):
+    """`Machine.step` (what replay runs) and `Machine.successors` (what the search runs) take one path, the
+    successor function generated from the rule table, so that every counterexample replays step by step,
+    also from states only the mutant reaches (before, a mutant deviating in its answer handling reached
+    states where the two disagreed)."""
+    machine = mutate(Machine(bounds_of(mutant).replace(calls=1, pauses=1, artifacts=2, observations=0)), mutant)
+    order, seen = [machine.init_states()[0]], set(machine.init_states())
+    for state in order[:400]:
+        for action, post in machine.successors(state):
+            assert machine.step(state, action) == post, f"{action} from {state}"
+            if post not in seen:
+                seen.add(post)
+                order.append(post)
