@@ -33,8 +33,8 @@ from typing import Any
 from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning
 
 __all__ = [
-    "Expr", "SeqOf", "Opt", "RECORDS", "const", "var", "ite", "pick", "reads", "new", "span", "repeat", "minimum",
-    "exec_id", "call_id", "race_key", "base_of", "is_race", "none", "B",
+    "Expr", "SeqOf", "Opt", "RECORDS", "lift", "var", "ite", "pick", "reads", "new", "span", "repeat", "minimum",
+    "exec_id", "call_id", "race_key", "base_of", "is_race", "B",
     "Stmt", "Let", "Set", "When", "End", "Binder", "Choose", "Rule", "free_vars", "walk", "specialize",
     "specialize_block",
 ]
@@ -272,10 +272,6 @@ def lift(value: Any, like: Any = None) -> Expr:
     return Expr("const", (value,), _type_of(value))
 
 
-def const(value: Any) -> Expr:
-    return lift(value)
-
-
 def var(name: str, t: Any) -> Expr:
     """A variable a binder, a choice or a `Let` gives a value."""
     return Expr("var", (name,), t)
@@ -345,10 +341,6 @@ def base_of(key: Any) -> Expr:
 def is_race(key: Any) -> Expr:
     """Is this the key of a racing resume's segment?"""
     return Expr("is_race", (lift(key),), bool)
-
-
-def none(t: Any) -> Expr:
-    return Expr("none", (), Opt(t))
 
 
 class _Bounds:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 __all__ = [
     "RUNNING", "PAUSED", "COMPLETED", "FAILED", "INTERRUPTED", "CANCELLED",
     "PENDING", "APPROVED", "DECLINED", "EXPIRED", "FINISHED", "WORKING", "READ", "TAKEN", "WRITTEN", "WRITE_FAILED",
-    "PUT_BACK",
+    "PUT_BACK", "WORDS",
     "Artifact", "Attempt", "Question", "Execution", "Segment", "Warning", "State",
     "INITIAL", "ref_name", "id_key", "base_id", "find_execution", "find_segment", "with_execution", "with_segment",
 ]
@@ -85,6 +85,9 @@ class Execution(NamedTuple):
 # (what the segment has in hand is a copy), and cleared after the message is WRITTEN or before it is.
 WORKING, TAKEN, WRITE_FAILED, PUT_BACK = "working", "taken", "write failed", "put back"
 READ, WRITTEN = "read", "written"
+# Every status and phase word, in a fixed order (the symbolic engines number them by it).
+WORDS = (RUNNING, PAUSED, COMPLETED, FAILED, INTERRUPTED, CANCELLED, PENDING, APPROVED, DECLINED, EXPIRED,
+         WORKING, TAKEN, WRITE_FAILED, PUT_BACK, READ, WRITTEN)
 
 
 class Segment(NamedTuple):

@@ -16,22 +16,7 @@ from typing import Any, NamedTuple
 import z3
 from pausecheck.model.config import Bounds
 from pausecheck.model.state import (
-    APPROVED,
-    CANCELLED,
-    COMPLETED,
-    DECLINED,
-    EXPIRED,
-    FAILED,
-    INTERRUPTED,
-    PAUSED,
-    PENDING,
-    PUT_BACK,
-    READ,
-    RUNNING,
-    TAKEN,
-    WORKING,
-    WRITE_FAILED,
-    WRITTEN,
+    WORDS,
     Artifact,
     Attempt,
     Execution,
@@ -46,8 +31,6 @@ from .vec import FALSE, ZERO, Vec, num, var
 __all__ = ["Universe", "SExecution", "SSegment", "SState", "code", "word", "fresh", "lift", "decode",
            "well_formed", "initial", "TooSmall"]
 
-WORDS = (RUNNING, PAUSED, COMPLETED, FAILED, INTERRUPTED, CANCELLED, PENDING, APPROVED, DECLINED, EXPIRED,
-         WORKING, TAKEN, WRITE_FAILED, PUT_BACK, READ, WRITTEN)
 _CODE = {w: i for i, w in enumerate(WORDS)}
 
 

@@ -18,32 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
-from pausecheck.model.state import (
-    APPROVED,
-    CANCELLED,
-    COMPLETED,
-    DECLINED,
-    EXPIRED,
-    FAILED,
-    INTERRUPTED,
-    PAUSED,
-    PENDING,
-    PUT_BACK,
-    READ,
-    RUNNING,
-    TAKEN,
-    WORKING,
-    WRITE_FAILED,
-    WRITTEN,
-)
+from pausecheck.model.state import WORDS
 
 from .vec import BITS
 
 __all__ = ["Algebra", "Z3", "CONCRETE", "Seq", "OptV", "encode_str", "decode_str", "EXEC", "RACE", "CALL",
            "TooSmall", "zero_like", "pick", "same", "resize", "leaves"]
 
-WORDS = (RUNNING, PAUSED, COMPLETED, FAILED, INTERRUPTED, CANCELLED, PENDING, APPROVED, DECLINED, EXPIRED,
-         WORKING, TAKEN, WRITE_FAILED, PUT_BACK, READ, WRITTEN)
 _WORD = {w: i + 1 for i, w in enumerate(WORDS)}
 EXEC, RACE, CALL = 32, 48, 64  # e<n> -> 32+n (n < 16), e<n>' -> 48+n, c<n> -> 64+n (n < 64)
 
