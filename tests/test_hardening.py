@@ -236,9 +236,11 @@ def test_a_checkpoint_of_another_search_or_a_damaged_one_is_refused(tmp_path: Pa
     capsys.readouterr()
     assert main(["check", "--resume", str(tmp_path / "nothing")]) == 2
     assert "no checkpoint to resume from" in capsys.readouterr().err
-    from pausecheck.checks.checkpoint import FILE, Checkpoint
+    from array import array
 
-    Checkpoint(tmp_path, 1.0, ("other",)).save({})
+    from pausecheck.checks.checkpoint import FILE, Checkpoint, Snapshot
+
+    Checkpoint(tmp_path, 1.0, ("other",)).save(Snapshot(array("q"), array("q"), {}))
     assert main(["check", "--resume", str(tmp_path)]) == 2
     assert "a checkpoint of another search" in capsys.readouterr().err
     (tmp_path / FILE).write_bytes(b"not a pickle")
