@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["InputError", "MAX_BYTES", "MAX_DEPTH", "READ_TIMEOUT", "read_limited", "parse_json", "check_values",
-           "read_json", "read_json_lines", "printable", "short"]
+           "read_json", "read_json_lines", "printable", "say", "short"]
 
 MAX_BYTES = 64 << 20  # an input larger than this is refused rather than read (64 MiB)
 MAX_DEPTH = 64  # JSON nesting deeper than this is refused: nothing pausecheck writes nests beyond 8
@@ -53,6 +53,11 @@ def printable(text: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def say(text: str) -> None:
+    """Print one line on stdout with any echoed input made printable (`printable`)."""
+    print(printable(text))
 
 
 def short(value: Any) -> str:
@@ -99,19 +104,21 @@ def read_limited(path: str | Path, name: str, limit: int = MAX_BYTES, what: str 
         raise InputError(name, "", f"not UTF-8 (byte {error.start})") from None
 
 
-def parse_json(text: str, name: str, where: str = "", path: str = "$") -> Any:
-    """One JSON value from text, shape-checked by `check_values`; `where` ("line 3") locates the text in
-    its file, `path` names the value."""
+def parse_json(text: str, name: str, line: int | None = None) -> Any:
+    """One JSON value from text, shape-checked by `check_values`; `line` numbers the text's line in a
+    JSON-lines file, which is then named `file:line`."""
+    label = name if line is None else f"{name}:{line}"
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        at = f"line {error.lineno} column {error.colno}" if not where else f"{where} column {error.colno}"
-        raise InputError(name, at, f"not JSON: {error.msg}") from None
+        if line is None:
+            raise InputError(name, f"line {error.lineno} column {error.colno}", f"not JSON: {error.msg}") from None
+        raise InputError(label, "", f"not JSON: {error.msg} (column {error.colno})") from None
     except RecursionError:
-        raise InputError(name, where or path, f"nested more than {MAX_DEPTH} levels deep") from None
+        raise InputError(label, "$", f"nested more than {MAX_DEPTH} levels deep") from None
     except ValueError:  # Python refuses integers of more than 4,300 digits
-        raise InputError(name, where or path, "an integer with thousands of digits: not an input of ours") from None
-    check_values(name, value, f"{where} {path}".strip() if where else path)
+        raise InputError(label, "$", "an integer with thousands of digits: not an input of ours") from None
+    check_values(label, value, "$")
     return value
 
 
@@ -147,5 +154,5 @@ def read_json_lines(path: str | Path, name: str | None = None, what: str = "an i
     """A JSON-lines file as (line number, value) for each non-blank line, within every limit of this module."""
     name = str(path) if name is None else name
     text = read_limited(path, name, what=what)
-    return [(number, parse_json(line, name, f"line {number}")) for number, line in enumerate(text.split("\n"), 1)
+    return [(number, parse_json(line, name, number)) for number, line in enumerate(text.split("\n"), 1)
             if line.strip()]

@@ -8,6 +8,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from pausecheck.traces.input_file import printable
+
 from .commands import HANDLERS, UsageError
 from .parser import parser
 
@@ -66,7 +68,7 @@ def _say(line: str) -> None:
     """One line on stderr, if stderr can take it."""
     try:
         if sys.stderr is not None:
-            sys.stderr.write(line + "\n")
+            sys.stderr.write(printable(line) + "\n")  # input echoed in it never splits the line
             sys.stderr.flush()
     except OSError:
         pass

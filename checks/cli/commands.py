@@ -15,6 +15,7 @@ from typing import Any
 
 from pausecheck.model import BOUND_HELP, MODEL_VERSION, BoundError, Bounds, Machine, reading_named
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
+from pausecheck.traces.input_file import say
 from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions, replay
@@ -158,23 +159,23 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     meta = document["#meta"]
     if outcome.diverged_at is not None:
-        print(f"[diverged] {file}: {outcome.divergence}")
+        say(f"[diverged] {file}: {outcome.divergence}")
         return 1
     if not args.quiet:
         sys.stdout.write(render(document, headline=False))
     if meta.get("verdict") == "divergence" and outcome.reproduced:
-        print(f"[replayed] {file}: all {outcome.steps} steps match the model; {outcome.message}")
+        say(f"[replayed] {file}: all {outcome.steps} steps match the model; {outcome.message}")
         return 1
     what = {"violation": "breaks", "witness": "witnesses", "deadlock": "reaches"}.get(meta.get("verdict"), "shows")
     clauses = " ".join(meta.get("clauses") or ())
     claim = f"{what} {meta.get('property')}" + (f" ({clauses})" if clauses else "")
     if outcome.reproduced:
         detail = meta.get("explanation") or outcome.message
-        print(f"[replayed] {file}: all {outcome.steps} steps match the model and the trace {claim}"
+        say(f"[replayed] {file}: all {outcome.steps} steps match the model and the trace {claim}"
               + (f": {detail}" if detail else ""))
         return 1 if meta.get("verdict") in ("violation", "deadlock") else 0
     note = f" ({outcome.message})" if outcome.message else ""
-    print(f"[replayed] {file}: all {outcome.steps} steps match the model, but the trace no longer shows "
+    say(f"[replayed] {file}: all {outcome.steps} steps match the model, but the trace no longer shows "
           f"{meta.get('property')}{note}")
     return 1
 
@@ -203,7 +204,7 @@ def _shrink(args: argparse.Namespace) -> int:
     with Reporter("shrink", color=not args.no_color) as reporter:
         found = shrink(machine, actions, name, reporter.search(f"{len(actions)} steps"), exact=args.exact)
     if found is None:
-        print(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
+        say(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
         return 1
     kind, clauses = (DEADLOCK, ()) if prop is None else (prop.kind, prop.clauses)
     shrunk = document_for(machine, found, name=name, kind=kind, clauses=clauses,
@@ -212,7 +213,7 @@ def _shrink(args: argparse.Namespace) -> int:
                           command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))
     _write(out, dumps(shrunk))
     sys.stdout.write(render(shrunk, f"pausecheck replay {out}"))
-    print(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
+    say(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
     return 0
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pausecheck.model import Machine, reading_named
+from pausecheck.traces.input_file import printable, say
 from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
@@ -156,8 +157,8 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
                                                                if argv else "")
         out.print(f"[ok] {judged} on every step (random behaviours: no claim of completeness)", markup=False)
         return 0
-    out.print(f"[fail] step {failure.step} (shrunk from a failure at step {failure.found_at}): {failure.message}",
-              markup=False)
+    out.print(f"[fail] step {failure.step} (shrunk from a failure at step {failure.found_at}): "
+              f"{printable(failure.message)}", markup=False)
     out.print(f"clauses: {' '.join(failure.clauses) or '-'}; written to {trace}: `pausecheck replay {trace}`",
               markup=False)
     return 1
@@ -196,13 +197,13 @@ def shrink_runtime_command(args: argparse.Namespace, machine: Machine, actions: 
     finally:
         adapter.close()
     if shrunk is None:
-        print(f"[no divergence] {args.file}: the runtime agrees with the model on all {len(actions)} steps")
+        say(f"[no divergence] {args.file}: the runtime agrees with the model on all {len(actions)} steps")
         return 1
     result = ConformResult(" ".join(argv), mode, 1, len(shrunk.steps), 0, 0, False, 0.0, shrunk)
     document = divergence_document(machine, result, f"pausecheck shrink {args.file} --runtime -- {' '.join(argv)}")
     write(out, dumps(document))
     sys.stdout.write(render(document, f"pausecheck replay {out}"))
-    print(f"[shrunk] {len(actions)} steps -> {shrunk.step} steps on which the runtime still diverges, "
+    say(f"[shrunk] {len(actions)} steps -> {shrunk.step} steps on which the runtime still diverges, "
           f"written to {out}")
     return 0
 
@@ -281,7 +282,7 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         out.print(f"{result.skipped:,} edges skipped: their actions are not among those the runtime supports",
                   markup=False)
     if d is not None:
-        out.print(f"[diverged] step {d.step} ({d.kind}): {d.message}", markup=False)
+        out.print(f"[diverged] step {d.step} ({d.kind}): {printable(d.message)}", markup=False)
         out.print(f"clauses: {' '.join(d.clauses) or '-'}", markup=False)
         again = f"; `pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again" \
             if argv else ""

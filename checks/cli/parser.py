@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, SWITCHES, Bounds, ReadingError, reading_named
 from pausecheck.model.config import BOUND_MAXIMUM, FUZZ_BOUNDS
+from pausecheck.traces.input_file import printable
 
 from pausecheck import __version__
 
@@ -135,7 +136,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"pausecheck: {message} (see {self.prog} --help)\n")
+        self.exit(2, printable(f"pausecheck: {message} (see {self.prog} --help)") + "\n")
 
 
 def _common() -> argparse.ArgumentParser:
