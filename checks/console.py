@@ -3,11 +3,14 @@
 On a terminal, rich draws a live progress line (states, states/s, depth, elapsed) on stderr and
 colours verdicts on stdout; tables fit the width. When stderr is not a terminal (CI, logs, pipes),
 progress is one plain line every few seconds on stderr and nothing else. Colour is off when
-`NO_COLOR` is set (rich reads it), with `--no-color`, and whenever the stream is not a terminal.
+`NO_COLOR` is set (rich reads it), with `--no-color`, and whenever the stream is not a terminal. A
+terminal that says it can do neither (`TERM=dumb` or `unknown`, as some CI systems and editors set) is
+written to as a pipe is: plain lines, no colour, no live line it could not erase.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -41,11 +44,20 @@ class _Trimmed:
         return False
 
 
+def capable_terminal(stream: TextIO) -> bool:
+    """Is the stream a terminal that can draw colours and redraw a line (not TERM=dumb)?"""
+    try:
+        tty = stream.isatty()
+    except (OSError, ValueError):  # a closed stream
+        return False
+    return tty and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
+
+
 def console(file: TextIO | None = None, *, color: bool = True) -> Console:
-    """A console on `file` (stdout by default): colours and live width on a terminal, plain text of
-    PIPE_WIDTH columns elsewhere. Lines of text are never wrapped (soft wrap); tables fit the width."""
+    """A console on `file` (stdout by default): colours and live width on a capable terminal, plain text
+    of PIPE_WIDTH columns elsewhere. Lines of text are never wrapped (soft wrap); tables fit the width."""
     stream = file if file is not None else sys.stdout
-    tty = stream.isatty()
+    tty = capable_terminal(stream)
     # no_color=None lets rich honour NO_COLOR; True forces plain text
     return Console(file=stream if tty else _Trimmed(stream), no_color=True if not color else None,
                    width=None if tty else PIPE_WIDTH, highlight=False, force_terminal=tty, soft_wrap=True)
@@ -60,7 +72,7 @@ class Reporter:
     def __init__(self, command: str, *, stream: TextIO | None = None, color: bool = True) -> None:
         self.command = command
         self.stream = stream if stream is not None else sys.stderr
-        self.live = self.stream.isatty()
+        self.live = capable_terminal(self.stream)
         self._bar: Progress | None = None
         self._task: TaskID | None = None
         self._started = time.monotonic()

@@ -27,7 +27,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     runtime = words[words.index("--") + 1:] if "--" in words else []
     words = words[:words.index("--")] if "--" in words else words
-    args = parser().parse_args(words)
+    try:
+        args = parser().parse_args(words)
+    except OSError as error:  # --help or --version to a full disk
+        return _cannot_write(error)
     if args.command in RUNS_A_RUNTIME:
         args.runtime = runtime
     elif "--" in (sys.argv[1:] if argv is None else argv):
@@ -51,13 +54,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # outside a search (which reports what it reached itself): nothing established
         _say("pausecheck: interrupted")
         return 3
-    except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal
-        if error.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
-            raise
+    except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal, a path not writable
+        return _cannot_write(error)
+
+
+FULL = (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)  # output lost: exit 1
+
+
+def _cannot_write(error: OSError) -> int:
+    """Exit 1, quietly for a reader gone, when the output could not be written (a full disk, a reader that
+    stopped reading, a closed terminal), whichever command and whichever file; exit 2 with one line for a
+    path that cannot be written at all (a folder, no permission): a usage error."""
+    if error.errno not in FULL:
+        if error.filename is None:
+            raise error
+        _say(f"pausecheck: cannot write {error.filename}: {error.strerror or error}")
+        return 2
+    if error.filename is None:
         _silence_stdout()
-        if error.errno != errno.EPIPE:  # a reader that stopped reading needs no message
-            _say(f"pausecheck: cannot write the output: {error.strerror}")
-        return 1
+    if error.errno != errno.EPIPE:  # a reader that stopped reading needs no message
+        _say(f"pausecheck: cannot write {error.filename or 'the output'}: {error.strerror}")
+    return 1
 
 
 def _interrupt(signum: int, frame: object) -> None:

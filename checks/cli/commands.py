@@ -7,6 +7,7 @@ or an incomplete search; 2 a usage or input error (one line on stderr, never a t
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import json
 import sys
@@ -45,6 +46,8 @@ from .readings import readings_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
+FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)  # the disk took nothing: exit 1, not 2
+
 GRAPH_LIMIT = 20_000  # states a whole-graph export may hold unless --max-states says otherwise
 
 
@@ -76,6 +79,9 @@ def _write(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as error:
+        if error.errno in FULL:  # a full disk: exit 1 like every other output that was lost
+            error.filename = str(path)
+            raise
         raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
 
 
@@ -107,7 +113,7 @@ def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> 
     except CheckpointError as error:
         raise UsageError(str(error)) from None
     except OSError as error:
-        if checkpoint is None or error.filename is None:
+        if checkpoint is None or error.filename is None or error.errno in FULL:
             raise
         raise UsageError(f"cannot write the checkpoint {error.filename}: {error.strerror}") from None
 

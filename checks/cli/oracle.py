@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 import time
@@ -57,6 +58,8 @@ def vectors_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
         try:
             manifest = export_vectors(machine, args.dir, args.max_vectors)
         except OSError as error:
+            if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+                raise  # a full disk: exit 1, as for every command
             raise usage(f"cannot write {args.dir}: {error.strerror or error}") from None
         print(f"wrote {manifest['vectors']:,} vectors ({manifest['steps']:,} steps) taking {manifest['edges']:,} "
               f"of the {manifest['edges_total']:,} edges of the reachable graph ({manifest['coverage']:.1%} "

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, SWITCHES, Bounds, ReadingError, reading_named
 from pausecheck.model.config import BOUND_MAXIMUM, FUZZ_BOUNDS
@@ -134,6 +136,14 @@ def _size(text: str) -> int:
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """Write and flush, and let a full disk be known (argparse swallows it: --help would exit 0)."""
+        if message:
+            file = file or sys.stderr
+            if file is not None:
+                file.write(message)
+                file.flush()
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, printable(f"pausecheck: {message} (see {self.prog} --help)") + "\n")
