@@ -19,6 +19,8 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
+from .budget import note
+
 __all__ = ["console", "Reporter", "PIPE_WIDTH", "QUIET_SECONDS"]
 
 PIPE_WIDTH = 160  # the width of tables written to a file or a pipe, so logs do not depend on $COLUMNS
@@ -102,6 +104,7 @@ class Reporter:
             self._task = self._bar.add_task(label, total=total, detail="")
 
     def _show(self, label: str, detail: str, completed: float | None = None) -> None:
+        note(f"{self.command}: {label}", f"{label}: {detail}")  # what a limit's stop reports as reached
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, detail=detail, completed=completed)
             return

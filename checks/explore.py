@@ -451,8 +451,8 @@ def explore(
             if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
                 progress(len(search.states), transitions, depth)
                 next_report = time.perf_counter() + 0.5
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM mapped to it: keep what was found
-        complete, stopped = False, "interrupted"
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM mapped to it, or a command's limit: keep what was found
+        complete, stopped = False, getattr(stop, "reason", "interrupted")
     return Result(
         complete=complete,
         states=len(search.states),

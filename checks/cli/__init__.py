@@ -6,10 +6,12 @@ import errno
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 
 from pausecheck.traces.input_file import printable
 
+from ..budget import Budget, LimitReached
 from .commands import HANDLERS, UsageError
 from .parser import parser
 
@@ -24,6 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Everything after the first `--` is the command line of a runtime under test (conform, vectors
     check), kept out of argparse so that no flag of ours is mistaken for one of its arguments."""
+    started = time.perf_counter()  # a limit counts the set-up too
     words = list(sys.argv[1:] if argv is None else argv)
     runtime = words[words.index("--") + 1:] if "--" in words else []
     words = words[:words.index("--")] if "--" in words else words
@@ -44,10 +47,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with standard output closed: nowhere to report to
         _say("pausecheck: standard output is closed; nothing can be reported")
         return 2
+    budget = Budget(getattr(args, "max_seconds", None), getattr(args, "max_memory", None), started)
     try:
-        code = HANDLERS[args.command](args)
+        if budget.max_seconds is not None and budget.max_seconds <= 0:
+            raise UsageError("--max-seconds must be a positive number of seconds")
+        with budget:
+            code = HANDLERS[args.command](args)
         sys.stdout.flush()
         return code
+    except LimitReached:  # a command that could not report what it reached itself: its notes
+        _say(f"pausecheck: {budget.summary()}")
+        return 3
     except UsageError as error:
         _say(f"pausecheck: {error}")
         return 2

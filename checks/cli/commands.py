@@ -23,6 +23,7 @@ from pausecheck.traces.replay import decode_actions, replay
 
 from pausecheck import __version__
 
+from ..budget import active
 from ..checkpoint import Checkpoint, CheckpointError
 from ..console import Reporter, console
 from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
@@ -68,9 +69,12 @@ def _bounds(args: argparse.Namespace) -> Bounds:
 
 
 def _limits(args: argparse.Namespace) -> Limits:
-    """The early stops the user asked for: states, seconds, memory."""
-    return Limits(max_states=args.max_states, max_seconds=getattr(args, "max_seconds", None),
-                  max_memory=getattr(args, "max_memory", None))
+    """The early stops the user asked for: states, and the seconds and memory left of the command's budget
+    (its clock started with the command: the set-up counts)."""
+    limits = Limits(max_states=args.max_states, max_seconds=getattr(args, "max_seconds", None),
+                    max_memory=getattr(args, "max_memory", None))
+    budget = active()
+    return limits if budget is None else budget.limits(limits)
 
 
 def _write(path: Path, text: str) -> None:
@@ -275,9 +279,12 @@ def _report(args: argparse.Namespace) -> int:
     evidence: list[Evidence] = evidence_of(report)
     render_report = html_report if args.format == "html" else markdown_report
     _write(args.out, render_report(report, evidence, matrix, readings=flips))
-    verdict = "[ok]" if report.exit_code == 0 else "[fail]"
+    stopped = report.result.stopped
+    verdict = "[ok]" if report.exit_code == 0 else "[incomplete]" if report.exit_code == 3 else "[fail]"
+    by = f"--{stopped}" if stopped and stopped.startswith("max-") else "an interruption"
+    why = f" (the search was stopped by {by}: what it reached)" if stopped else ""
     print(f"{verdict} report of {len(report.clauses)} clauses, {len(report.properties)} properties and "
-          f"{len(evidence)} traces written to {args.out}")
+          f"{len(evidence)} traces written to {args.out}{why}")
     return report.exit_code
 
 

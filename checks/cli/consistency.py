@@ -10,6 +10,7 @@ from typing import Any
 
 from pausecheck.model import Bounds
 
+from ..budget import note
 from ..console import console
 
 __all__ = ["consistency_command", "PARTS"]
@@ -41,6 +42,7 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
     started = time.perf_counter()
 
     def progress(text: str) -> None:
+        note("consistency", f"consistency: part under way: {text}")
         if not args.json and sys.stderr.isatty():
             sys.stderr.write(f"\r  {text} ({time.perf_counter() - started:.0f} s)" + " " * 10)
             sys.stderr.flush()
@@ -93,6 +95,7 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
                 finish = f" once the behaviour must finish within {args.depth} steps" if c.finishing else ""
                 what = f"clashes with {' '.join(c.clauses)}{finish} ({', '.join(props)})"
             say(f"  {_short(c.reading):<28} {what}")
+            note("consistency", f"(b) {len(rows) + 1} reading(s) judged, printed above")
             rows.append({"reading": c.reading, "diverges": c.diverges, "clauses": list(c.clauses),
                          "finishing": c.finishing, "properties": asserted_by(c.clauses, c.finishing),
                          "seconds": round(c.seconds, 1)})
@@ -111,6 +114,7 @@ def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Ex
                               "clause)" for n, (r, t) in d.fail.items())
             holds = ", ".join(d.hold)
             say(f"  {d.clause:<6} " + "; ".join(x for x in (fails, holds and f"still holds: {holds}") if x))
+            note("consistency", f"(c) {len(rows) + 1} clause(s) judged, printed above")
             rows.append({"clause": d.clause, "properties": list(d.formalised_by),
                          "fail": {n: {"reading": r, "step": t} for n, (r, t) in d.fail.items()},
                          "hold": list(d.hold), "seconds": round(d.seconds, 1)})

@@ -43,7 +43,8 @@ examples:
                                               three parts take about six minutes at these bounds)
 exit: 0 every trigger the bounds allow occurs in a behaviour that keeps every clause (clashes and dependencies
 are findings about the rules, not failures); 1 some trigger occurs in none (a clause is vacuous or the clauses
-contradict each other); 2 usage error (a fault flag: faults are not encoded symbolically)."""
+contradict each other); 2 usage error (a fault flag: faults are not encoded symbolically);
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 EPILOG_PROVE = """\
 examples:
   pausecheck prove --bmc 12             every property on every behaviour of up to 12 steps (~15 s; to
@@ -52,7 +53,8 @@ examples:
                                         --sessions 2 --calls 3 --artifacts 4: about a minute
 exit: 0 everything asked was established; 1 a property violated (--bmc) or not proved (--induction); 2 usage
 error (a reading or fault the symbolic engine does not encode); 3 --bmc found no violation but a witness was
-not found within K steps, or --max-seconds stopped it."""
+not found within K steps, or --max-seconds or --max-memory stopped it
+(what was established by then is printed)."""
 EPILOG_REPORT = """\
 examples:
   pausecheck report --out report.html             the default check as one self-contained HTML page (~10 s)
@@ -67,7 +69,10 @@ examples:
                    --format dot --out small.dot         62 states; `dot -Tsvg small.dot > small.svg`
   pausecheck graph --around traces/golden/no_put_back.itf.json --format graphml --out near.graphml
                                         a trace and its successors, at the trace's own bounds and mutant
-                                        (for Gephi)"""
+                                        (for Gephi)
+
+exit: 0 written; 2 usage error, or more states than --max-states;
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 EPILOG_CONFORM = """\
@@ -81,7 +86,8 @@ examples:
                                         the default bounds: all 197,925 edges (about 60 s)
 
 exit: 0 every edge judged and no divergence; 1 a divergence, or not every edge judged; 2 usage error, or a
-runtime that cannot be started or checked at all."""
+runtime that cannot be started or checked at all;
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 EPILOG_VECTORS = """\
@@ -91,7 +97,8 @@ examples:
   pausecheck vectors check examples/vectors -- python examples/sqlite_runtime/runtime.py
                                         the committed example vectors against the reference runtime
 
-exit: 0 written, or every vector passed; 1 a divergence; 2 usage error or a folder that cannot be read."""
+exit: 0 written, or every vector passed; 1 a divergence; 2 usage error or a folder that cannot be read;
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 EPILOG_FUZZ = """\
@@ -102,7 +109,8 @@ examples:
   pausecheck fuzz -- python examples/sqlite_runtime/runtime.py --bug drop-oldest
                                         a buggy runtime: exit 1, the shrunk behaviour in fuzz.itf.json
 
-exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diverging; 2 usage error."""
+exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diverging; 2 usage error;
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 def _reading(text: str) -> str:
@@ -155,9 +163,20 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: Bounds = DEFAULT_BOUNDS) -> None:
-    """The flags of a search: one per bound, the reading, the state limit, and for a search whose
-    properties are judged, how to judge what the bounds cannot exercise."""
+def budget_flags(parser: argparse.ArgumentParser) -> None:
+    """--max-seconds and --max-memory: the limits of a command that can run long (`checks/budget.py`)."""
+    parser.add_argument("--max-seconds", type=float, metavar="S",
+                        help="stop after S seconds from the start, set-up included, with exit 3 and what was "
+                        "established by then")
+    parser.add_argument("--max-memory", type=_size, metavar="SIZE", default=DEFAULT_MEMORY,
+                        help="stop gracefully, with exit 3, when the process's resident memory reaches SIZE (200M, "
+                        f"2G, ...; default {DEFAULT_MEMORY >> 20:,}M, three quarters of this machine)")
+
+
+def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: Bounds = DEFAULT_BOUNDS,
+            states: bool = True) -> None:
+    """The flags of a search: one per bound, the reading, the limits (the state limit where the command
+    honours one), and for a search whose properties are judged, how to judge what the bounds cannot exercise."""
     group = parser.add_argument_group("bounds (every field of the search configuration)")
     for name, (minimum, meaning) in BOUND_HELP.items():
         default = getattr(defaults, name)
@@ -167,12 +186,10 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         help="how each ambiguity of the spec is read: conformant (the default), or conformant with "
                         "switches set, e.g. conformant+A-G1=leave; " + "; ".join(
                             f"{s.ambiguity}={'|'.join(s.values)}" for s in SWITCHES) + " (docs/readings.md)")
-    parser.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
-    parser.add_argument("--max-seconds", type=float, metavar="S",
-                        help="stop the search after S seconds (the result is incomplete)")
-    parser.add_argument("--max-memory", type=_size, metavar="SIZE", default=DEFAULT_MEMORY,
-                        help="stop the search gracefully when the process's resident memory reaches SIZE (200M, "
-                        f"2G, ...; default {DEFAULT_MEMORY >> 20:,}M, three quarters of this machine)")
+    if states:
+        parser.add_argument("--max-states", type=int, metavar="N",
+                            help="stop after N states (the result is incomplete)")
+    budget_flags(parser)
     if not judged:
         return
     parser.add_argument("--accept-unexercised", action="store_true",
@@ -289,7 +306,8 @@ def parser() -> argparse.ArgumentParser:
               "properties catch it and the length of each shortest counterexample, and what each property "
               "catches alone.",
               "exit: 0 every mutant run is killed or marked equivalent (and, when all ran, every property kills "
-              "one); 1 otherwise; 2 usage error.")
+              "one); 1 otherwise; 2 usage error; 3 stopped by --max-seconds or --max-memory (what was established by "
+              "then is printed).")
     mu.add_argument("--list", action="store_true", help="print every mutant's name and description, run nothing")
     mu.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
     mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
@@ -297,6 +315,7 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("--ray", action="store_true",
                     help="run the searches as tasks on the Ray cluster at $RAY_ADDRESS, or on a local Ray instance "
                     "(needs pip install 'pausecheck[ray]'; docs/cluster.md)")
+    budget_flags(mu)
     mu.add_argument("--golden", type=Path, metavar="DIR",
                     help="also write each mutant's target counterexample as DIR/<mutant>.itf.json")
 
@@ -333,7 +352,7 @@ def parser() -> argparse.ArgumentParser:
               "the model's reachable graph within the bounds (resetting it between sequences), and compare what "
               "it shows after each new step with the model. The first divergence is written as an ITF trace.",
               EPILOG_CONFORM)
-    _search(co, judged=False)
+    _search(co, judged=False, states=False)
     co.add_argument("--strict", action="store_true",
                     help="every observation must equal the model's under the reading (the default; not with "
                     "--properties)")
@@ -355,7 +374,7 @@ def parser() -> argparse.ArgumentParser:
               EPILOG_VECTORS)
     ve.add_argument("what", choices=("export", "check"), help="export the vectors, or check a runtime against them")
     ve.add_argument("dir", type=Path, help="the vectors folder")
-    _search(ve, judged=False)
+    _search(ve, judged=False, states=False)
     ve.add_argument("--max-vectors", type=int, metavar="N",
                     help="export: write only the first N vectors (the manifest states the coverage they reach)")
     _judging(ve, when="check: ")
@@ -368,7 +387,7 @@ def parser() -> argparse.ArgumentParser:
               "are applied to it in lockstep and what it shows is compared with the model. The first failure is "
               "shrunk and written as an ITF trace. Deterministic: the same flags give the same behaviours.",
               EPILOG_FUZZ)
-    _search(fz, judged=False, defaults=FUZZ_BOUNDS)
+    _search(fz, judged=False, defaults=FUZZ_BOUNDS, states=False)
     fz.add_argument("--examples", type=int, default=200, metavar="N", help="behaviours to run (default 200)")
     fz.add_argument("--steps", type=int, default=60, metavar="N", help="steps per behaviour at most (default 60)")
     _judging(fz, trace="fuzz.itf.json", when="with a runtime: ")
@@ -382,8 +401,9 @@ def parser() -> argparse.ArgumentParser:
               "whose verdict changes, print the length of the shortest behaviour that shows it and write that "
               "behaviour as an ITF trace under --out, replayable under its reading. Searches run in parallel, one "
               "per core. About ten minutes at the default bounds on two cores.",
-              "exit: 0 the matrix was computed (flips are findings about the rules, not failures); 2 usage error.")
-    _search(rd, judged=False)
+              "exit: 0 the matrix was computed (flips are findings about the rules, not failures); 2 usage error; "
+              "3 stopped by --max-seconds or --max-memory (what was established by then is printed).")
+    _search(rd, judged=False, states=False)
     rd.add_argument("--list", action="store_true",
                     help="list the 32 ambiguities of the spec notes: modelled (values, default) or why not")
     rd.add_argument("--out", type=Path, metavar="DIR", default=Path("readings"),
@@ -404,7 +424,7 @@ def parser() -> argparse.ArgumentParser:
               "fixed; pauses, resumes, failing write-backs and repeated observations are unbounded. The named "
               "strengthening invariants are proved with them; a goal not proved comes with its counterexample to "
               "induction (a state pair). The conformant reading, without faults.", EPILOG_PROVE)
-    _search(pv, judged=False)
+    _search(pv, judged=False, states=False)
     pv.add_argument("--bmc", type=int, metavar="K", help="bounded model checking of every property up to K steps")
     pv.add_argument("--induction", action="store_true", help="prove the key properties for behaviours of any length")
     pv.add_argument("--k", type=int, default=1, metavar="K", help="with --induction: the induction depth (default 1)")
@@ -430,6 +450,7 @@ def parser() -> argparse.ArgumentParser:
         default = getattr(CONSISTENCY_BOUNDS, name)
         group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
                            help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    budget_flags(cs)
     cs.add_argument("--depth", type=int, default=12, metavar="K",
                     help="steps of the behaviours of (b) and (c) (default 12)")
     cs.add_argument("--trigger-depth", type=int, default=20, metavar="K",

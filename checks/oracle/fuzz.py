@@ -26,6 +26,7 @@ from pausecheck.model import Machine, observe
 from pausecheck.model.config import FUZZ_BOUNDS
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
+from ..budget import note
 from .adapters import Adapter, RuntimeFault, describe
 from .conform import STRICT, Divergence, divergence_at, drive, handshake, judge_shown
 from .cover import Sequence
@@ -68,6 +69,8 @@ def fuzz(machine: Machine, adapter: Adapter | None = None, *, examples: int = 10
             self.state = machine.init_states()[0]
             self.applied: list[dict[str, Any]] = []
             self.shown = observe(self.state)
+            note("fuzz: fuzz", f"fuzz: {counts['examples']:,} behaviours ({counts['steps']:,} steps) run without a "
+                 "failure")
             counts["examples"] += 1
             if adapter is not None:
                 self._exchange([reset])
