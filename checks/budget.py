@@ -52,6 +52,7 @@ class Budget:
         self._thread: threading.Thread | None = None
         self._main = threading.main_thread().ident
         self._previous: object = None
+        self._hook: Any = sys.unraisablehook
 
     def remaining(self) -> float | None:
         """Seconds left before the time limit (at least a millisecond), or None without one."""
@@ -85,6 +86,7 @@ class Budget:
             return self
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGALRM, self._raise)
+            self._hook, sys.unraisablehook = sys.unraisablehook, self._swallowed
             self._thread = threading.Thread(target=self._watch, name="pausecheck-budget", daemon=True)
             self._thread.start()
         return self
@@ -95,7 +97,15 @@ class Budget:
         if self._thread is not None:
             self._thread.join()
             signal.signal(signal.SIGALRM, self._previous)  # type: ignore[arg-type]
+            sys.unraisablehook = self._hook
         _ACTIVE = None
+
+    def _swallowed(self, unraisable: Any) -> None:
+        """A LimitReached raised where Python drops exceptions (a finalizer, a gc callback): send it again."""
+        if isinstance(unraisable.exc_value, LimitReached):
+            self.raised = False
+            return
+        self._hook(unraisable)
 
     def _raise(self, signum: int, frame: Any) -> None:
         if self.reason is None or self._done.is_set() or self.raised:

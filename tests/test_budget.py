@@ -37,7 +37,10 @@ LONG = {
 }
 
 
-@pytest.mark.parametrize("name", list(LONG))
+EDIT_LOOP = {"check", "prove --bmc", "conform"}  # the others under `slow` (CI): each a few seconds
+
+
+@pytest.mark.parametrize("name", [n if n in EDIT_LOOP else pytest.param(n, marks=pytest.mark.slow) for n in LONG])
 def test_a_long_command_stops_at_its_limit_with_exit_3(name: str, tmp_path: Path) -> None:
     argv = [a.format(tmp=tmp_path) for a in LONG[name]]
     cut = argv.index("--") if "--" in argv else len(argv)

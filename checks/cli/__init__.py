@@ -66,6 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal, a path not writable
         return _cannot_write(error)
+    except Exception:
+        if budget.reason is None:
+            raise
+        # The limit interrupted z3 ("canceled") or a runtime before LimitReached itself landed: the same stop.
+        _say(f"pausecheck: {budget.summary()}")
+        return 3
 
 
 FULL = (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)  # output lost: exit 1

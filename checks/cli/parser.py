@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import math
 import os
 import sys
 from pathlib import Path
@@ -132,6 +134,17 @@ DEFAULT_MEMORY = _physical_memory() * 3 // 4
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (nan and inf would silently mean no limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds") from None
+    return value
+
+
 def _size(text: str) -> int:
     """A memory size: a whole number of bytes, or with a K, M, G or T suffix (powers of 1,024)."""
     number, unit = text.strip().upper().removesuffix("B").removesuffix("I"), ""
@@ -165,7 +178,7 @@ def _common() -> argparse.ArgumentParser:
 
 def budget_flags(parser: argparse.ArgumentParser) -> None:
     """--max-seconds and --max-memory: the limits of a command that can run long (`checks/budget.py`)."""
-    parser.add_argument("--max-seconds", type=float, metavar="S",
+    parser.add_argument("--max-seconds", type=_seconds, metavar="S",
                         help="stop after S seconds from the start, set-up included, with exit 3 and what was "
                         "established by then")
     parser.add_argument("--max-memory", type=_size, metavar="SIZE", default=DEFAULT_MEMORY,
@@ -225,7 +238,7 @@ def _judging(parser: argparse.ArgumentParser, *, trace: str = "divergence.itf.js
                             help=f"{when}judge only the black-box properties on what the runtime shows (for one "
                             "that takes another legitimate reading)")
     if timeout:
-        parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+        parser.add_argument("--timeout", type=_seconds, default=10.0, metavar="S",
                             help=f"{when}seconds to wait for each response (default 10)")
     parser.add_argument("--out", type=Path, metavar="FILE", help=f"{when}where to write the trace (default {trace})")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
@@ -237,8 +250,9 @@ def _add(commands: argparse._SubParsersAction, name: str, help: str, description
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+@functools.lru_cache(maxsize=1)
 def parser() -> argparse.ArgumentParser:
-    """The whole command line."""
+    """The whole command line (built once: a parser is not changed by parsing)."""
     top = _Parser(
         prog="pausecheck",
         description="Reference model and model checker for FlowDrop RT-TOOL-7 (held artifacts across a "
@@ -257,7 +271,7 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--checkpoint", type=Path, metavar="DIR",
                        help="save the main search's state to DIR now and then (atomically), so that a crash or a kill "
                        "loses little: --resume DIR carries on from it")
-    check.add_argument("--checkpoint-every", type=float, default=60.0, metavar="S",
+    check.add_argument("--checkpoint-every", type=_seconds, default=60.0, metavar="S",
                        help="seconds between checkpoints (default 60)")
     check.add_argument("--engines", metavar="bfs,bmc",
                        help="compare the two engines instead: the breadth-first search and z3's bounded model checking "
@@ -296,7 +310,7 @@ def parser() -> argparse.ArgumentParser:
                     "the model on it (e.g. a conform, validate or fuzz divergence)")
     sh.add_argument("--properties", action="store_true",
                     help="with --runtime: a divergence is a broken black-box property, not any difference")
-    sh.add_argument("--timeout", type=float, default=10.0, metavar="S",
+    sh.add_argument("--timeout", type=_seconds, default=10.0, metavar="S",
                     help="with --runtime: seconds to wait for each response (default 10)")
 
     mu = _add(commands, "mutants", "prove every property can fail: run each mutant and print the kill matrix",
