@@ -98,6 +98,8 @@ class Budget:
             self._thread.join()
             signal.signal(signal.SIGALRM, self._previous)  # type: ignore[arg-type]
             sys.unraisablehook = self._hook
+            if self.reason is not None:
+                _uninterrupt_z3()
         _ACTIVE = None
 
     def _swallowed(self, unraisable: Any) -> None:
@@ -142,6 +144,17 @@ def _interrupt_z3() -> None:
         try:
             z3.main_ctx().interrupt()
         except Exception:  # noqa: BLE001 - a best effort: the hard stop follows anyway
+            pass
+
+
+def _uninterrupt_z3() -> None:
+    """Clear z3's interruption: it stays set until a solver's next check, and would cut short any later
+    z3 call of this process (a simplification left half done), as in a test or a program embedding us."""
+    z3 = sys.modules.get("z3")
+    if z3 is not None:
+        try:
+            z3.Solver().check()
+        except Exception:  # noqa: BLE001 - nothing more can be done
             pass
 
 
