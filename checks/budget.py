@@ -41,8 +41,10 @@ class LimitReached(KeyboardInterrupt):
 class Budget:
     """The limits of one command: a deadline on the monotonic clock and a resident-memory ceiling."""
 
-    def __init__(self, max_seconds: float | None, max_memory: int | None, started: float | None = None) -> None:
+    def __init__(self, max_seconds: float | None, max_memory: int | None, started: float | None = None,
+                 hard_stop: bool = True) -> None:
         self.started = time.perf_counter() if started is None else started
+        self.hard_stop = hard_stop  # end the process if the command outlives its limit by HARD_STOP (the CLI only)
         self.max_seconds, self.max_memory = max_seconds, max_memory
         self.deadline = None if max_seconds is None else self.started + max_seconds
         self.notes: dict[str, str] = {}
@@ -72,6 +74,7 @@ class Budget:
         return None
 
     def elapsed(self) -> float:
+        """Seconds since the command started."""
         return time.perf_counter() - self.started
 
     def summary(self) -> str:
@@ -132,7 +135,7 @@ class Budget:
                 # woken by it too. Sent again until it lands outside a finalizer.
                 signal.pthread_kill(self._main, signal.SIGALRM)  # type: ignore[arg-type]
                 _interrupt_z3()
-            if fired is not None and now >= fired + HARD_STOP:
+            if fired is not None and self.hard_stop and now >= fired + HARD_STOP:
                 _last_words(self)
                 os._exit(3)
 

@@ -47,7 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with standard output closed: nowhere to report to
         _say("pausecheck: standard output is closed; nothing can be reported")
         return 2
-    budget = Budget(getattr(args, "max_seconds", None), getattr(args, "max_memory", None), started)
+    # The process is ended if a command outlives its limit only when this is the command line itself, not a
+    # program (or a test) calling main() with its own arguments.
+    budget = Budget(getattr(args, "max_seconds", None), getattr(args, "max_memory", None), started,
+                    hard_stop=argv is None)
     try:
         if budget.max_seconds is not None and budget.max_seconds <= 0:
             raise UsageError("--max-seconds must be a positive number of seconds")
