@@ -16,7 +16,7 @@ from pausecheck.checks.checkpoint import FILE, MAGIC, Checkpoint
 from pausecheck.checks.cli import main
 from pausecheck.checks.explore import Limits, explore
 from pausecheck.checks.mutants import mutant_named, mutate
-from pausecheck.model import DEFAULT_BOUNDS, Machine
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.actions import StartWriteBack
 
 SMALL = ["--pauses", "1", "--accept-unexercised", "--no-liveness", "--no-companion"]  # 2,885 states
@@ -30,7 +30,9 @@ def _stall(bounds: Any, pre: Any, action: Any, post: Any) -> Any:
     Machine(DEFAULT_BOUNDS.replace(pauses=1)),
     mutate(Machine(DEFAULT_BOUNDS.replace(pauses=1)), mutant_named("no_put_back")),
     Machine(DEFAULT_BOUNDS, patch=_stall),  # 13,043 states
-], ids=["default", "a mutant's violations", "deadlocks"])
+    Machine(Bounds(sessions=2, turns=1, calls=1, per_call=1, artifacts=1, pauses=1, write_failures=1, observations=0,
+                   interim_writes=0, node_failures=0, held_bound=1), symmetry=True),  # 13,352 classes
+], ids=["default", "a mutant's violations", "deadlocks", "symmetry"])
 def test_a_resumed_search_ends_as_one_never_stopped(machine: Machine, tmp_path: Path) -> None:
     saved = Checkpoint(tmp_path, 0.0001, ("test",))
     cut = explore(machine, Limits(max_states=2500), checkpoint=saved)
