@@ -7,7 +7,8 @@ discovery ends (a state's number, a successor's, a message). A resume rebuilds t
 those steps on the model, so a checkpoint can only ever name states the model reaches, and a damaged,
 foreign or hand-made file is refused with one line, whatever its shape (`restore.py` checks every number).
 Rebuilding costs one expansion of each state the search had expanded, without checking properties: about
-half the time the search took to get there.
+three quarters of the time the search took to get there (4.3 s for 158,535 states saved 5.6 s into a
+search, here).
 
 The file is a packed binary of our own (no pickle: loading it runs nothing):
 
