@@ -69,7 +69,7 @@ class Budget:
         """Which limit is reached now, if any."""
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             return "max-seconds"
-        if self.max_memory is not None and resident_bytes() >= self.max_memory:
+        if self.max_memory is not None and resident_bytes() + _children_bytes() >= self.max_memory:
             return "max-memory"
         return None
 
@@ -138,6 +138,27 @@ class Budget:
             if fired is not None and self.hard_stop and now >= fired + HARD_STOP:
                 _last_words(self)
                 os._exit(3)
+
+
+def _children_bytes() -> int:
+    """The resident memory of this process's children (the searches of a worker pool, a runtime under test):
+    they are the command's too. Linux /proc (each process's parent read from its stat line); 0 elsewhere."""
+    me, page, total = os.getpid(), os.sysconf("SC_PAGE_SIZE"), 0
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()  # after the command's name, which may hold spaces
+            if int(fields[1]) != me:
+                continue
+            with open(f"/proc/{pid}/statm", "rb") as statm:
+                total += int(statm.read().split()[1]) * page
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def _interrupt_z3() -> None:

@@ -75,3 +75,17 @@ def test_a_memory_limit_stops_a_command_that_has_no_search_of_its_own() -> None:
 
 def test_the_watchdog_ends_what_does_not_stop_in_time() -> None:
     assert GRACE + HARD_STOP + 5 < 15  # --max-seconds 5 ends within 15 s whatever the command does
+
+
+def test_the_memory_of_worker_processes_counts_too() -> None:
+    from pausecheck.checks.budget import _children_bytes
+
+    before = _children_bytes()
+    child = subprocess.Popen([sys.executable, "-c", "x = bytearray(100 << 20); print(flush=True); input()"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "\n"
+        assert _children_bytes() - before >= 100 << 20
+    finally:
+        child.kill()
+        child.wait()

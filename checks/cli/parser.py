@@ -182,7 +182,8 @@ def budget_flags(parser: argparse.ArgumentParser) -> None:
                         help="stop after S seconds from the start, set-up included, with exit 3 and what was "
                         "established by then")
     parser.add_argument("--max-memory", type=_size, metavar="SIZE", default=DEFAULT_MEMORY,
-                        help="stop gracefully, with exit 3, when the process's resident memory reaches SIZE (200M, "
+                        help="stop gracefully, with exit 3, when the resident memory of the command (its worker "
+                        "processes included) reaches SIZE (200M, "
                         f"2G, ...; default {DEFAULT_MEMORY >> 20:,}M, three quarters of this machine)")
 
 
