@@ -18,7 +18,7 @@ from pausecheck.model.rules import clauses_of
 from pausecheck.model.state import ref_name
 
 from .explain import explain
-from .input_file import MAX_BYTES, MAX_DEPTH, READ_TIMEOUT, InputError, check_values, parse_json, short  # noqa: F401
+from .input_file import InputError, parse_json, short
 from .input_file import read_limited as read_limited_input
 
 __all__ = ["VARS", "encode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]

@@ -52,8 +52,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     budget = Budget(getattr(args, "max_seconds", None), getattr(args, "max_memory", None), started,
                     hard_stop=argv is None)
     try:
-        if budget.max_seconds is not None and budget.max_seconds <= 0:
-            raise UsageError("--max-seconds must be a positive number of seconds")
         with budget:
             code = HANDLERS[args.command](args)
         sys.stdout.flush()

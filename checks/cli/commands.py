@@ -63,8 +63,6 @@ def _bounds(args: argparse.Namespace) -> Bounds:
         raise UsageError(str(error)) from None
     if getattr(args, "max_states", None) is not None and args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
-    if getattr(args, "max_seconds", None) is not None and args.max_seconds <= 0:
-        raise UsageError("--max-seconds must be a positive number of seconds")
     return bounds
 
 
@@ -103,8 +101,6 @@ def _checkpoint(args: argparse.Namespace, bounds: Bounds) -> tuple[Checkpoint | 
     folder = getattr(args, "resume", None) or getattr(args, "checkpoint", None)
     if folder is None:
         return None, False
-    if args.checkpoint_every <= 0:
-        raise UsageError("--checkpoint-every must be a positive number of seconds")
     stored = tuple(option for option in ("symmetry", "compact") if getattr(args, option, False))
     key = (__version__, MODEL_VERSION, tuple(bounds.as_dict().items()), args.reading, None, stored)
     return Checkpoint(folder, args.checkpoint_every, key), getattr(args, "resume", None) is not None

@@ -141,7 +141,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds") from None
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive, finite number of seconds") from None
     return value
 
 
