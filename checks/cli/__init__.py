@@ -80,12 +80,12 @@ FULL = (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.E
 
 def _cannot_write(error: OSError) -> int:
     """Exit 1, quietly for a reader gone, when the output could not be written (a full disk, a reader that
-    stopped reading, a closed terminal), whichever command and whichever file; exit 2 with one line for a
-    path that cannot be written at all (a folder, no permission): a usage error."""
+    stopped reading, a closed terminal), whichever command and whichever file; exit 2 with one line for any
+    other problem with a named file (a folder, no permission): a usage error."""
     if error.errno not in FULL:
         if error.filename is None:
             raise error
-        _say(f"pausecheck: cannot write {error.filename}: {error.strerror or error}")
+        _say(f"pausecheck: {error.filename}: {error.strerror or error}")
         return 2
     if error.filename is None:
         _silence_stdout()
