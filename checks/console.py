@@ -5,11 +5,14 @@ colours verdicts on stdout; tables fit the width. When stderr is not a terminal 
 progress is one plain line every QUIET_SECONDS on stderr and nothing else (never a carriage return):
 a heartbeat thread repeats the last news while one long step (a z3 query, a liveness pass) gives none,
 so a log shows the command is alive, with the totals known and, where parts are counted, an estimate. Colour is off when
-`NO_COLOR` is set (rich reads it), with `--no-color`, and whenever the stream is not a terminal.
+`NO_COLOR` is set (rich reads it), with `--no-color`, and whenever the stream is not a terminal. A
+terminal that says it can do neither (`TERM=dumb` or `unknown`, as some CI systems and editors set) is
+written to as a pipe is: plain lines, no colour, no live line it could not erase.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -18,6 +21,8 @@ from typing import TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
+from .budget import note
 
 __all__ = ["console", "Reporter", "PIPE_WIDTH", "QUIET_SECONDS", "left"]
 
@@ -45,11 +50,20 @@ class _Trimmed:
         return False
 
 
+def capable_terminal(stream: TextIO) -> bool:
+    """Is the stream a terminal that can draw colours and redraw a line (not TERM=dumb)?"""
+    try:
+        tty = stream.isatty()
+    except (OSError, ValueError):  # a closed stream
+        return False
+    return tty and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
+
+
 def console(file: TextIO | None = None, *, color: bool = True) -> Console:
-    """A console on `file` (stdout by default): colours and live width on a terminal, plain text of
-    PIPE_WIDTH columns elsewhere. Lines of text are never wrapped (soft wrap); tables fit the width."""
+    """A console on `file` (stdout by default): colours and live width on a capable terminal, plain text
+    of PIPE_WIDTH columns elsewhere. Lines of text are never wrapped (soft wrap); tables fit the width."""
     stream = file if file is not None else sys.stdout
-    tty = stream.isatty()
+    tty = capable_terminal(stream)
     # no_color=None lets rich honour NO_COLOR; True forces plain text
     return Console(file=stream if tty else _Trimmed(stream), no_color=True if not color else None,
                    width=None if tty else PIPE_WIDTH, highlight=False, force_terminal=tty, soft_wrap=True)
@@ -64,7 +78,7 @@ class Reporter:
     def __init__(self, command: str, *, stream: TextIO | None = None, color: bool = True) -> None:
         self.command = command
         self.stream = stream if stream is not None else sys.stderr
-        self.live = self.stream.isatty()
+        self.live = capable_terminal(self.stream)
         self._bar: Progress | None = None
         self._task: TaskID | None = None
         self._started = time.monotonic()
@@ -131,6 +145,7 @@ class Reporter:
             self._task = self._bar.add_task(label, total=total, detail="")
 
     def _show(self, label: str, detail: str, completed: float | None = None) -> None:
+        note(f"{self.command}: {label}", f"{label}: {detail}")  # what a limit's stop reports as reached
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, detail=detail, completed=completed)
             return

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from .checkpoint import Checkpoint
 from .compact import CompactStates
 from .packed import PackedStates
+from .restore import restore, snapshot
 
 __all__ = ["Model", "Limits", "Discovery", "Result", "Progress", "NO_LIMITS", "explore", "stutter_proof"]
 
@@ -160,7 +161,7 @@ class Fingerprints:
 class _Search:
     """The mutable bookkeeping of one search, discarded when it returns."""
 
-    def __init__(self, model: Model, fingerprints: bool = False, compact: bool = False) -> None:
+    def __init__(self, model: Model, fingerprints: bool = False, compact: bool = False, choices: bool = False) -> None:
         self.model = model
         self.fingerprints = fingerprints  # keep 64-bit hashes of visited states, and only the frontier's states
         self.compact = compact  # keep every state exactly, packed: the store is its own index
@@ -170,7 +171,12 @@ class _Search:
         # The states by number: with fingerprints, only those still to expand, packed.
         self.states: Any = CompactStates() if compact else PackedStates() if fingerprints else []
         self.parent = array("q")
+        # With a checkpoint: which of its parent's successors (or which initial state) each state is.
+        self.choices: array | None = array("q") if choices else None
         self.via: list[Any] = []
+        # Where each discovery ends, for a checkpoint: property name -> (state, action of the last step or None).
+        self.ends: dict[str, tuple[int, Any]] = {}
+        self.deadlock_at = -1
         self.interned: dict[Any, Any] = {}
         self.violations: dict[str, Discovery] = {}
         self.witnesses: dict[str, Discovery] = {}
@@ -190,8 +196,9 @@ class _Search:
             return hash(key) in self.seen
         return key in (self.states if self.compact else self.index)
 
-    def add(self, state: Any, parent: int, action: Any, key: Any = None, indexed: bool = False) -> int:
-        """Store a state not seen before (its key recorded already where `indexed`); its number."""
+    def add(self, state: Any, parent: int, action: Any, key: Any = None, indexed: bool = False, choice: int = 0) -> int:
+        """Store a state not seen before (its key recorded already where `indexed`), the `choice`-th successor of
+        its parent (or initial state); its number."""
         key = state if key is None else key
         if self.compact:
             if not indexed:  # the compact store records the key and the state in one
@@ -206,6 +213,8 @@ class _Search:
                     self.index[key] = i
             self.states.append(state)
         self.parent.append(parent)
+        if self.choices is not None:
+            self.choices.append(choice)
         self.via.append(None if action is None else self.interned.setdefault(action, action))
         return i
 
@@ -266,6 +275,7 @@ class _Search:
             message = p.check(self.states[i], self.ctx)
             if message is not None:
                 self.violations[p.name] = self.path(i, message=message)
+                self.ends[p.name] = (i, None)
         self.set_always([p for p in self.always if p.name not in self.violations])
 
     def edge_checks(self, action_type: type, stutter: bool = False) -> tuple[Any, ...]:
@@ -298,9 +308,11 @@ class _Search:
             outcome = p.check(pre, action, post, self.ctx)
             if p.kind == TRANSITION and outcome is not None:
                 self.violations[p.name] = self.path(i, (action, post), outcome)
+                self.ends[p.name] = (i, action)
                 found = True
             elif p.kind == SOMETIMES and outcome:
                 self.witnesses[p.name] = self.path(i, (action, post))
+                self.ends[p.name] = (i, action)
                 found = True
         if found:
             done = self.violations.keys() | self.witnesses.keys()
@@ -314,22 +326,6 @@ def stutter_proof(prop: Any, action_type: type) -> bool:
     """Can no step of this kind that changes nothing break this transition property (its `stutter`)?"""
     kinds = getattr(prop, "stutter", None)
     return kinds is not None and action_type not in kinds
-
-
-_SAVED = ("index", "states", "parent", "via", "interned", "violations", "witnesses")
-
-
-def _snapshot(search: _Search, loop: dict[str, Any]) -> dict[str, Any]:
-    return {"search": {name: getattr(search, name) for name in _SAVED}, "loop": loop}
-
-
-def _restore(search: _Search, saved: dict[str, Any]) -> dict[str, Any]:
-    for name in _SAVED:
-        setattr(search, name, saved["search"][name])
-    search.set_always([p for p in search.always if p.name not in search.violations])
-    done = search.violations.keys() | search.witnesses.keys()
-    search.edge = [p for p in search.edge if p.name not in done]
-    return saved["loop"]
 
 
 def explore(
@@ -363,17 +359,20 @@ def explore(
     if fingerprints and compact:
         raise ValueError("a search keeps fingerprints or compact states, not both")
     started = time.perf_counter()
-    search = _Search(model, fingerprints, compact)
+    search = _Search(model, fingerprints, compact, choices=checkpoint is not None)
     canonical, seen = search.canonical, search.seen
-    for state in model.init_states():
+    for ordinal, state in enumerate(model.init_states()):
         key = state if canonical is None else canonical(state)
         if not search.known(key):
-            search.check_state(search.add(state, -1, None, key), state)
+            search.check_state(search.add(state, -1, None, key, choice=ordinal), state)
     transitions, depth, level_end, complete = 0, 0, len(search.states), True
     deadlocks, deadlock, stopped = 0, None, None
     i, before = 0, 0.0  # before: seconds spent before a resume
     if checkpoint is not None and resume:
-        loop = _restore(search, checkpoint.load())
+        deadline = None if limits.max_seconds is None else started + limits.max_seconds
+        loop = restore(search, checkpoint, deadline)  # the time it takes counts against --max-seconds
+        if loop is None:
+            return _cut_short(search, started)
         i, transitions, depth, level_end = loop["i"], loop["transitions"], loop["depth"], loop["level_end"]
         deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
     index, store = search.index, search.states  # bound after a resume, which replaces them
@@ -396,15 +395,15 @@ def explore(
                     break
                 if next_save is not None and complete and time.perf_counter() >= next_save:  # never a cut search
                     assert checkpoint is not None
-                    checkpoint.save(_snapshot(search, {
+                    checkpoint.save(snapshot(search, {
                         "i": i, "transitions": transitions, "depth": depth, "level_end": level_end,
-                        "deadlocks": deadlocks, "deadlock": deadlock,
+                        "deadlocks": deadlocks, "deadlock": None if deadlock is None else deadlock.message,
                         "seconds": before + time.perf_counter() - started}))
                     next_save = time.perf_counter() + checkpoint.every
             state = search.states[i]
             moved = False
             known = None if vetted is None else vetted(state)
-            for action, post in successors(state):
+            for ordinal, (action, post) in enumerate(successors(state)):
                 transitions += 1
                 stutter = post is state or post == state
                 checked = True
@@ -440,19 +439,20 @@ def explore(
                     new = len(search.states)
                     fresh = index.setdefault(key, new) == new  # one hash of the state, whether it is new or not
                 if fresh:
-                    j = search.add(post, i, action, key, indexed=True)
+                    j = search.add(post, i, action, key, indexed=True, choice=ordinal)
                     if checked:  # a vetted step leads to a vetted state
                         search.check_state(j, post, state)
             if not moved and not model.is_final(state):
                 deadlocks += 1
                 if deadlock is None:
+                    search.deadlock_at = i
                     deadlock = search.path(i, message="no action leads anywhere and the run is not finished")
             i += 1
             if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
                 progress(len(search.states), transitions, depth)
                 next_report = time.perf_counter() + 0.5
-    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM mapped to it: keep what was found
-        complete, stopped = False, "interrupted"
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM mapped to it, or a command's limit: keep what was found
+        complete, stopped = False, getattr(stop, "reason", "interrupted")
     return Result(
         complete=complete,
         states=len(search.states),
@@ -467,6 +467,14 @@ def explore(
         fingerprints=fingerprints,
         compact=compact,
     )
+
+
+def _cut_short(search: _Search, started: float) -> Result:
+    """A resume stopped by --max-seconds while it re-ran the checkpoint: nothing established yet."""
+    return Result(complete=False, states=len(search.states), transitions=0, depth=0,
+                  seconds=time.perf_counter() - started, violations=MappingProxyType({}),
+                  witnesses=MappingProxyType({}), deadlocks=0, deadlock=None, stopped="max-seconds",
+                  compact=search.compact)
 
 
 def _over(limits: Limits, deadline: float | None) -> str | None:

@@ -1,5 +1,6 @@
 """Terminal output: progress off a terminal is one plain line every few seconds; colour follows the
-terminal, NO_COLOR and --no-color."""
+terminal, NO_COLOR and --no-color; a dumb terminal is written to as a pipe. Each test sets the
+environment it is about, so the suite passes under TERM=dumb, NO_COLOR, no terminal and a terminal."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
 from pausecheck.checks import console as console_module
 from pausecheck.checks.console import PIPE_WIDTH, Reporter, console
 from rich.text import Text
@@ -18,6 +20,14 @@ class FakeTerminal(io.StringIO):
 
     def isatty(self) -> bool:
         return True
+
+
+@pytest.fixture
+def capable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal that draws colours and redraws lines, whatever TERM the tests run under."""
+    monkeypatch.setenv("TERM", "xterm-256color")
+    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
 
 
 def test_off_a_terminal_progress_is_plain_lines(monkeypatch):
@@ -53,7 +63,7 @@ def test_progress_inside_a_part_names_the_part(monkeypatch):
     assert stream.getvalue().splitlines()[-1].startswith("pausecheck mutants: mutants: 7/42 no_put_back: 12,345 states")
 
 
-def test_on_a_terminal_progress_is_live_and_removed(monkeypatch):
+def test_on_a_terminal_progress_is_live_and_removed(capable):
     stream = FakeTerminal()
     with Reporter("check", stream=stream) as reporter:
         reporter.search("check")(10, 20, 1)
@@ -71,14 +81,12 @@ def _styled(stream: io.StringIO, **options: bool) -> str:
     return stream.getvalue()
 
 
-def test_colour_on_a_terminal_and_never_in_a_pipe(monkeypatch):
-    monkeypatch.delenv("NO_COLOR", raising=False)
+def test_colour_on_a_terminal_and_never_in_a_pipe(capable):
     assert _coloured(_styled(FakeTerminal()))
     assert _styled(io.StringIO()) == "VIOLATED\n"
 
 
-def test_no_color_flag_and_environment(monkeypatch):
-    monkeypatch.delenv("NO_COLOR", raising=False)
+def test_no_color_flag_and_environment(capable, monkeypatch):
     assert not _coloured(_styled(FakeTerminal(), color=False))
     monkeypatch.setenv("NO_COLOR", "1")
     assert not _coloured(_styled(FakeTerminal()))
@@ -136,3 +144,14 @@ def test_fuzz_and_conform_count_towards_their_totals(capsys, monkeypatch):
     assert main(["conform", *small, "--", sys.executable, runtime]) == 0
     err = capsys.readouterr().err
     assert re.search(r"pausecheck conform: conform: 0/[\d,]+ edges judged", err), err
+
+
+@pytest.mark.parametrize("term", ["dumb", "unknown"])
+def test_a_dumb_terminal_gets_plain_lines_and_no_colour(term, capable, monkeypatch):
+    monkeypatch.setenv("TERM", term)
+    monkeypatch.setattr(console_module, "QUIET_SECONDS", 0.0)
+    assert _styled(FakeTerminal()) == "VIOLATED\n"
+    stream = FakeTerminal()
+    with Reporter("check", stream=stream) as reporter:
+        reporter.search("check")(10, 20, 1)
+    assert not reporter.live and stream.getvalue().startswith("pausecheck check: check: 10 states")

@@ -116,6 +116,19 @@ def test_a_full_disk_or_a_closed_stdout_ends_quietly() -> None:
     assert closed.returncode == 2 and "Traceback" not in closed.stderr and "standard output is closed" in closed.stderr
 
 
+@pytest.mark.parametrize("argv", [
+    ["--help"], ["--version"], ["check", "--help"], ["conform", "--help"], ["mutants", "--list"],
+    ["replay", str(GOLDEN)], ["check", *TINY, "--json"],
+    ["report", *TINY, "--out", "/dev/full"], ["shrink", str(GOLDEN), "--out", "/dev/full"],
+    ["graph", "--calls", "1", "--pauses", "0", "--format", "dot", "--out", "/dev/full"],
+], ids=lambda argv: " ".join(argv[:2]))
+def test_a_full_disk_is_exit_1_for_every_command(argv: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        done = _run(*argv, stdout=full, stderr=subprocess.PIPE)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "No space left on device" in done.stderr, done.stderr
+
+
 def test_a_reader_that_stops_reading_ends_it_quietly() -> None:
     pipe = subprocess.Popen([sys.executable, "-m", "pausecheck", "check", *TINY], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -236,9 +249,11 @@ def test_a_checkpoint_of_another_search_or_a_damaged_one_is_refused(tmp_path: Pa
     capsys.readouterr()
     assert main(["check", "--resume", str(tmp_path / "nothing")]) == 2
     assert "no checkpoint to resume from" in capsys.readouterr().err
-    from pausecheck.checks.checkpoint import FILE, Checkpoint
+    from array import array
 
-    Checkpoint(tmp_path, 1.0, ("other",)).save({})
+    from pausecheck.checks.checkpoint import FILE, Checkpoint, Snapshot
+
+    Checkpoint(tmp_path, 1.0, ("other",)).save(Snapshot(array("q"), array("q"), {}))
     assert main(["check", "--resume", str(tmp_path)]) == 2
     assert "a checkpoint of another search" in capsys.readouterr().err
     (tmp_path / FILE).write_bytes(b"not a pickle")

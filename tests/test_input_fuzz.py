@@ -1,19 +1,29 @@
-"""A fuzz suite for every input pausecheck reads: golden traces and runtime logs, mutated by Hypothesis
-(keys deleted, types swapped, deep nesting, huge numbers, bad encodings, steps reordered or
-duplicated), run through replay, shrink and validate in process. No exception may escape, and the
-exit code must be a documented one. A few hundred examples in the edit loop; thousands in CI."""
+"""A fuzz suite for every input pausecheck reads: golden traces, runtime logs, conformance vectors and their
+manifests, checkpoints, `--reading` strings and every bound flag of every command, mutated by Hypothesis
+(keys deleted, types swapped, deep nesting, huge numbers, bad encodings, steps reordered or duplicated,
+checksums kept right), run in process. No exception may escape, an error is one line, and the exit code
+must be a documented one. A few dozen examples per kind in the edit loop; at least 1,000 per kind under
+the `slow` marker (CI), each kept to milliseconds so that the whole suite stays cheap."""
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+from array import array
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pausecheck.checks import budget
+from pausecheck.checks.checkpoint import MAGIC, Checkpoint, CheckpointError
 from pausecheck.checks.cli import main
+from pausecheck.checks.cli.parser import parser
+from pausecheck.checks.explore import explore
+from pausecheck.checks.oracle.vectors import VectorError, load_vectors
+from pausecheck.model import BOUND_HELP, reading_named
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = sorted((ROOT / "traces" / "golden").glob("*.itf.json"))[:8]
@@ -88,7 +98,9 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
                 database=None)
-MANY = settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+FEW = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+               database=None)
+MANY = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
                 database=None)
 
 
@@ -142,3 +154,222 @@ def test_many_mutated_traces_never_escape(data: st.DataObject, tmp_path_factory:
 def test_many_mutated_logs_never_escape(data: st.DataObject, tmp_path_factory: pytest.TempPathFactory,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     _log_case(data, tmp_path_factory.mktemp("l"), capsys)
+
+
+# -- vectors and manifests: read by `vectors check` before any runtime is started -------------------------
+
+VECTORS = ROOT / "examples" / "vectors"
+
+
+def _vectors_case(data: st.DataObject, folder: Path, what: str) -> None:
+    folder.mkdir(exist_ok=True)
+    manifest = json.loads((VECTORS / "manifest.json").read_text(encoding="utf-8"))
+    lines = [json.loads(line) for line in (VECTORS / "vectors.jsonl").read_text(encoding="utf-8").splitlines()[:1]]
+    if what == "manifest":
+        (folder / "manifest.json").write_bytes(data.draw(mutated(manifest)))
+        (folder / "vectors.jsonl").write_text("".join(json.dumps(v) + "\n" for v in lines), encoding="utf-8")
+    else:
+        (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        raw = data.draw(mutated(lines))
+        try:
+            entries = json.loads(raw)
+            text = "".join(json.dumps(e) + "\n" for e in entries).encode() if isinstance(entries, list) else raw
+        except (ValueError, RecursionError):
+            text = raw
+        (folder / "vectors.jsonl").write_bytes(text)
+    try:
+        load_vectors(folder)
+    except VectorError as error:
+        assert "\n" not in str(error) and str(error).startswith(str(folder)), str(error)
+
+
+# -- checkpoints: a small generic model, so that re-running a checkpoint costs a millisecond ------------------
+
+
+class Counter:
+    """A model of 1,500 numbered states, each leading to the next two: enough for a checkpoint to be saved."""
+
+    properties: tuple[Any, ...] = ()
+
+    def init_states(self) -> list[int]:
+        return [0]
+
+    def successors(self, state: int) -> list[tuple[str, int]]:
+        return [(f"+{k}", state + k) for k in (1, 2) if state + k < 1500]
+
+    def is_final(self, state: int) -> bool:
+        return state >= 1498
+
+    def context(self) -> None:
+        return None
+
+
+@pytest.fixture(scope="module")
+def saved_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    folder = tmp_path_factory.mktemp("checkpoint")
+    saved = Checkpoint(folder, 0.0, ("fuzz",))
+    explore(Counter(), checkpoint=saved)
+    return saved.path.read_bytes()
+
+
+def _checkpoint_case(data: st.DataObject, saved: bytes, folder: Path) -> None:
+    body = saved[len(MAGIC):].partition(b"\n")[2]
+    line, _, numbers = body.partition(b"\n")
+    header = json.loads(line)
+    how = data.draw(st.sampled_from(["header", "header", "numbers", "bytes"]))
+    if how == "header":
+        line = data.draw(mutated(header))
+    elif how == "numbers":
+        picked = array("q")
+        picked.frombytes(numbers)
+        for _ in range(data.draw(st.integers(1, 3))):
+            picked[data.draw(st.integers(0, len(picked) - 1))] = data.draw(st.integers(-(2**63), 2**63 - 1))
+        numbers = picked.tobytes()
+    signed = line + b"\n" + numbers
+    data_out = MAGIC + hashlib.sha256(signed).hexdigest().encode() + b"\n" + signed
+    if how == "bytes":
+        at = data.draw(st.integers(0, len(data_out)))
+        data_out = data_out[:at] + data.draw(st.binary(max_size=8)) + data_out[at + data.draw(st.integers(0, 8)):]
+    folder.mkdir(exist_ok=True)
+    checkpoint = Checkpoint(folder, 3600.0, ("fuzz",))
+    checkpoint.path.write_bytes(data_out)
+    try:
+        result = explore(Counter(), checkpoint=checkpoint, resume=True)
+    except CheckpointError as error:
+        assert "\n" not in str(error) and "checkpoint" in str(error), str(error)
+    else:
+        assert result.states <= 1500
+
+
+# -- --reading strings ----------------------------------------------------------------------------------------
+
+READING_PARTS = st.sampled_from(["conformant", "+", "=", "A-T5", "A-T6", "A-G1", "append", "take-first", "leave",
+                                 "\n", "\x1b[31m", " ", "", "A-", "conformant+A-T5=append"])
+READINGS = st.one_of(st.text(max_size=30), st.lists(READING_PARTS, max_size=6).map("".join))
+
+
+def _reading_case(text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        args = parser().parse_args(["check", f"--reading={text}"])
+    except SystemExit as stop:
+        err = capsys.readouterr().err
+        assert stop.code == 2 and err.count("\n") == 1 and "\x1b" not in err, err
+        return
+    assert reading_named(args.reading).name
+
+
+# -- every bound flag of every command, with a small time limit -----------------------------------------------
+
+BOUNDED = {  # each command that takes the bound flags, made cheap: a runtime that cannot start, one example
+    "check": ["check", "--no-companion", "--no-liveness", "--max-states", "100"],
+    "report": ["report", "--out", "{tmp}/r.html", "--no-companion", "--no-liveness", "--max-states", "100"],
+    "graph": ["graph", "--out", "{tmp}/g.dot", "--max-states", "200"],
+    "conform": ["conform", "--", "/nonexistent/runtime"],
+    "vectors": ["vectors", "check", "{tmp}/none", "--", "/nonexistent/runtime"],
+    "fuzz": ["fuzz", "--examples", "1", "--steps", "3"],
+    "readings": ["readings", "--jobs", "1", "--no-pairs", "--list"],
+    "prove": ["prove", "--bmc", "0"],
+    "consistency": ["consistency", "--only", "satisfiable", "--trigger-depth", "0"],
+}
+FLAG_VALUES = st.one_of(st.integers(-2, 3), st.sampled_from(["", "x", "1.5", " 1", "1e3", "10000000000", "-0",
+                                                            "\n", "0x10", "1_000"]))
+
+
+def _bound_flag_case(data: st.DataObject, tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    name = data.draw(st.sampled_from(sorted(BOUNDED)))
+    argv = [a.format(tmp=tmp) for a in BOUNDED[name]]
+    flags: list[str] = []
+    for flag in data.draw(st.lists(st.sampled_from(sorted(BOUND_HELP)), min_size=1, max_size=3, unique=True)):
+        flags += [f"--{flag.replace('_', '-')}={data.draw(FLAG_VALUES)}"]
+    flags += ["--max-seconds", data.draw(st.sampled_from(["0.01", "0.05", "0", "-1", "nan", "inf"]))]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    argv[cut:cut] = flags
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code  # type: ignore[assignment]
+    err = capsys.readouterr().err
+    assert code in CODES, (argv, code, err)
+    if code == 2:
+        errors = [line for line in err.splitlines() if line.startswith("pausecheck: ")]
+        assert len(errors) == 1 and "Traceback" not in err, (argv, err)
+
+
+@pytest.fixture
+def quick_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A limit's watchdog acts at once and never ends the test process."""
+    monkeypatch.setattr(budget, "GRACE", 0.02)
+    monkeypatch.setattr(budget, "TICK", 0.005)
+    monkeypatch.setattr(budget, "HARD_STOP", 3600.0)
+
+
+@FEW
+@given(data=st.data())
+def test_mutated_vectors_never_escape(data: st.DataObject, tmp_path: Path) -> None:
+    _vectors_case(data, tmp_path, "vectors")
+
+
+@FEW
+@given(data=st.data())
+def test_mutated_manifests_never_escape(data: st.DataObject, tmp_path: Path) -> None:
+    _vectors_case(data, tmp_path, "manifest")
+
+
+@FEW
+@given(data=st.data())
+def test_mutated_checkpoints_never_escape(data: st.DataObject, saved_checkpoint: bytes,
+                                          tmp_path: Path) -> None:
+    _checkpoint_case(data, saved_checkpoint, tmp_path)
+
+
+@FEW
+@given(text=READINGS)
+def test_reading_strings_never_escape(text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _reading_case(text, capsys)
+
+
+@FEW
+@given(data=st.data())
+def test_bound_flags_of_every_command_never_escape(data: st.DataObject, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str], quick_limits: None) -> None:
+    _bound_flag_case(data, tmp_path, capsys)
+
+
+MANY_KINDS = MANY
+
+
+@pytest.mark.slow
+@MANY_KINDS
+@given(data=st.data())
+def test_many_mutated_vectors_never_escape(data: st.DataObject, tmp_path: Path) -> None:
+    _vectors_case(data, tmp_path, "vectors")
+
+
+@pytest.mark.slow
+@MANY_KINDS
+@given(data=st.data())
+def test_many_mutated_manifests_never_escape(data: st.DataObject, tmp_path: Path) -> None:
+    _vectors_case(data, tmp_path, "manifest")
+
+
+@pytest.mark.slow
+@MANY_KINDS
+@given(data=st.data())
+def test_many_mutated_checkpoints_never_escape(data: st.DataObject, saved_checkpoint: bytes,
+                                               tmp_path: Path) -> None:
+    _checkpoint_case(data, saved_checkpoint, tmp_path)
+
+
+@pytest.mark.slow
+@MANY_KINDS
+@given(text=READINGS)
+def test_many_reading_strings_never_escape(text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _reading_case(text, capsys)
+
+
+@pytest.mark.slow
+@MANY_KINDS
+@given(data=st.data())
+def test_many_bound_flags_never_escape(data: st.DataObject, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str], quick_limits: None) -> None:
+    _bound_flag_case(data, tmp_path, capsys)

@@ -258,3 +258,20 @@ def test_check_engines_on_chosen_variants(capsys):
     assert out["not_encoded"] == [] and {r["variant"] for r in out["agreement"]} == {"default", "failure_not_reported"}
     assert main(["check", "--engines", "bfs,bmc", "--only", "nonsense"]) == 2
     assert main(["check", "--engines", "bfs,tlc"]) == 2
+
+
+def test_a_drift_between_the_engines_is_one_verdict_line(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """`prove --bmc` names the step where z3 and the explicit model part, in one line, never a traceback."""
+    from pausecheck.checks.symbolic import bmc as module
+    from pausecheck.checks.symbolic import induction
+
+    def drifting(*args: object, **kwargs: object) -> None:
+        raise module.Drift("step 3 (poll e1) from <pre> to <post> is no step of the explicit model")
+
+    monkeypatch.setattr(module, "bmc", drifting)
+    monkeypatch.setattr(induction, "lemmas", lambda m: None)
+    assert main(["prove", "--bmc", "3", "--calls", "1", "--pauses", "0"]) == 1
+    out = capsys.readouterr().out
+    last = out.strip().splitlines()[-1]
+    assert last == "[drift] step 3 (poll e1) from <pre> to <post> is no step of the explicit model"

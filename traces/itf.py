@@ -10,10 +10,6 @@ trailing newline, so the same discovery gives the same bytes.
 from __future__ import annotations
 
 import json
-import os
-import select
-import stat
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +18,8 @@ from pausecheck.model.rules import clauses_of
 from pausecheck.model.state import ref_name
 
 from .explain import explain
+from .input_file import InputError, parse_json, short
+from .input_file import read_limited as read_limited_input
 
 __all__ = ["VARS", "encode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]
 
@@ -29,12 +27,7 @@ VARS = ["artifacts", "executions", "segments", "warnings", "write_failures", "cr
 FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 
-class TraceError(ValueError):
-    """A trace file that cannot be used: names the file and the JSON path of the problem."""
-
-    def __init__(self, file: str, path: str, problem: str) -> None:
-        super().__init__(f"{file}: {path}: {problem}" if path else f"{file}: {problem}")
-        self.file, self.path, self.problem = file, path, problem
+TraceError = InputError  # a trace file that cannot be used: names the file and the JSON path of the problem
 
 
 def _refs(refs: tuple[int, ...]) -> list[str]:
@@ -118,10 +111,6 @@ def write_trace(path: Path, document: dict[str, Any]) -> None:
     path.write_text(dumps(document), encoding="utf-8")
 
 
-MAX_BYTES = 64 << 20  # a trace larger than this is refused rather than read (64 MiB)
-MAX_DEPTH = 64  # JSON nesting deeper than this is refused: no trace of ours nests beyond 8
-READ_TIMEOUT = 10.0  # seconds to wait for a pipe or device to deliver the trace
-
 # The `#meta` fields pausecheck reads, with the JSON types each may have (None: absent or null).
 META_TYPES: dict[str, tuple[type, ...]] = {
     "model": (str,), "property": (str, type(None)), "kind": (str, type(None)), "verdict": (str, type(None)),
@@ -136,57 +125,8 @@ STEP_META_TYPES: dict[str, tuple[type, ...]] = {
 
 
 def read_limited(path: str | Path, name: str) -> str:
-    """The file's text: at most MAX_BYTES, within READ_TIMEOUT for a pipe or device, UTF-8."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO with no writer opens at once
-    except FileNotFoundError:
-        raise TraceError(name, "", "no such file") from None
-    except OSError as error:
-        raise TraceError(name, "", f"cannot read: {error.strerror or error}") from None
-    chunks, size = [], 0
-    try:
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise TraceError(name, "", "is a folder, not a trace file")
-        deadline = time.monotonic() + READ_TIMEOUT
-        while True:
-            try:
-                chunk = os.read(fd, 1 << 20)
-            except BlockingIOError:  # a pipe with a writer that has not written yet
-                if time.monotonic() > deadline or not select.select([fd], [], [], deadline - time.monotonic())[0]:
-                    raise TraceError(name, "", f"nothing to read within {READ_TIMEOUT:g} s") from None
-                continue
-            except OSError as error:
-                raise TraceError(name, "", f"cannot read: {error.strerror or error}") from None
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > MAX_BYTES:
-                raise TraceError(name, "", f"larger than {MAX_BYTES >> 20} MiB: not a trace pausecheck wrote")
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    try:
-        return b"".join(chunks).decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise TraceError(name, "", f"not UTF-8 (byte {error.start})") from None
-
-
-def check_values(name: str, value: Any, path: str, depth: int = 0) -> None:
-    """Every string encodable (no lone surrogate), nesting at most MAX_DEPTH."""
-    if depth > MAX_DEPTH:
-        raise TraceError(name, path, f"nested more than {MAX_DEPTH} levels deep")
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise TraceError(name, path, "a string with a lone surrogate (not encodable text)") from None
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            check_values(name, key, path, depth + 1)
-            check_values(name, item, f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]", depth + 1)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            check_values(name, item, f"{path}[{i}]", depth + 1)
+    """The file's text, within the limits of `input_file.py` (size, time, UTF-8)."""
+    return read_limited_input(path, name, what="a trace pausecheck wrote")
 
 
 def _check_types(name: str, record: dict[str, Any], types: dict[str, tuple[type, ...]], path: str) -> None:
@@ -196,14 +136,9 @@ def _check_types(name: str, record: dict[str, Any], types: dict[str, tuple[type,
             kinds = " or ".join("null" if t is type(None) else {"str": "a string", "int": "a whole number",
                                 "list": "a list", "dict": "an object", "bool": "true or false"}[t.__name__]
                                 for t in allowed)
-            raise TraceError(name, f"{path}.{key}", f"must be {kinds}, got {_short(value)}")
+            raise TraceError(name, f"{path}.{key}", f"must be {kinds}, got {short(value)}")
         if key == "clauses" and key in record and not all(isinstance(c, str) for c in value):
             raise TraceError(name, f"{path}.clauses", "must be a list of clause ids (strings)")
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def load_trace(path: str | Path, complete: bool = True) -> dict[str, Any]:
@@ -218,22 +153,14 @@ def load_trace(path: str | Path, complete: bool = True) -> dict[str, Any]:
     text = read_limited(path, name)
     if not text.strip():
         raise TraceError(name, "", "empty: no trace in it")
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise TraceError(name, f"line {error.lineno} column {error.colno}", f"not JSON: {error.msg}") from None
-    except RecursionError:
-        raise TraceError(name, "$", f"nested more than {MAX_DEPTH} levels deep") from None
-    except ValueError:  # Python refuses integers of more than 4,300 digits
-        raise TraceError(name, "$", "an integer with thousands of digits: not a trace pausecheck wrote") from None
-    check_values(name, document, "$")
+    document = parse_json(text, name)
     if not isinstance(document, dict):
         raise TraceError(name, "$", "a trace must be a JSON object")
     meta = document.get("#meta")
     if not isinstance(meta, dict):
         raise TraceError(name, '$["#meta"]', "missing or not an object")
     if meta.get("model") != MODEL_VERSION:
-        raise TraceError(name, '$["#meta"].model', f"is {_short(meta.get('model'))}; this pausecheck reads "
+        raise TraceError(name, '$["#meta"].model', f"is {short(meta.get('model'))}; this pausecheck reads "
                          f"{MODEL_VERSION!r}")
     _check_types(name, meta, META_TYPES, '$["#meta"]')
     if complete and document.get("vars") != VARS:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .input_file import printable
+
 __all__ = ["render", "flat_view", "changes", "verdict_line"]
 
 
@@ -71,7 +73,7 @@ def verdict_line(meta: dict[str, Any]) -> str:
     if clauses:
         head += f" ({clauses})"
     text = meta.get("explanation") or meta.get("message") or meta.get("description")
-    return f"{head}: {text}" if text else head
+    return printable(f"{head}: {text}" if text else head)
 
 
 def render(document: dict[str, Any], reproduce: str | None = None, *, headline: bool = True) -> str:
@@ -97,4 +99,4 @@ def render(document: dict[str, Any], reproduce: str | None = None, *, headline: 
         previous = view
     if reproduce:
         lines.append(f"reproduce with: {reproduce}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"  # text from the file never adds a line

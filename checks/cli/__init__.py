@@ -6,8 +6,12 @@ import errno
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 
+from pausecheck.traces.input_file import printable
+
+from ..budget import Budget, LimitReached
 from .commands import HANDLERS, UsageError
 from .parser import parser
 
@@ -22,10 +26,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Everything after the first `--` is the command line of a runtime under test (conform, vectors
     check), kept out of argparse so that no flag of ours is mistaken for one of its arguments."""
+    started = time.perf_counter()  # a limit counts the set-up too
     words = list(sys.argv[1:] if argv is None else argv)
     runtime = words[words.index("--") + 1:] if "--" in words else []
     words = words[:words.index("--")] if "--" in words else words
-    args = parser().parse_args(words)
+    try:
+        args = parser().parse_args(words)
+    except OSError as error:  # --help or --version to a full disk
+        return _cannot_write(error)
     if args.command in RUNS_A_RUNTIME:
         args.runtime = runtime
     elif "--" in (sys.argv[1:] if argv is None else argv):
@@ -39,23 +47,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with standard output closed: nowhere to report to
         _say("pausecheck: standard output is closed; nothing can be reported")
         return 2
+    # The process is ended if a command outlives its limit only when this is the command line itself, not a
+    # program (or a test) calling main() with its own arguments.
+    budget = Budget(getattr(args, "max_seconds", None), getattr(args, "max_memory", None), started,
+                    hard_stop=argv is None)
     try:
-        code = HANDLERS[args.command](args)
+        with budget:
+            code = HANDLERS[args.command](args)
         sys.stdout.flush()
         return code
+    except LimitReached:  # a command that could not report what it reached itself: its notes
+        _say(f"pausecheck: {budget.summary()}")
+        return 3
     except UsageError as error:
         _say(f"pausecheck: {error}")
         return 2
     except KeyboardInterrupt:  # outside a search (which reports what it reached itself): nothing established
         _say("pausecheck: interrupted")
         return 3
-    except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal
-        if error.errno not in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
+    except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal, a path not writable
+        return _cannot_write(error)
+    except Exception:
+        if budget.reason is None:
             raise
+        # The limit interrupted z3 ("canceled") or a runtime before LimitReached itself landed: the same stop.
+        _say(f"pausecheck: {budget.summary()}")
+        return 3
+
+
+FULL = (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)  # output lost: exit 1
+
+
+def _cannot_write(error: OSError) -> int:
+    """Exit 1, quietly for a reader gone, when the output could not be written (a full disk, a reader that
+    stopped reading, a closed terminal), whichever command and whichever file; exit 2 with one line for any
+    other problem with a named file (a folder, no permission): a usage error."""
+    if error.errno not in FULL:
+        if error.filename is None:
+            raise error
+        _say(f"pausecheck: {error.filename}: {error.strerror or error}")
+        return 2
+    if error.filename is None:
         _silence_stdout()
-        if error.errno != errno.EPIPE:  # a reader that stopped reading needs no message
-            _say(f"pausecheck: cannot write the output: {error.strerror}")
-        return 1
+    if error.errno != errno.EPIPE:  # a reader that stopped reading needs no message
+        _say(f"pausecheck: cannot write {error.filename or 'the output'}: {error.strerror}")
+    return 1
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -66,7 +102,7 @@ def _say(line: str) -> None:
     """One line on stderr, if stderr can take it."""
     try:
         if sys.stderr is not None:
-            sys.stderr.write(line + "\n")
+            sys.stderr.write(printable(line) + "\n")  # input echoed in it never splits the line
             sys.stderr.flush()
     except OSError:
         pass

@@ -7,6 +7,7 @@ or an incomplete search; 2 a usage or input error (one line on stderr, never a t
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import json
 import sys
@@ -15,6 +16,7 @@ from typing import Any
 
 from pausecheck.model import BOUND_HELP, MODEL_VERSION, BoundError, Bounds, Machine, reading_named
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
+from pausecheck.traces.input_file import say
 from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.python import reproduction
 from pausecheck.traces.render import render
@@ -22,6 +24,7 @@ from pausecheck.traces.replay import decode_actions, replay
 
 from pausecheck import __version__
 
+from ..budget import active
 from ..checkpoint import Checkpoint, CheckpointError
 from ..console import Reporter, console
 from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
@@ -47,6 +50,8 @@ from .readings import first_searches, readings_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
+FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)  # the disk took nothing: exit 1, not 2
+
 GRAPH_LIMIT = 20_000  # states a whole-graph export may hold unless --max-states says otherwise
 
 
@@ -61,15 +66,16 @@ def _bounds(args: argparse.Namespace) -> Bounds:
         raise UsageError(str(error)) from None
     if getattr(args, "max_states", None) is not None and args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
-    if getattr(args, "max_seconds", None) is not None and args.max_seconds <= 0:
-        raise UsageError("--max-seconds must be a positive number of seconds")
     return bounds
 
 
 def _limits(args: argparse.Namespace) -> Limits:
-    """The early stops the user asked for: states, seconds, memory."""
-    return Limits(max_states=args.max_states, max_seconds=getattr(args, "max_seconds", None),
-                  max_memory=getattr(args, "max_memory", None))
+    """The early stops the user asked for: states, and the seconds and memory left of the command's budget
+    (its clock started with the command: the set-up counts)."""
+    limits = Limits(max_states=args.max_states, max_seconds=getattr(args, "max_seconds", None),
+                    max_memory=getattr(args, "max_memory", None))
+    budget = active()
+    return limits if budget is None else budget.limits(limits)
 
 
 def _write(path: Path, text: str) -> None:
@@ -78,6 +84,9 @@ def _write(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as error:
+        if error.errno in FULL:  # a full disk: exit 1 like every other output that was lost
+            error.filename = str(path)
+            raise
         raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
 
 
@@ -95,8 +104,6 @@ def _checkpoint(args: argparse.Namespace, bounds: Bounds) -> tuple[Checkpoint | 
     folder = getattr(args, "resume", None) or getattr(args, "checkpoint", None)
     if folder is None:
         return None, False
-    if args.checkpoint_every <= 0:
-        raise UsageError("--checkpoint-every must be a positive number of seconds")
     stored = tuple(option for option in ("symmetry", "compact") if getattr(args, option, False))
     key = (__version__, MODEL_VERSION, tuple(bounds.as_dict().items()), args.reading, None, stored)
     return Checkpoint(folder, args.checkpoint_every, key), getattr(args, "resume", None) is not None
@@ -109,7 +116,7 @@ def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> 
     except CheckpointError as error:
         raise UsageError(str(error)) from None
     except OSError as error:
-        if checkpoint is None or error.filename is None:
+        if checkpoint is None or error.filename is None or error.errno in FULL:
             raise
         raise UsageError(f"cannot write the checkpoint {error.filename}: {error.strerror}") from None
 
@@ -175,23 +182,23 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     meta = document["#meta"]
     if outcome.diverged_at is not None:
-        print(f"[diverged] {file}: {outcome.divergence}")
+        say(f"[diverged] {file}: {outcome.divergence}")
         return 1
     if not args.quiet:
         sys.stdout.write(render(document, headline=False))
     if meta.get("verdict") == "divergence" and outcome.reproduced:
-        print(f"[replayed] {file}: all {outcome.steps} steps match the model; {outcome.message}")
+        say(f"[replayed] {file}: all {outcome.steps} steps match the model; {outcome.message}")
         return 1
     what = {"violation": "breaks", "witness": "witnesses", "deadlock": "reaches"}.get(meta.get("verdict"), "shows")
     clauses = " ".join(meta.get("clauses") or ())
     claim = f"{what} {meta.get('property')}" + (f" ({clauses})" if clauses else "")
     if outcome.reproduced:
         detail = meta.get("explanation") or outcome.message
-        print(f"[replayed] {file}: all {outcome.steps} steps match the model and the trace {claim}"
+        say(f"[replayed] {file}: all {outcome.steps} steps match the model and the trace {claim}"
               + (f": {detail}" if detail else ""))
         return 1 if meta.get("verdict") in ("violation", "deadlock") else 0
     note = f" ({outcome.message})" if outcome.message else ""
-    print(f"[replayed] {file}: all {outcome.steps} steps match the model, but the trace no longer shows "
+    say(f"[replayed] {file}: all {outcome.steps} steps match the model, but the trace no longer shows "
           f"{meta.get('property')}{note}")
     return 1
 
@@ -220,7 +227,7 @@ def _shrink(args: argparse.Namespace) -> int:
     with Reporter("shrink", color=not args.no_color) as reporter:
         found = shrink(machine, actions, name, reporter.search(f"{len(actions)} steps"), exact=args.exact)
     if found is None:
-        print(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
+        say(f"[not broken] {file}: no sub-behaviour of its {len(actions)} steps breaks {name}")
         return 1
     kind, clauses = (DEADLOCK, ()) if prop is None else (prop.kind, prop.clauses)
     shrunk = document_for(machine, found, name=name, kind=kind, clauses=clauses,
@@ -229,7 +236,7 @@ def _shrink(args: argparse.Namespace) -> int:
                           command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))
     _write(out, dumps(shrunk))
     sys.stdout.write(render(shrunk, f"pausecheck replay {out}") + reproduction(shrunk))
-    print(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
+    say(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
     return 0
 
 
@@ -290,9 +297,12 @@ def _report(args: argparse.Namespace) -> int:
     evidence: list[Evidence] = evidence_of(report)
     render_report = html_report if args.format == "html" else markdown_report
     _write(args.out, render_report(report, evidence, matrix, readings=flips))
-    verdict = "[ok]" if report.exit_code == 0 else "[fail]"
+    stopped = report.result.stopped
+    verdict = "[ok]" if report.exit_code == 0 else "[incomplete]" if report.exit_code == 3 else "[fail]"
+    by = f"--{stopped}" if stopped and stopped.startswith("max-") else "an interruption"
+    why = f" (the search was stopped by {by}: what it reached)" if stopped else ""
     print(f"{verdict} report of {len(report.clauses)} clauses, {len(report.properties)} properties and "
-          f"{len(evidence)} traces written to {args.out}")
+          f"{len(evidence)} traces written to {args.out}{why}")
     return report.exit_code
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from pausecheck.model import Bounds
 
+from ..budget import note
 from ..console import Reporter, console
 
 __all__ = ["consistency_command", "PARTS"]
@@ -61,6 +62,7 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
     report: dict[str, Any] = {"bounds": bounds.as_dict()}
     code = 0
     if "satisfiable" in parts:
+        note("consistency", "consistency: part under way: satisfiable")
         progress = reporter.status(f"(a) satisfiable: {len(triggers(bounds))} triggers to show")
         found = satisfiable(bounds, args.trigger_depth, progress)
         shown = {w for _, _, ws in found.behaviours for w in ws}
@@ -99,6 +101,7 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
                 finish = f" once the behaviour must finish within {args.depth} steps" if c.finishing else ""
                 what = f"clashes with {' '.join(c.clauses)}{finish} ({', '.join(props)})"
             say(f"  {_short(c.reading):<28} {what}")
+            note("consistency", f"(b) {len(rows) + 1} reading(s) judged, printed above")
             rows.append({"reading": c.reading, "diverges": c.diverges, "clauses": list(c.clauses),
                          "finishing": c.finishing, "properties": asserted_by(c.clauses, c.finishing),
                          "seconds": round(c.seconds, 1)})
@@ -116,6 +119,7 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
                               "clause)" for n, (r, t) in d.fail.items())
             holds = ", ".join(d.hold)
             say(f"  {d.clause:<6} " + "; ".join(x for x in (fails, holds and f"still holds: {holds}") if x))
+            note("consistency", f"(c) {len(rows) + 1} clause(s) judged, printed above")
             rows.append({"clause": d.clause, "properties": list(d.formalised_by),
                          "fail": {n: {"reading": r, "step": t} for n, (r, t) in d.fail.items()},
                          "hold": list(d.hold), "seconds": round(d.seconds, 1)})

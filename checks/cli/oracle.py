@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import json
 import sys
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pausecheck.model import Machine, reading_named
+from pausecheck.traces.input_file import printable, say
 from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
@@ -43,8 +45,6 @@ def _runtime(args: argparse.Namespace, usage: type[Exception]) -> list[str]:
     if not argv:
         raise usage(f"{args.command}: name the runtime to test after --, e.g. pausecheck {args.command} ... -- "
                     "python runtime.py")
-    if args.timeout <= 0:
-        raise usage("--timeout must be a positive number of seconds")
     return argv
 
 
@@ -57,6 +57,8 @@ def vectors_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
         try:
             manifest = export_vectors(machine, args.dir, args.max_vectors)
         except OSError as error:
+            if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+                raise  # a full disk: exit 1, as for every command
             raise usage(f"cannot write {args.dir}: {error.strerror or error}") from None
         print(f"wrote {manifest['vectors']:,} vectors ({manifest['steps']:,} steps) taking {manifest['edges']:,} "
               f"of the {manifest['edges_total']:,} edges of the reachable graph ({manifest['coverage']:.1%} "
@@ -170,8 +172,8 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
                                                                if argv else "")
         out.print(f"[ok] {judged} on every step (random behaviours: no claim of completeness)", markup=False)
         return 0
-    out.print(f"[fail] step {failure.step} (shrunk from a failure at step {failure.found_at}): {failure.message}",
-              markup=False)
+    out.print(f"[fail] step {failure.step} (shrunk from a failure at step {failure.found_at}): "
+              f"{printable(failure.message)}", markup=False)
     out.print(f"clauses: {' '.join(failure.clauses) or '-'}; written to {trace}: `pausecheck replay {trace}`",
               markup=False)
     return 1
@@ -210,13 +212,13 @@ def shrink_runtime_command(args: argparse.Namespace, machine: Machine, actions: 
     finally:
         adapter.close()
     if shrunk is None:
-        print(f"[no divergence] {args.file}: the runtime agrees with the model on all {len(actions)} steps")
+        say(f"[no divergence] {args.file}: the runtime agrees with the model on all {len(actions)} steps")
         return 1
     result = ConformResult(" ".join(argv), mode, 1, len(shrunk.steps), 0, 0, False, 0.0, shrunk)
     document = divergence_document(machine, result, f"pausecheck shrink {args.file} --runtime -- {' '.join(argv)}")
     write(out, dumps(document))
     sys.stdout.write(render(document, f"pausecheck replay {out}"))
-    print(f"[shrunk] {len(actions)} steps -> {shrunk.step} steps on which the runtime still diverges, "
+    say(f"[shrunk] {len(actions)} steps -> {shrunk.step} steps on which the runtime still diverges, "
           f"written to {out}")
     return 0
 
@@ -295,7 +297,7 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         out.print(f"{result.skipped:,} edges skipped: their actions are not among those the runtime supports",
                   markup=False)
     if d is not None:
-        out.print(f"[diverged] step {d.step} ({d.kind}): {d.message}", markup=False)
+        out.print(f"[diverged] step {d.step} ({d.kind}): {printable(d.message)}", markup=False)
         out.print(f"clauses: {' '.join(d.clauses) or '-'}", markup=False)
         again = f"; `pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again" \
             if argv else ""

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import math
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, SWITCHES, Bounds, ReadingError, reading_named
 from pausecheck.model.config import BOUND_MAXIMUM, FUZZ_BOUNDS
+from pausecheck.traces.input_file import printable
 
 from pausecheck import __version__
 
@@ -42,7 +47,8 @@ examples:
                                               three parts take about six minutes at these bounds)
 exit: 0 every trigger the bounds allow occurs in a behaviour that keeps every clause (clashes and dependencies
 are findings about the rules, not failures); 1 some trigger occurs in none (a clause is vacuous or the clauses
-contradict each other); 2 usage error (a fault flag: faults are not encoded symbolically)."""
+contradict each other); 2 usage error (a fault flag: faults are not encoded symbolically);
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 EPILOG_EXPLORE = """\
 examples:
   pausecheck explore --calls 1 --pauses 1     the model at small bounds, from its initial state
@@ -57,7 +63,8 @@ examples:
                                         --sessions 2 --calls 3 --artifacts 4: about a minute
 exit: 0 everything asked was established; 1 a property violated (--bmc) or not proved (--induction); 2 usage
 error (a reading or fault the symbolic engine does not encode); 3 --bmc found no violation but a witness was
-not found within K steps, or --max-seconds stopped it."""
+not found within K steps, or --max-seconds or --max-memory stopped it
+(what was established by then is printed)."""
 EPILOG_REPORT = """\
 examples:
   pausecheck report --out report.html             the default check as one self-contained HTML page (~10 s)
@@ -72,7 +79,10 @@ examples:
                    --format dot --out small.dot         62 states; `dot -Tsvg small.dot > small.svg`
   pausecheck graph --around traces/golden/no_put_back.itf.json --format graphml --out near.graphml
                                         a trace and its successors, at the trace's own bounds and mutant
-                                        (for Gephi)"""
+                                        (for Gephi)
+
+exit: 0 written; 2 usage error, or more states than --max-states;
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 EPILOG_CONFORM = """\
@@ -86,7 +96,8 @@ examples:
                                         the default bounds: all 197,925 edges (about 60 s)
 
 exit: 0 every edge judged and no divergence; 1 a divergence, or not every edge judged; 2 usage error, or a
-runtime that cannot be started or checked at all."""
+runtime that cannot be started or checked at all;
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 EPILOG_VECTORS = """\
@@ -96,7 +107,8 @@ examples:
   pausecheck vectors check examples/vectors -- python examples/sqlite_runtime/runtime.py
                                         the committed example vectors against the reference runtime
 
-exit: 0 written, or every vector passed; 1 a divergence; 2 usage error or a folder that cannot be read."""
+exit: 0 written, or every vector passed; 1 a divergence; 2 usage error or a folder that cannot be read;
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 EPILOG_FUZZ = """\
@@ -107,7 +119,8 @@ examples:
   pausecheck fuzz -- python examples/sqlite_runtime/runtime.py --bug drop-oldest
                                         a buggy runtime: exit 1, the shrunk behaviour in fuzz.itf.json
 
-exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diverging; 2 usage error."""
+exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diverging; 2 usage error;
+3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 def _reading(text: str) -> str:
@@ -129,6 +142,17 @@ DEFAULT_MEMORY = _physical_memory() * 3 // 4
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
+def _seconds(text: str) -> float:
+    """A positive, finite number of seconds (nan and inf would silently mean no limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive, finite number of seconds") from None
+    return value
+
+
 def _size(text: str) -> int:
     """A memory size: a whole number of bytes, or with a K, M, G or T suffix (powers of 1,024)."""
     number, unit = text.strip().upper().removesuffix("B").removesuffix("I"), ""
@@ -142,8 +166,16 @@ def _size(text: str) -> int:
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """Write and flush, and let a full disk be known (argparse swallows it: --help would exit 0)."""
+        if message:
+            file = file or sys.stderr
+            if file is not None:
+                file.write(message)
+                file.flush()
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"pausecheck: {message} (see {self.prog} --help)\n")
+        self.exit(2, printable(f"pausecheck: {message} (see {self.prog} --help)") + "\n")
 
 
 def _common() -> argparse.ArgumentParser:
@@ -152,9 +184,21 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: Bounds = DEFAULT_BOUNDS) -> None:
-    """The flags of a search: one per bound, the reading, the state limit, and for a search whose
-    properties are judged, how to judge what the bounds cannot exercise."""
+def budget_flags(parser: argparse.ArgumentParser) -> None:
+    """--max-seconds and --max-memory: the limits of a command that can run long (`checks/budget.py`)."""
+    parser.add_argument("--max-seconds", type=_seconds, metavar="S",
+                        help="stop after S seconds from the start, set-up included, with exit 3 and what was "
+                        "established by then")
+    parser.add_argument("--max-memory", type=_size, metavar="SIZE", default=DEFAULT_MEMORY,
+                        help="stop gracefully, with exit 3, when the resident memory of the command (its worker "
+                        "processes included) reaches SIZE (200M, "
+                        f"2G, ...; default {DEFAULT_MEMORY >> 20:,}M, three quarters of this machine)")
+
+
+def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: Bounds = DEFAULT_BOUNDS,
+            states: bool = True) -> None:
+    """The flags of a search: one per bound, the reading, the limits (the state limit where the command
+    honours one), and for a search whose properties are judged, how to judge what the bounds cannot exercise."""
     group = parser.add_argument_group("bounds (every field of the search configuration)")
     for name, (minimum, meaning) in BOUND_HELP.items():
         default = getattr(defaults, name)
@@ -164,12 +208,10 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         help="how each ambiguity of the spec is read: conformant (the default), or conformant with "
                         "switches set, e.g. conformant+A-G1=leave; " + "; ".join(
                             f"{s.ambiguity}={'|'.join(s.values)}" for s in SWITCHES) + " (docs/readings.md)")
-    parser.add_argument("--max-states", type=int, metavar="N", help="stop after N states (the result is incomplete)")
-    parser.add_argument("--max-seconds", type=float, metavar="S",
-                        help="stop the search after S seconds (the result is incomplete)")
-    parser.add_argument("--max-memory", type=_size, metavar="SIZE", default=DEFAULT_MEMORY,
-                        help="stop the search gracefully when the process's resident memory reaches SIZE (200M, "
-                        f"2G, ...; default {DEFAULT_MEMORY >> 20:,}M, three quarters of this machine)")
+    if states:
+        parser.add_argument("--max-states", type=int, metavar="N",
+                            help="stop after N states (the result is incomplete)")
+    budget_flags(parser)
     if not judged:
         return
     parser.add_argument("--accept-unexercised", action="store_true",
@@ -205,7 +247,7 @@ def _judging(parser: argparse.ArgumentParser, *, trace: str = "divergence.itf.js
                             help=f"{when}judge only the black-box properties on what the runtime shows (for one "
                             "that takes another legitimate reading)")
     if timeout:
-        parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+        parser.add_argument("--timeout", type=_seconds, default=10.0, metavar="S",
                             help=f"{when}seconds to wait for each response (default 10)")
     parser.add_argument("--out", type=Path, metavar="FILE", help=f"{when}where to write the trace (default {trace})")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the text")
@@ -217,8 +259,9 @@ def _add(commands: argparse._SubParsersAction, name: str, help: str, description
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+@functools.lru_cache(maxsize=1)
 def parser() -> argparse.ArgumentParser:
-    """The whole command line."""
+    """The whole command line (built once: a parser is not changed by parsing)."""
     top = _Parser(
         prog="pausecheck",
         description="Reference model and model checker for FlowDrop RT-TOOL-7 (held artifacts across a "
@@ -241,7 +284,7 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--checkpoint", type=Path, metavar="DIR",
                        help="save the main search's state to DIR now and then (atomically), so that a crash or a kill "
                        "loses little: --resume DIR carries on from it")
-    check.add_argument("--checkpoint-every", type=float, default=60.0, metavar="S",
+    check.add_argument("--checkpoint-every", type=_seconds, default=60.0, metavar="S",
                        help="seconds between checkpoints (default 60)")
     check.add_argument("--engines", metavar="bfs,bmc",
                        help="compare the two engines instead: the breadth-first search and z3's bounded model checking "
@@ -280,7 +323,7 @@ def parser() -> argparse.ArgumentParser:
                     "the model on it (e.g. a conform, validate or fuzz divergence)")
     sh.add_argument("--properties", action="store_true",
                     help="with --runtime: a divergence is a broken black-box property, not any difference")
-    sh.add_argument("--timeout", type=float, default=10.0, metavar="S",
+    sh.add_argument("--timeout", type=_seconds, default=10.0, metavar="S",
                     help="with --runtime: seconds to wait for each response (default 10)")
 
     mu = _add(commands, "mutants", "prove every property can fail: run each mutant and print the kill matrix",
@@ -290,7 +333,8 @@ def parser() -> argparse.ArgumentParser:
               "properties catch it and the length of each shortest counterexample, and what each property "
               "catches alone.",
               "exit: 0 every mutant run is killed or marked equivalent (and, when all ran, every property kills "
-              "one); 1 otherwise; 2 usage error.")
+              "one); 1 otherwise; 2 usage error; 3 stopped by --max-seconds or --max-memory (what was established by "
+              "then is printed).")
     mu.add_argument("--list", action="store_true", help="print every mutant's name and description, run nothing")
     mu.add_argument("--only", action="append", metavar="NAME", help="run only this mutant (repeatable)")
     mu.add_argument("--json", action="store_true", help="print one JSON object: {mutants, properties}")
@@ -301,6 +345,7 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("--ray", action="store_true",
                     help="run the searches as tasks on the Ray cluster at $RAY_ADDRESS, or on a local Ray instance "
                     "(needs pip install 'pausecheck[ray]'; docs/cluster.md)")
+    budget_flags(mu)
     mu.add_argument("--golden", type=Path, metavar="DIR",
                     help="also write each mutant's target counterexample as DIR/<mutant>.itf.json")
 
@@ -357,7 +402,7 @@ def parser() -> argparse.ArgumentParser:
               "the model's reachable graph within the bounds (resetting it between sequences), and compare what "
               "it shows after each new step with the model. The first divergence is written as an ITF trace.",
               EPILOG_CONFORM)
-    _search(co, judged=False)
+    _search(co, judged=False, states=False)
     co.add_argument("--strict", action="store_true",
                     help="every observation must equal the model's under the reading (the default; not with "
                     "--properties)")
@@ -379,7 +424,7 @@ def parser() -> argparse.ArgumentParser:
               EPILOG_VECTORS)
     ve.add_argument("what", choices=("export", "check"), help="export the vectors, or check a runtime against them")
     ve.add_argument("dir", type=Path, help="the vectors folder")
-    _search(ve, judged=False)
+    _search(ve, judged=False, states=False)
     ve.add_argument("--max-vectors", type=int, metavar="N",
                     help="export: write only the first N vectors (the manifest states the coverage they reach)")
     _judging(ve, when="check: ")
@@ -392,7 +437,7 @@ def parser() -> argparse.ArgumentParser:
               "are applied to it in lockstep and what it shows is compared with the model. The first failure is "
               "shrunk and written as an ITF trace. Deterministic: the same flags give the same behaviours.",
               EPILOG_FUZZ)
-    _search(fz, judged=False, defaults=FUZZ_BOUNDS)
+    _search(fz, judged=False, defaults=FUZZ_BOUNDS, states=False)
     fz.add_argument("--examples", type=int, default=200, metavar="N", help="behaviours to run (default 200)")
     fz.add_argument("--steps", type=int, default=60, metavar="N", help="steps per behaviour at most (default 60)")
     _judging(fz, trace="fuzz.itf.json", when="with a runtime: ")
@@ -406,8 +451,9 @@ def parser() -> argparse.ArgumentParser:
               "whose verdict changes, print the length of the shortest behaviour that shows it and write that "
               "behaviour as an ITF trace under --out, replayable under its reading. Searches run in parallel, one "
               "per core. About ten minutes at the default bounds on two cores.",
-              "exit: 0 the matrix was computed (flips are findings about the rules, not failures); 2 usage error.")
-    _search(rd, judged=False)
+              "exit: 0 the matrix was computed (flips are findings about the rules, not failures); 2 usage error; "
+              "3 stopped by --max-seconds or --max-memory (what was established by then is printed).")
+    _search(rd, judged=False, states=False)
     rd.add_argument("--list", action="store_true",
                     help="list the 32 ambiguities of the spec notes: modelled (values, default) or why not")
     rd.add_argument("--out", type=Path, metavar="DIR", default=Path("readings"),
@@ -428,7 +474,7 @@ def parser() -> argparse.ArgumentParser:
               "fixed; pauses, resumes, failing write-backs and repeated observations are unbounded. The named "
               "strengthening invariants are proved with them; a goal not proved comes with its counterexample to "
               "induction (a state pair). The conformant reading, without faults.", EPILOG_PROVE)
-    _search(pv, judged=False)
+    _search(pv, judged=False, states=False)
     pv.add_argument("--bmc", type=int, metavar="K", help="bounded model checking of every property up to K steps")
     pv.add_argument("--induction", action="store_true", help="prove the key properties for behaviours of any length")
     pv.add_argument("--k", type=int, default=1, metavar="K", help="with --induction: the induction depth (default 1)")
@@ -454,6 +500,7 @@ def parser() -> argparse.ArgumentParser:
         default = getattr(CONSISTENCY_BOUNDS, name)
         group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
                            help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    budget_flags(cs)
     cs.add_argument("--depth", type=int, default=12, metavar="K",
                     help="steps of the behaviours of (b) and (c) (default 12)")
     cs.add_argument("--trigger-depth", type=int, default=20, metavar="K",

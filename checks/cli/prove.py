@@ -14,6 +14,7 @@ from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import ALWAYS, SOMETIMES
 from pausecheck.traces.itf import dumps
 
+from ..budget import active, note
 from ..console import Reporter, console
 from ..evidence import trace_name, trace_of
 
@@ -54,19 +55,36 @@ def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage:
 
 
 def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, m: Any, write: Any) -> int:
-    from ..symbolic.bmc import KIND, NAMES, bmc
+    from ..symbolic.bmc import KIND, NAMES, Drift, bmc
     from ..symbolic.induction import lemmas
     machine = Machine(bounds, reading)
     out = console(color=not args.no_color)
     say = _sayer(out)
     started = time.perf_counter()
+    note("prove", "bmc: proving the strengthening invariants first")
     proved = lemmas(m)
-    deadline = None if args.max_seconds is None else started + args.max_seconds
+    budget = active()
+    deadline = None if budget is None or budget.deadline is None else budget.deadline  # set-up counted
+    reached = [-1, 0]
 
     with Reporter("prove", color=not args.no_color) as reporter:
         done = reporter.count(f"bounded model checking to depth {args.bmc}", args.bmc, "steps deep", estimate=False)
-        result = bmc(m, machine, args.bmc, lemmas=proved, deadline=deadline,
-                     progress=lambda depth, found: done(depth, note=f"{found} witnesses or counterexamples found"))
+
+        def progress(depth: int, found: int) -> None:
+            reached[:] = [depth, found]
+            note("prove", f"bmc: every behaviour of up to {depth} steps checked, {found} propert(ies) settled "
+                 f"(`prove --bmc {depth}` shows which)")
+            done(depth, note=f"{found} witnesses or counterexamples found")
+
+        try:
+            result = bmc(m, machine, args.bmc, lemmas=proved, deadline=deadline, progress=progress)
+        except Drift as drift:  # the engines disagree: a finding, one line, never a traceback
+            say(f"[drift] {drift}")
+            return 1
+    if result.depth < 0:  # stopped before depth 0 was settled: nothing to tabulate
+        say(f"[incomplete] stopped at --max-seconds after {time.perf_counter() - started:.1f} s, before "
+            "depth 0 was checked: nothing established")
+        return 3
     command = f"pausecheck prove --bmc {args.bmc} {_flags(bounds)}".strip()
     rows, traces, broken, missing = [], {}, [], []
     for name in NAMES:

@@ -31,9 +31,10 @@ from pausecheck.model import Machine, observe, white_box
 from pausecheck.model.rules import clauses_of
 from pausecheck.traces.replay import first_difference
 
+from ..budget import LimitReached
 from ..evidence import document_for
 from ..explore import Discovery
-from .adapters import Adapter, RuntimeFault, describe
+from .adapters import Adapter, RuntimeFault, describe, restart
 from .blackbox import BLACK_BOX, History
 from .cover import Sequence, covering_sequences
 from .protocol import PROTOCOL, apply_request
@@ -119,7 +120,10 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
         steps += len(sequence.steps)
         if divergence is not None:
             if shrink:
-                divergence = shrink_divergence(adapter, machine, divergence, reset, mode, held, restart)
+                try:
+                    divergence = shrink_divergence(adapter, machine, divergence, reset, mode, held, restart)
+                except LimitReached:  # out of time while shrinking: the divergence as found still stands
+                    divergence = dataclasses.replace(divergence, found_at=divergence.step)
             complete = False
             break
         edges += len(sequence.steps) - sequence.fresh
@@ -167,6 +171,7 @@ def drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[st
         responses = adapter.exchange(requests)
     except RuntimeFault as fault:
         step = where[fault.index]
+        fresh_runtime(adapter)  # a dead, hung or half-written runtime is never asked again: the next gets a new one
         return divergence_at(sequence, step, "fault", str(fault))
     before = observe(machine.init_states()[0])
     applied: list[dict[str, Any]] = []
@@ -236,8 +241,16 @@ def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence
     found: the runtime takes the shortest path to the edge's state and the edge, observed after every
     step. The first divergence
     is a shortest one, for a deterministic runtime. Gives up, keeping `divergence`, after `budget`
-    steps."""
+    steps.
+
+    A fault (the runtime died, hung, or sent a partial or malformed line) leaves the process unfit to ask
+    again: each candidate is then tried on a fresh process (at most `FRESH` of them), so that the fault is
+    found again at the step where it happens, or the divergence as first found is kept."""
     root = machine.init_states()[0]
+    fresh_each = divergence.kind == "fault"
+    if fresh_each and not fresh_runtime(adapter):
+        return dataclasses.replace(divergence, found_at=divergence.step)
+    started = 0
     paths: dict[Any, tuple[tuple[Any, Any, Any], ...]] = {root: ()}
     level, spent = [root], 0
     for _ in range(divergence.step - 1):
@@ -248,6 +261,10 @@ def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence
                 spent += len(path) + 1
                 if spent > budget:
                     return dataclasses.replace(divergence, found_at=divergence.step)
+                if fresh_each and started:
+                    if started >= FRESH or not fresh_runtime(adapter):
+                        return dataclasses.replace(divergence, found_at=divergence.step)
+                started += 1
                 # judged after every step (and restarted wherever nothing is in flight), not only the last:
                 # a restart in the middle may be what the runtime fails at later
                 found = drive(adapter, machine, Sequence(path + ((state, action, post),), 0), reset, mode, held,
@@ -260,6 +277,19 @@ def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence
                     deeper.append(post)
         level = deeper
     return dataclasses.replace(divergence, found_at=divergence.step)
+
+
+FRESH = 200  # fresh runtimes a shrink after a fault may start
+
+
+def fresh_runtime(adapter: Adapter) -> bool:
+    """A fresh runtime behind the adapter, greeted; False if it cannot even say hello."""
+    try:
+        restart(adapter)
+        adapter.exchange([{"type": "hello", "protocol": PROTOCOL}])
+    except RuntimeFault:
+        return False
+    return True
 
 
 def divergence_document(machine: Machine, result: ConformResult, command: str) -> dict[str, Any]:

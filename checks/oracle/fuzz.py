@@ -27,8 +27,9 @@ from pausecheck.model import Machine, observe
 from pausecheck.model.config import FUZZ_BOUNDS
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
-from .adapters import Adapter, RuntimeFault, describe
-from .conform import STRICT, Divergence, divergence_at, drive, handshake, judge_shown
+from ..budget import note
+from .adapters import Adapter, RuntimeFault, describe, restart
+from .conform import STRICT, Divergence, divergence_at, drive, fresh_runtime, handshake, judge_shown
 from .cover import Sequence
 from .minimise import broken, minimise, path_of
 from .protocol import apply_request
@@ -53,6 +54,37 @@ class _Found(AssertionError):
         self.prop = prop
 
 
+class _Counts(dict):
+    """The counts of behaviours and steps run, noted for a limit's stop as each behaviour starts."""
+
+    def __setitem__(self, key: str, value: int) -> None:
+        if key == "examples":
+            note("fuzz: fuzz", f"fuzz: {self['examples']:,} behaviours ({self['steps']:,} steps) run without a "
+                 "failure")
+        super().__setitem__(key, value)
+
+
+class _Restarting:
+    """An adapter that replaces its runtime after a fault: Hypothesis runs a failing behaviour again, and
+    it must meet a runtime that can answer."""
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter, self.name = adapter, adapter.name
+
+    def exchange(self, requests: Any) -> list[dict[str, Any]]:
+        try:
+            return self.adapter.exchange(requests)
+        except RuntimeFault:
+            fresh_runtime(self.adapter)
+            raise
+
+    def restart(self) -> None:
+        restart(self.adapter)
+
+    def close(self) -> None:
+        self.adapter.close()
+
+
 def fuzz(machine: Machine, adapter: Adapter | None = None, *, examples: int = 100, steps: int = 50,
          mode: str = STRICT, progress: Callable[[int, int], None] | None = None) -> FuzzResult:
     """Run `examples` random behaviours of up to `steps` steps; the first failure, shrunk. `progress`
@@ -61,7 +93,10 @@ def fuzz(machine: Machine, adapter: Adapter | None = None, *, examples: int = 10
     reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
     held = adapter is not None and bool(handshake(adapter, machine).get("held"))
     observe_request = {"type": "observe", "held": True} if held else {"type": "observe"}
-    counts = {"examples": 0, "steps": 0}
+    # Walk's source is left as it is: Hypothesis derives its derandomised seed from it, so an edit there would
+    # change every behaviour `fuzz` runs. The notes of a limit and the fresh runtime after a fault wrap it instead.
+    counts: dict[str, int] = _Counts(examples=0, steps=0)
+    adapter = None if adapter is None else _Restarting(adapter)
 
     class Walk(RuleBasedStateMachine):
         def __init__(self) -> None:

@@ -10,7 +10,6 @@ differs (strict) or breaks a black-box property (properties) is the first diverg
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from pausecheck.model import (
     reading_named,
     white_box,
 )
-from pausecheck.traces.itf import TraceError, check_values, read_limited
+from pausecheck.traces.input_file import InputError, read_json_lines
 from pausecheck.traces.replay import first_difference
 
 from .blackbox import BLACK_BOX, History
@@ -56,23 +55,12 @@ class Entry:
 def read_log(path: Path) -> tuple[Machine, list[Entry]]:
     """The machine the log names and its entries, every line checked for shape."""
     try:
-        text = read_limited(path, str(path))
-    except TraceError as error:
+        lines = read_json_lines(path, what="a runtime's log")
+    except InputError as error:
         raise LogError(str(error)) from None
     machine, entries = Machine(), []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+    for number, data in lines:
         where = f"{path}:{number}"
-        try:
-            data = json.loads(line)
-            check_values(where, data, "$")
-        except RecursionError:
-            raise LogError(f"{where}: nested too deeply") from None
-        except TraceError as error:
-            raise LogError(str(error)) from None
-        except ValueError as error:
-            raise LogError(f"{where}: not JSON ({str(error)[:80]})") from None
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "reset":
             if entries:

@@ -25,6 +25,7 @@ from pausecheck.model import (
     reading_named,
     white_box,
 )
+from pausecheck.traces.input_file import InputError, read_json, read_json_lines, short
 
 from pausecheck import __version__
 
@@ -110,11 +111,18 @@ def _steps(sequence: Sequence) -> Iterator[dict[str, Any]]:
 def load_vectors(folder: Path) -> tuple[Machine, list[Sequence], dict[str, Any]]:
     """The machine of a vectors folder, its vectors as sequences (the model's steps, with the
     requests and expectations recorded in the file), and its manifest."""
+    if not (folder / "manifest.json").is_file():
+        raise VectorError(f"{folder}: not a vectors folder (it has no manifest.json)")
     try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        lines = (folder / manifest.get("file", "vectors.jsonl")).read_text(encoding="utf-8").splitlines()
-    except (OSError, ValueError, AttributeError) as error:
-        raise VectorError(f"{folder}: not a vectors folder ({getattr(error, 'strerror', None) or error})") from None
+        manifest = read_json(folder / "manifest.json", what="a vectors manifest")
+        if not isinstance(manifest, dict):
+            raise InputError(f"{folder}/manifest.json", "$", "must be a JSON object")
+        file = manifest.get("file", "vectors.jsonl")
+        if not isinstance(file, str) or not file or "/" in file or "\\" in file or file in (".", ".."):
+            raise InputError(f"{folder}/manifest.json", "$.file", f"must name a file in the folder, got {short(file)}")
+        lines = read_json_lines(folder / file, what="a vectors file")
+    except InputError as error:
+        raise VectorError(str(error)) from None
     if manifest.get("format") != FORMAT or manifest.get("model") != MODEL_VERSION:
         raise VectorError(f"{folder}/manifest.json: format {manifest.get('format')!r} of model "
                           f"{manifest.get('model')!r}; this pausecheck reads {FORMAT} of {MODEL_VERSION}: export again")
@@ -122,13 +130,12 @@ def load_vectors(folder: Path) -> tuple[Machine, list[Sequence], dict[str, Any]]
         machine = Machine(Bounds(**manifest["bounds"]), reading_named(manifest["reading"]))
     except (KeyError, TypeError, BoundError, ReadingError) as error:
         raise VectorError(f"{folder}/manifest.json: bad bounds or reading ({error})") from None
-    sequences = [_sequence(machine, line, f"{folder}/vectors.jsonl:{n}") for n, line in enumerate(lines, 1)]
+    sequences = [_sequence(machine, vector, f"{folder}/{file}:{n}") for n, vector in lines]
     return machine, sequences, manifest
 
 
-def _sequence(machine: Machine, line: str, where: str) -> Sequence:
+def _sequence(machine: Machine, vector: Any, where: str) -> Sequence:
     try:
-        vector = json.loads(line)
         state, steps, requests, expected = machine.init_states()[0], [], [], {}
         for i, step in enumerate(vector["steps"], 1):
             action = action_from_json(step["apply"]["action"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from pausecheck.model.config import without_faults
 from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 
+from ..budget import LimitReached
 from ..checkpoint import Checkpoint
 from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 from ..liveness import LivenessGraphTooLarge, LivenessResult, check_liveness
@@ -204,6 +206,7 @@ def check(
     them exactly, packed (`explore`).
     """
     machine = Machine(bounds, reading_named(reading), symmetry=symmetry)
+    deadline = None if limits.max_seconds is None else time.perf_counter() + limits.max_seconds
     result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume,
                      fingerprints=fingerprints, compact=compact)
     report = build_report(machine, result)
@@ -216,7 +219,9 @@ def check(
     for name, other_bounds in COMPANIONS:
         other = companion_machine(report, other_bounds)
         if other is not None:
-            result = explore(other, limits, progress(f"companion: {name}") if progress else None)
+            left = limits if deadline is None else dataclasses.replace(
+                limits, max_seconds=max(0.001, deadline - time.perf_counter()))  # one limit for the whole check
+            result = explore(other, left, progress(f"companion: {name}") if progress else None)
             report = with_companion(report, Companion(name, other, result))
             if result.stopped == "interrupted":
                 break
@@ -230,6 +235,8 @@ def _judge_liveness(report: Report, limits: Limits) -> Report:
         live = check_liveness(report.machine, max_states=min(limits.max_states or LIVENESS_LIMIT, LIVENESS_LIMIT))
     except LivenessGraphTooLarge as error:
         return dataclasses.replace(report, liveness_skipped=str(error))
+    except LimitReached as stop:  # the command's time or memory ran out while judging liveness
+        return dataclasses.replace(report, liveness_skipped=f"stopped by --{stop.reason}")
     return with_liveness(report, live)
 
 

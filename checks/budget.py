@@ -1,0 +1,208 @@
+"""The time and memory a command may take (`--max-seconds`, `--max-memory`), from its very start.
+
+A command's set-up (imports, building z3 terms, starting a runtime, a reference graph) counts inside
+the limit: the clock starts when the command line is read. Work that can stop cleanly asks for the time
+left (`remaining`, `limits`) and stops itself, reporting what it reached, as the breadth-first search
+does. Everything else is stopped by a watchdog thread: shortly after the limit (`GRACE`), it interrupts z3
+(whose solver calls do not return to Python on their own) and raises `LimitReached` in the main thread,
+which the command catches to report what it established, or the command line does, printing the notes
+the command left with `note`. Should the command not stop even then, the watchdog prints those notes and
+ends the process with exit 3 (`HARD_STOP` seconds later), so a limit always ends the run.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import replace
+from typing import Any
+
+from .explore import Limits, resident_bytes
+
+__all__ = ["Budget", "LimitReached", "active", "note", "GRACE", "HARD_STOP"]
+
+GRACE = 1.0  # seconds after the limit before the watchdog interrupts what did not stop itself
+HARD_STOP = 6.0  # seconds after that before the process is ended with exit 3
+TICK = 0.2  # how often the watchdog looks
+
+
+class LimitReached(KeyboardInterrupt):
+    """A limit of the command was reached (a KeyboardInterrupt, so that every place that reports what it
+    reached when interrupted does so here too); `reason` is "max-seconds" or "max-memory"."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Budget:
+    """The limits of one command: a deadline on the monotonic clock and a resident-memory ceiling."""
+
+    def __init__(self, max_seconds: float | None, max_memory: int | None, started: float | None = None,
+                 hard_stop: bool = True) -> None:
+        self.started = time.perf_counter() if started is None else started
+        self.hard_stop = hard_stop  # end the process if the command outlives its limit by HARD_STOP (the CLI only)
+        self.max_seconds, self.max_memory = max_seconds, max_memory
+        self.deadline = None if max_seconds is None else self.started + max_seconds
+        self.notes: dict[str, str] = {}
+        self.reason: str | None = None
+        self.raised = False  # LimitReached has been raised in the main thread
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._main = threading.main_thread().ident
+        self._previous: object = None
+        self._hook: Any = sys.unraisablehook
+
+    def remaining(self) -> float | None:
+        """Seconds left before the time limit (at least a millisecond), or None without one."""
+        return None if self.deadline is None else max(0.001, self.deadline - time.perf_counter())
+
+    def limits(self, limits: Limits | None = None) -> Limits:
+        """`limits` (or none) with the time left and the memory ceiling of this budget."""
+        base = limits if limits is not None else Limits()
+        return replace(base, max_seconds=self.remaining(), max_memory=self.max_memory)
+
+    def over(self) -> str | None:
+        """Which limit is reached now, if any."""
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            return "max-seconds"
+        if self.max_memory is not None and resident_bytes() + _children_bytes() >= self.max_memory:
+            return "max-memory"
+        return None
+
+    def elapsed(self) -> float:
+        """Seconds since the command started."""
+        return time.perf_counter() - self.started
+
+    def summary(self) -> str:
+        """One line: which limit stopped the command, when, and what it had established by then."""
+        said = "; ".join(self.notes.values()) or "nothing established yet"
+        return f"stopped by --{self.reason or 'max-seconds'} after {self.elapsed():.1f} s: {said}"
+
+    def __enter__(self) -> Budget:
+        global _ACTIVE
+        _ACTIVE = self
+        if self.deadline is None and self.max_memory is None:
+            return self
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGALRM, self._raise)
+            self._hook, sys.unraisablehook = sys.unraisablehook, self._swallowed
+            self._thread = threading.Thread(target=self._watch, name="pausecheck-budget", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        global _ACTIVE
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+            signal.signal(signal.SIGALRM, self._previous)  # type: ignore[arg-type]
+            sys.unraisablehook = self._hook
+            if self.reason is not None:
+                _uninterrupt_z3()
+        _ACTIVE = None
+
+    def _swallowed(self, unraisable: Any) -> None:
+        """A LimitReached raised where Python drops exceptions (a finalizer, a gc callback): send it again."""
+        if isinstance(unraisable.exc_value, LimitReached):
+            self.raised = False
+            return
+        self._hook(unraisable)
+
+    def _raise(self, signum: int, frame: Any) -> None:
+        if self.reason is None or self._done.is_set() or self.raised:
+            return
+        while frame is not None:  # an exception raised inside a finalizer is printed and dropped: try again soon
+            if frame.f_code.co_name == "__del__":
+                return
+            frame = frame.f_back
+        self.raised = True
+        raise LimitReached(self.reason)
+
+    def _watch(self) -> None:
+        fired = None
+        while not self._done.wait(TICK):
+            now = time.perf_counter()
+            if fired is None:
+                reason = self.over()
+                if reason is not None and (reason == "max-memory" or now >= self.deadline + GRACE):  # type: ignore[operator]
+                    self.reason, fired = reason, now
+            if fired is not None and not self.raised:
+                # The signal first, so that it is pending when an interrupted z3 call returns; a blocking read is
+                # woken by it too. Sent again until it lands outside a finalizer.
+                signal.pthread_kill(self._main, signal.SIGALRM)  # type: ignore[arg-type]
+                _interrupt_z3()
+            if fired is not None and self.hard_stop and now >= fired + HARD_STOP:
+                _last_words(self)
+                os._exit(3)
+
+
+def _children_bytes() -> int:
+    """The resident memory of this process's children (the searches of a worker pool, a runtime under test):
+    they are the command's too. Linux /proc (each process's parent read from its stat line); 0 elsewhere."""
+    me, page, total = os.getpid(), os.sysconf("SC_PAGE_SIZE"), 0
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()  # after the command's name, which may hold spaces
+            if int(fields[1]) != me:
+                continue
+            with open(f"/proc/{pid}/statm", "rb") as statm:
+                total += int(statm.read().split()[1]) * page
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def _interrupt_z3() -> None:
+    """Cancel the solver call under way, if z3 is in use (z3 is imported by the symbolic commands only)."""
+    z3 = sys.modules.get("z3")
+    if z3 is not None:
+        try:
+            z3.main_ctx().interrupt()
+        except Exception:  # noqa: BLE001 - a best effort: the hard stop follows anyway
+            pass
+
+
+def _uninterrupt_z3() -> None:
+    """Clear z3's interruption: it stays set until a solver's next check, and would cut short any later
+    z3 call of this process (a simplification left half done), as in a test or a program embedding us."""
+    z3 = sys.modules.get("z3")
+    if z3 is not None:
+        try:
+            z3.Solver().check()
+        except Exception:  # noqa: BLE001 - nothing more can be done
+            pass
+
+
+def _last_words(budget: Budget) -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        os.write(2, f"pausecheck: {budget.summary()}\n".encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+_ACTIVE: Budget | None = None
+
+
+def active() -> Budget | None:
+    """The budget of the command running, if any."""
+    return _ACTIVE
+
+
+def note(key: str, text: str) -> None:
+    """Record what the command has established so far under `key` (replacing the last note of that key),
+    to be printed if a limit stops it."""
+    if _ACTIVE is not None:
+        _ACTIVE.notes[key] = text

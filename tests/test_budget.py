@@ -1,0 +1,91 @@
+"""--max-seconds and --max-memory (`checks/budget.py`): every command that can run long takes them, counts
+its set-up inside the limit, and stops with exit 3 and what it established, within the limit plus the
+watchdog's grace; no command accepts a limit it ignores."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pausecheck.checks.budget import GRACE, HARD_STOP
+from pausecheck.checks.cli.parser import parser
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNTIME = [sys.executable, str(ROOT / "examples" / "sqlite_runtime" / "runtime.py")]
+HANGS = [sys.executable, "-c", "import time; time.sleep(60)"]
+LIMIT = 1.0
+
+# Each long command at bounds it cannot finish within LIMIT seconds here.
+LONG = {
+    "check": ["check", "--pauses", "3"],
+    "check --compact": ["check", "--pauses", "3", "--compact"],
+    "report": ["report", "--pauses", "3", "--out", "{tmp}/r.html"],
+    "mutants": ["mutants"],
+    "readings": ["readings", "--out", "{tmp}/readings"],
+    "conform": ["conform", "--", *RUNTIME],
+    "vectors check": ["vectors", "check", str(ROOT / "examples" / "vectors"), "--", *HANGS],
+    "vectors export": ["vectors", "export", "{tmp}/v", "--pauses", "3"],
+    "fuzz": ["fuzz", "--examples", "100000"],
+    "graph": ["graph", "--max-states", "10000000", "--out", "{tmp}/g.dot"],
+    "prove --induction": ["prove", "--induction", "--sessions", "2", "--calls", "3", "--artifacts", "4"],
+    "prove --bmc": ["prove", "--bmc", "40"],
+    "consistency": ["consistency"],
+    "check --engines": ["check", "--engines", "bfs,bmc"],
+}
+
+
+EDIT_LOOP = {"check", "prove --bmc", "conform"}  # the others under `slow` (CI): each a few seconds
+
+
+@pytest.mark.parametrize("name", [n if n in EDIT_LOOP else pytest.param(n, marks=pytest.mark.slow) for n in LONG])
+def test_a_long_command_stops_at_its_limit_with_exit_3(name: str, tmp_path: Path) -> None:
+    argv = [a.format(tmp=tmp_path) for a in LONG[name]]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    argv[cut:cut] = ["--max-seconds", str(LIMIT)]
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pausecheck", *argv], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    took = time.perf_counter() - started
+    assert done.returncode == 3, (done.returncode, done.stdout[-500:], done.stderr[-500:])
+    assert took < LIMIT + GRACE + 3.0, took  # a process's start, z3's import: well inside HARD_STOP
+    assert "Traceback" not in done.stderr
+    said = done.stdout + done.stderr
+    assert "max-seconds" in said and "depth -1" not in said and "up to -1" not in said, said[-800:]
+
+
+def test_every_command_that_takes_a_limit_honours_it() -> None:
+    """The commands with --max-seconds are exactly those tested above (and none takes --max-states it ignores)."""
+    commands = parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    limited = {name for name, sub in commands.items()
+               if any("--max-seconds" in a.option_strings for a in sub._actions)}
+    assert limited == {argv[0] for argv in LONG.values()}
+    with_states = {name for name, sub in commands.items()
+                   if any("--max-states" in a.option_strings for a in sub._actions)}
+    assert with_states == {"check", "report", "graph"}
+
+
+def test_a_memory_limit_stops_a_command_that_has_no_search_of_its_own() -> None:
+    done = subprocess.run([sys.executable, "-m", "pausecheck", "prove", "--bmc", "40", "--max-memory", "20M"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3 and "max-memory" in done.stdout + done.stderr, done.stderr[-500:]
+
+
+def test_the_watchdog_ends_what_does_not_stop_in_time() -> None:
+    assert GRACE + HARD_STOP + 5 < 15  # --max-seconds 5 ends within 15 s whatever the command does
+
+
+def test_the_memory_of_worker_processes_counts_too() -> None:
+    from pausecheck.checks.budget import _children_bytes
+
+    before = _children_bytes()
+    child = subprocess.Popen([sys.executable, "-c", "x = bytearray(100 << 20); print(flush=True); input()"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "\n"
+        assert _children_bytes() - before >= 100 << 20
+    finally:
+        child.kill()
+        child.wait()
