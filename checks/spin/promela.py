@@ -1,0 +1,242 @@
+"""The Promela form of the rules: the rule table (`model/rules.py`) written out for Spin.
+
+`promela(bounds, reading)` specialises every rule of `model.rules.RULES` to the bounds and the reading
+(`lang.specialize` / `specialize_block`, through the symbolic engine's plan) and lowers its guard and
+effect with the same lowering the z3 relation uses (`checks/symbolic/relation.py`), over an algebra
+whose values are Promela expressions (`code.py`). Nothing here is written per rule: every reading and
+every fault is exported, and a rule, reading or fault added to the table reaches Spin unchanged.
+
+The model Spin explores is the explicit one, state for state (`pan` stores exactly the states
+`pausecheck check` stores):
+- the State is global arrays: each sequence a fixed array (its capacity from `Caps.of(bounds)`) and a
+  length `<name>_n`, every slot past the length kept 0; records are typedefs; strings are the small
+  integers of `values.encode_str` ("" is 0); one process whose control rests at the start of its loop;
+- each rule is one `do` option per binder slot (sessions; execution slots; segment slots, each paired
+  with the execution it belongs to) and parameter value, in the table's order: a `d_step` whose first
+  statement is the guard, a pure expression (sequence operations unrolled over the capacities), then
+  the effect: every value the effect computes, and then every changed field, is put in a hidden
+  temporary before any field is written (the rules read the state before the step), and each
+  temporary is reset to 0 before the step ends;
+- where a successor would not fit an array, an `assert` fails, so pan reports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pausecheck.model.config import Bounds
+from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
+from pausecheck.model.lang import RECORDS, SeqOf
+from pausecheck.model.reading import Reading
+from pausecheck.model.rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
+from pausecheck.model.state import State
+
+from ..symbolic.relation import Caps, Lower, assemble, lower_block, plan
+from ..symbolic.values import CALL, EXEC, RACE, OptV, Seq, encode_str, pick
+from .code import Code, text
+
+__all__ = ["promela", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
+
+SPIN_FLAGS = ("-a", "-o2")  # -o2: keep in the state vector even the variables the model only writes
+CC_FLAGS = ("-O2", "-w", "-DSAFETY", "-DNOREDUCE")  # safety only; one process: nothing to reduce
+PAN_FLAGS = ("-m1000000", "-w20")  # a depth limit far past the search's; 2^20 hash slots
+
+
+# ---------------------------------------------------------------------------------------------
+# The state: declarations, and the value whose leaves are the variables' names
+
+
+def _cap(record: type, name: str, caps: Caps) -> int:
+    return caps.of_field(record, name)
+
+
+def _declaration(t: Any, name: str, cap: int | None, caps: Caps) -> list[str]:
+    """The declarations of one field: a byte, a record, or a sequence (a length and an array)."""
+    if isinstance(t, SeqOf):
+        item = t.item
+        kind = item.__name__ if item in RECORDS else "Refs" if isinstance(item, SeqOf) else "byte"
+        return [f"byte {name}_n", f"{kind} {name}[{max(cap or 0, 1)}]"]
+    return [f"byte {name}"]
+
+
+def _typedef(record: type, caps: Caps) -> str:
+    fields = []
+    for name, t in FIELD_TYPES[record].items():
+        fields += _declaration(t, name, _cap(record, name, caps) if isinstance(t, SeqOf) else None, caps)
+    return f"typedef {record.__name__} {{\n" + ";\n".join(f"    {f}" for f in fields) + "\n}"
+
+
+def _paths(t: Any, path: str, cap: int | None, caps: Caps) -> Any:
+    """The state value whose leaves are the names of the Promela variables that hold them."""
+    if t in RECORDS:
+        prefix = "" if t is State else f"{path}."
+        return tuple(_paths(ft, f"{prefix}{f}", _cap(t, f, caps) if isinstance(ft, SeqOf) else None, caps)
+                     for f, ft in FIELD_TYPES[t].items())
+    if isinstance(t, SeqOf):
+        cap = caps.lists if cap is None else cap
+        if path.endswith("]"):  # an item of a sequence of sequences (a message): a `Refs`
+            length, items = f"{path}.n", f"{path}.v"
+        else:
+            length, items = f"{path}_n", path
+        return Seq(length, tuple(_paths(t.item, f"{items}[{k}]", None, caps) for k in range(cap)), t)
+    return path
+
+
+def _declarations(caps: Caps) -> list[str]:
+    out = [f"typedef Refs {{\n    byte n;\n    byte v[{max(caps.lists, 1)}]\n}}"]
+    for record in RECORDS[::-1]:
+        if record is not State:
+            out.append(_typedef(record, caps))
+    for name, t in FIELD_TYPES[State].items():
+        out += [f"{d};" for d in _declaration(t, name, _cap(State, name, caps) if isinstance(t, SeqOf) else None,
+                                              caps)]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The binder slots
+
+
+def _slots(rule: Any, bounds: Bounds, caps: Caps) -> list[tuple[int, int]]:
+    """(slot, execution slot) pairs: a segment slot is paired with each execution slot it may belong to,
+    so that the execution an effect edits is a constant slot."""
+    if rule.over is SESSIONS:
+        return [(s, -1) for s in range(1, bounds.sessions + 1)]
+    if rule.over is EXECUTIONS:
+        return [(i, i) for i in range(caps.executions)]
+    if rule.over is SEGMENTS:
+        return [(j, i) for j in range(caps.segments) for i in range(caps.executions)]
+    assert rule.over is ONCE
+    return [(0, -1)]
+
+
+def _bind(L: Lower, rule: Any, slot: int, index: int, pre: Any) -> tuple[dict[str, Any], Any]:
+    """The variables a slot gives (S, session, e, g, run) and whether the slot is filled."""
+    A = L.A
+    executions, segments = pre[0], pre[1]
+    env: dict[str, Any] = {"S": pre}
+    if rule.over is SESSIONS:
+        return {**env, "session": slot}, True
+    if rule.over is EXECUTIONS:
+        return {**env, "e": executions.items[slot]}, L.present(executions, slot)
+    if rule.over is SEGMENTS:
+        g, e = segments.items[slot], executions.items[index]
+        key = g[0]
+        racing = A.conj(A.lt(RACE, key), A.lt(key, CALL))
+        belongs = A.eq(A.ite(racing, A.sub(key, RACE - EXEC), key), EXEC + 1 + index)
+        attempts = e[4]
+        found, value = False, L.item_zero(attempts)
+        for k in range(attempts.cap - 1, -1, -1):
+            running = A.conj(L.present(attempts, k), A.eq(attempts.items[k][1], encode_str("running")))
+            value = pick(A, running, attempts.items[k], value)
+            found = A.disj(running, found)
+        return {**env, "g": g, "e": e, "run": OptV(found, value)}, A.conj(L.present(segments, slot), belongs)
+    return env, True
+
+
+# ---------------------------------------------------------------------------------------------
+# The options
+
+
+def _leaves(pre: Any, post: Any, out: list[tuple[str, Any]]) -> None:
+    """(variable, new value) for every leaf of the successor, in order."""
+    if isinstance(pre, Seq):
+        out.append((pre.length, post.length))
+        for a, b in zip(pre.items, post.items, strict=True):
+            _leaves(a, b, out)
+    elif isinstance(pre, tuple):
+        for a, b in zip(pre, post, strict=True):
+            _leaves(a, b, out)
+    else:
+        out.append((pre, post))
+
+
+def _fits(A: Code, post: Any, out: list[Any]) -> None:
+    """The tests that every sequence of the successor fits its array."""
+    if isinstance(post, Seq):
+        test = A.le(post.length, post.cap)
+        if test is not True:
+            out.append(test)
+        for item in post.items:
+            _fits(A, item, out)
+    elif isinstance(post, OptV):
+        _fits(A, post.value, out)
+    elif isinstance(post, tuple):
+        for item in post:
+            _fits(A, item, out)
+
+
+def _describe(rule: Any, slot: int, index: int, given: dict[str, Any]) -> str:
+    where = {SESSIONS.name: f"session {slot}", EXECUTIONS.name: f"execution slot {slot}",
+             SEGMENTS.name: f"segment slot {slot} of execution slot {index}", ONCE.name: "once"}[rule.over.name]
+    params = "".join(f", {k}={int(v) if isinstance(v, bool) else v}" for k, v in given.items())
+    return f"{rule.action.__name__}: {where}{params}"
+
+
+def _options(bounds: Bounds, reading: Reading, caps: Caps) -> tuple[list[str], int]:
+    """Every option of the loop, and the most temporaries one uses."""
+    pure = Code()
+    pre = _paths(State, "", None, caps)
+    lines: list[str] = []
+    most = 0
+    for rule, instances in plan(bounds, reading.switches, RULES):
+        lines.append(f"    /* {rule.action.__name__}: {rule.doc} */")
+        for slot, index in _slots(rule, bounds, caps):
+            env, present = _bind(Lower(pure, caps), rule, slot, index, pre)
+            if pure.known(present) is False:
+                continue
+            for given, guard_parts, _fields, effect in instances:
+                scope = {**env, **given}
+                tests = [present]
+                for part in guard_parts:
+                    tests.append(Lower(pure, caps).expr(part, scope))
+                guard = pure.conj(*tests)
+                if pure.known(guard) is False:
+                    continue
+                steps = Code(emit=True)
+                L = Lower(steps, caps)
+                after = lower_block(L, effect, {**scope, "_ended": False})
+                post = assemble(L, rule, slot, index if index >= 0 else None, env, after, pre[0], pre[1])
+                checks: list[Any] = []
+                _fits(steps, post, checks)
+                changed = [(var, value) for var, value in [(v, x) for v, x in _pairs(pre, post)] if value != var]
+                body = list(steps.statements)
+                body += [f"assert({text(c)})" for c in checks]
+                used = steps.used
+                for k, (_var, value) in enumerate(changed):
+                    body.append(f"_t[{used + k}] = {text(value)}")
+                for k, (var, _value) in enumerate(changed):
+                    body.append(f"{var} = _t[{used + k}]")
+                total = used + len(changed)
+                most = max(most, total)
+                if total:
+                    body.append(f"_k = 0; do :: _k < {total} -> _t[_k] = 0; _k++ :: else -> break od; _k = 0")
+                else:
+                    body.append("skip")
+                lines.append(f"    :: d_step {{ /* {_describe(rule, slot, index, given)} */")
+                lines.append(f"        {text(guard)} ->")
+                lines += [f"        {b};" for b in body[:-1]] + [f"        {body[-1]}", "       }"]
+    return lines, most
+
+
+def _pairs(pre: Any, post: Any) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    _leaves(pre, post, out)
+    return out
+
+
+def promela(bounds: Bounds, reading: Reading) -> str:
+    """The Promela model of the rules under these bounds and this reading (see the module's doc)."""
+    caps = Caps.of(bounds)
+    options, most = _options(bounds, reading, caps)
+    out = _declarations(caps)
+    out.append(f"hidden int _t[{max(most, 1)}];  /* the temporaries of one step, 0 between steps */")
+    out.append("hidden int _k;")
+    out.append("")
+    out.append("active proctype flowdrop() {")
+    out.append("end:")
+    out.append("    do")
+    out += options
+    out.append("    od")
+    out.append("}")
+    return "\n".join(out) + "\n"
