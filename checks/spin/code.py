@@ -37,6 +37,7 @@ class Code(Algebra):
         self.emit = emit
         self.statements: list[str] = []
         self.used = 0  # temporaries _t[0 .. used-1]
+        self.sums: dict[str, tuple[Any, Any]] = {}  # an addition's text -> its terms
 
     def _name(self, expr: str) -> str:
         if not self.emit or len(expr) <= LONG:
@@ -63,6 +64,9 @@ class Code(Algebra):
             return a
         if a is True and b is False:
             return c
+        if isinstance(a, str) and self.sums.get(a, (None,))[0] == b:
+            # a count or a sum, `c ? t + x : t`: written `t + (c -> x : 0)`, so that `t` is written once
+            return self.add(b, self.ite(c, self.sums[a][1], 0))
         return self._name(f"({text(c)} -> {text(a)} : {text(b)})")
 
     def conj(self, *xs: Any) -> Any:
@@ -108,7 +112,10 @@ class Code(Algebra):
             return a
         if a is not True and a == 0 and not isinstance(a, str):
             return b
-        return self._binary("+", a, b, lambda u, v: int(u) + int(v))
+        total = self._binary("+", a, b, lambda u, v: int(u) + int(v))
+        if isinstance(total, str):
+            self.sums[total] = (a, b)
+        return total
 
     def sub(self, a: Any, b: Any) -> Any:
         if not isinstance(b, str) and b is not True and b == 0:

@@ -22,6 +22,7 @@ The model Spin explores is the explicit one, state for state (`pan` stores exact
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from pausecheck.model.config import Bounds
@@ -35,7 +36,7 @@ from ..symbolic.relation import Caps, Lower, assemble, lower_block, plan
 from ..symbolic.values import CALL, EXEC, RACE, OptV, Seq, encode_str, pick
 from .code import Code, text
 
-__all__ = ["promela", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
+__all__ = ["promela", "command", "header", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
 
 SPIN_FLAGS = ("-a", "-o2")  # -o2: keep in the state vector even the variables the model only writes
 CC_FLAGS = ("-O2", "-w", "-DSAFETY", "-DNOREDUCE")  # safety only; one process: nothing to reduce
@@ -44,10 +45,6 @@ PAN_FLAGS = ("-m1000000", "-w20")  # a depth limit far past the search's; 2^20 h
 
 # ---------------------------------------------------------------------------------------------
 # The state: declarations, and the value whose leaves are the variables' names
-
-
-def _cap(record: type, name: str, caps: Caps) -> int:
-    return caps.of_field(record, name)
 
 
 def _declaration(t: Any, name: str, cap: int | None, caps: Caps) -> list[str]:
@@ -62,7 +59,7 @@ def _declaration(t: Any, name: str, cap: int | None, caps: Caps) -> list[str]:
 def _typedef(record: type, caps: Caps) -> str:
     fields = []
     for name, t in FIELD_TYPES[record].items():
-        fields += _declaration(t, name, _cap(record, name, caps) if isinstance(t, SeqOf) else None, caps)
+        fields += _declaration(t, name, caps.of_field(record, name) if isinstance(t, SeqOf) else None, caps)
     return f"typedef {record.__name__} {{\n" + ";\n".join(f"    {f}" for f in fields) + "\n}"
 
 
@@ -70,7 +67,7 @@ def _paths(t: Any, path: str, cap: int | None, caps: Caps) -> Any:
     """The state value whose leaves are the names of the Promela variables that hold them."""
     if t in RECORDS:
         prefix = "" if t is State else f"{path}."
-        return tuple(_paths(ft, f"{prefix}{f}", _cap(t, f, caps) if isinstance(ft, SeqOf) else None, caps)
+        return tuple(_paths(ft, f"{prefix}{f}", caps.of_field(t, f) if isinstance(ft, SeqOf) else None, caps)
                      for f, ft in FIELD_TYPES[t].items())
     if isinstance(t, SeqOf):
         cap = caps.lists if cap is None else cap
@@ -88,7 +85,7 @@ def _declarations(caps: Caps) -> list[str]:
         if record is not State:
             out.append(_typedef(record, caps))
     for name, t in FIELD_TYPES[State].items():
-        out += [f"{d};" for d in _declaration(t, name, _cap(State, name, caps) if isinstance(t, SeqOf) else None,
+        out += [f"{d};" for d in _declaration(t, name, caps.of_field(State, name) if isinstance(t, SeqOf) else None,
                                               caps)]
     return out
 
@@ -173,8 +170,27 @@ def _describe(rule: Any, slot: int, index: int, given: dict[str, Any]) -> str:
     return f"{rule.action.__name__}: {where}{params}"
 
 
+def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, effect: tuple[Any, ...],
+            caps: Caps, pre: Any) -> tuple[list[str], int]:
+    """The body of one option after its guard: the effect's temporaries, the asserts that the successor
+    fits, every changed variable computed into a temporary then written, the temporaries reset."""
+    steps = Code(emit=True)
+    L = Lower(steps, caps)
+    after = lower_block(L, effect, {**env, "_ended": False})
+    post = assemble(L, rule, slot, index if index >= 0 else None, env, after, pre[0], pre[1])
+    fits: list[Any] = []
+    _fits(steps, post, fits)
+    changed = [(var, value) for var, value in _pairs(pre, post) if value != var]
+    body = list(steps.statements) + [f"assert({text(test)})" for test in fits]
+    used, total = steps.used, steps.used + len(changed)
+    body += [f"_t[{used + k}] = {text(value)}" for k, (_var, value) in enumerate(changed)]
+    body += [f"{var} = _t[{used + k}]" for k, (var, _value) in enumerate(changed)]
+    body.append(f"_k = 0; do :: _k < {total} -> _t[_k] = 0; _k++ :: else -> break od; _k = 0" if total else "skip")
+    return [f"        {text(guard)} ->"] + [f"        {b};" for b in body[:-1]] + [f"        {body[-1]}"], total
+
+
 def _options(bounds: Bounds, reading: Reading, caps: Caps) -> tuple[list[str], int]:
-    """Every option of the loop, and the most temporaries one uses."""
+    """Every option of the loop, in the rule table's order, and the most temporaries one uses."""
     pure = Code()
     pre = _paths(State, "", None, caps)
     lines: list[str] = []
@@ -187,35 +203,12 @@ def _options(bounds: Bounds, reading: Reading, caps: Caps) -> tuple[list[str], i
                 continue
             for given, guard_parts, _fields, effect in instances:
                 scope = {**env, **given}
-                tests = [present]
-                for part in guard_parts:
-                    tests.append(Lower(pure, caps).expr(part, scope))
-                guard = pure.conj(*tests)
+                guard = pure.conj(present, *[Lower(pure, caps).expr(part, scope) for part in guard_parts])
                 if pure.known(guard) is False:
                     continue
-                steps = Code(emit=True)
-                L = Lower(steps, caps)
-                after = lower_block(L, effect, {**scope, "_ended": False})
-                post = assemble(L, rule, slot, index if index >= 0 else None, env, after, pre[0], pre[1])
-                checks: list[Any] = []
-                _fits(steps, post, checks)
-                changed = [(var, value) for var, value in [(v, x) for v, x in _pairs(pre, post)] if value != var]
-                body = list(steps.statements)
-                body += [f"assert({text(c)})" for c in checks]
-                used = steps.used
-                for k, (_var, value) in enumerate(changed):
-                    body.append(f"_t[{used + k}] = {text(value)}")
-                for k, (var, _value) in enumerate(changed):
-                    body.append(f"{var} = _t[{used + k}]")
-                total = used + len(changed)
-                most = max(most, total)
-                if total:
-                    body.append(f"_k = 0; do :: _k < {total} -> _t[_k] = 0; _k++ :: else -> break od; _k = 0")
-                else:
-                    body.append("skip")
-                lines.append(f"    :: d_step {{ /* {_describe(rule, slot, index, given)} */")
-                lines.append(f"        {text(guard)} ->")
-                lines += [f"        {b};" for b in body[:-1]] + [f"        {body[-1]}", "       }"]
+                body, used = _option(rule, slot, index, scope, guard, effect, caps, pre)
+                most = max(most, used)
+                lines += [f"    :: d_step {{ /* {_describe(rule, slot, index, given)} */", *body, "       }"]
     return lines, most
 
 
@@ -225,11 +218,51 @@ def _pairs(pre: Any, post: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def promela(bounds: Bounds, reading: Reading) -> str:
-    """The Promela model of the rules under these bounds and this reading (see the module's doc)."""
+def command(bounds: Bounds, reading: Reading, out: str = "FILE") -> str:
+    """The command line that writes this model: the bounds that differ from the defaults, the reading."""
+    flags = "".join(f" --{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
+                    if value != getattr(Bounds(), name))
+    chosen = "" if reading.name == "conformant" else f" --reading {reading.name}"
+    return f"pausecheck export --format promela{flags}{chosen} --out {out}"
+
+
+def header(bounds: Bounds, reading: Reading, out: str = "FILE") -> str:
+    """The generated file's opening comment: what it is, how it was made, how to run Spin on it."""
+    name = out.rsplit("/", 1)[-1]
+    given = "\n * ".join(textwrap.wrap("Bounds: " + ", ".join(f"{k}={v}" for k, v in bounds.as_dict().items()) + ".",
+                                        96))
+    return f"""/*
+ * {name}: GENERATED from the rule table (model/rules.py) by checks/spin/promela.py; do not edit.
+ *
+ *     {command(bounds, reading, out)}
+ *
+ * {given}
+ * Reading: {reading.name}.
+ *
+ * Spin explores the states of `explore(Machine(bounds, reading, properties=()))`, state for state:
+ *
+ *     spin {" ".join(SPIN_FLAGS)} {name}
+ *     gcc {" ".join(CC_FLAGS)} -o pan pan.c
+ *     ./pan {" ".join(PAN_FLAGS)}
+ *
+ * pan's "states, stored" is the number of states `pausecheck check` stores at these bounds and this
+ * reading. How the state maps: every sequence is an array (its capacity from the bounds) and a length
+ * `<name>_n`, every slot past the length 0; strings are small integers ("" 0, statuses and phases 1..16,
+ * execution e<n> 32+n, a racing resume's segment e<n>' 48+n, call c<n> 64+n). Each `do` option is one
+ * action: a rule at one slot (a session; an execution slot; a segment slot with the execution slot it
+ * belongs to) and one value of each parameter; its guard is the d_step's first statement, its effect
+ * the rest. The hidden `_t` are the temporaries of one step, 0 between steps (not in the state vector).
+ * An `assert` fails where a successor would not fit an array: pan then reports an error.
+ */
+"""
+
+
+def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE") -> str:
+    """The Promela model of the rules under these bounds and this reading (see the module's doc); the
+    header's command names `out_name` as the file written."""
     caps = Caps.of(bounds)
     options, most = _options(bounds, reading, caps)
-    out = _declarations(caps)
+    out = [header(bounds, reading, out_name)] + _declarations(caps)
     out.append(f"hidden int _t[{max(most, 1)}];  /* the temporaries of one step, 0 between steps */")
     out.append("hidden int _k;")
     out.append("")
