@@ -38,6 +38,7 @@ from ..report.killtext import print_mutants
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check
 from ..shrink import shrink
+from ..spin.promela import TooLarge, promela
 from .consistency import consistency_command
 from .explore import explore_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
@@ -326,6 +327,17 @@ def _graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    bounds = _bounds(args)
+    try:
+        text = promela(bounds, reading_named(args.reading), str(args.out))
+    except TooLarge as error:
+        raise UsageError(str(error)) from None
+    _write(args.out, text)
+    print(f"wrote the Promela model ({args.reading}) to {args.out}; its header says how to run Spin on it")
+    return 0
+
+
 def _conform(args: argparse.Namespace) -> int:
     return conform_command(args, _bounds(args), UsageError, _write)
 
@@ -361,4 +373,4 @@ def _validate(args: argparse.Namespace) -> int:
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
             "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors,
             "fuzz": _fuzz, "readings": _readings, "prove": _prove, "consistency": _consistency,
-            "explore": _explore}
+            "explore": _explore, "export": _export}
