@@ -38,7 +38,7 @@ from ..report.killtext import print_mutants
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check
 from ..shrink import shrink
-from ..spin.promela import TooLarge, promela
+from ..spin.promela import TooLarge, capacities, promela
 from .consistency import consistency_command
 from .explore import explore_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
@@ -328,9 +328,12 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    bounds = _bounds(args)
+    bounds, reading = _bounds(args), reading_named(args.reading)
+    if args.list_capacity is not None and not 1 <= args.list_capacity <= 255:
+        raise UsageError("--list-capacity must be a whole number from 1 to 255")
     try:
-        text = promela(bounds, reading_named(args.reading), str(args.out))
+        caps = capacities(bounds, reading, args.list_capacity)
+        text = promela(bounds, reading, str(args.out), caps)
     except TooLarge as error:
         raise UsageError(str(error)) from None
     _write(args.out, text)

@@ -383,6 +383,11 @@ def parser() -> argparse.ArgumentParser:
     xp.add_argument("--format", choices=("promela",), required=True,
                     help="promela: a Promela model for Spin (the one format so far)")
     xp.add_argument("--out", type=Path, metavar="FILE", required=True, help="the file to write")
+    xp.add_argument("--list-capacity", type=int, metavar="N",
+                    help="the length of every array holding a list of artifact refs (held, collected, taken, a "
+                    "message); default: the artifacts bound (times 1 + races), twice that under a reading that "
+                    "copies refs; where a successor does not fit, pan reports a failed assert: export again with "
+                    "a larger N")
 
     co = _add(commands, "conform", "test a FlowDrop runtime against the model: the golden oracle (... -- CMD ARGS)",
               "Start the runtime under test (any language) as a subprocess that speaks the adapter protocol "

@@ -22,6 +22,7 @@ The model Spin explores is the explicit one, state for state (`pan` stores exact
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from typing import Any
 
@@ -36,11 +37,43 @@ from ..symbolic.relation import Caps, Lower, assemble, lower_block, plan
 from ..symbolic.values import CALL, EXEC, RACE, OptV, Seq, encode_str, pick
 from .code import Code, text
 
-__all__ = ["promela", "command", "header", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
+__all__ = ["promela", "capacities", "TooLarge", "command", "header", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
 
 SPIN_FLAGS = ("-a", "-o2")  # -o2: keep in the state vector even the variables the model only writes
 CC_FLAGS = ("-O2", "-w", "-DSAFETY", "-DNOREDUCE")  # safety only; one process: nothing to reduce
 PAN_FLAGS = ("-m1000000", "-w20")  # a depth limit far past the search's; 2^20 hash slots
+
+
+class TooLarge(ValueError):
+    """Bounds whose states the Promela encoding cannot hold (one line, for the command line)."""
+
+
+# The readings under which a list of refs can hold an artifact twice: re-collected (A-T12), read and kept
+# (A-T6 write-first, A-T7 read-then-clear), or put back merged (A-T4); `Caps.of` does not count on them.
+COPYING = (("A-T12", "with-artifacts"), ("A-T6", "write-first"), ("A-T7", "racy-read-then-clear"), ("A-T4", "merge"))
+
+
+def capacities(bounds: Bounds, reading: Reading, lists: int | None = None) -> Caps:
+    """The arrays' capacities: `Caps.of(bounds)`, every list of refs twice as long under a reading that
+    copies refs (`COPYING`), or `lists` long if given (the warnings: that and the artifacts). Where a
+    successor still does not fit, pan reports the failed `assert` (then export again with a larger
+    `--list-capacity`)."""
+    caps = Caps.of(bounds)
+    if lists is None:
+        lists = caps.lists * (2 if any(reading.value(a) == v for a, v in COPYING) else 1)
+    return dataclasses.replace(caps, lists=lists, warnings=lists + caps.artifacts)
+
+
+def _refuse(bounds: Bounds, caps: Caps) -> None:
+    """Refuse bounds past the encoding: ids e1..e9 and c1..c63 (`values.encode_str`), bytes up to 255."""
+    calls = bounds.calls * (bounds.pauses + 1)
+    if caps.executions > 9:
+        raise TooLarge(f"the Promela encoding holds at most 9 executions (sessions x turns + new-turns), not "
+                       f"{caps.executions}")
+    if calls > 63:
+        raise TooLarge(f"the Promela encoding holds at most 63 calls per execution (calls x (pauses + 1)), not {calls}")
+    if caps.warnings > 255 or bounds.observations > 255:
+        raise TooLarge("the Promela encoding holds at most 255 of anything in a byte: fewer artifacts or observations")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,23 +251,31 @@ def _pairs(pre: Any, post: Any) -> list[tuple[str, Any]]:
     return out
 
 
-def command(bounds: Bounds, reading: Reading, out: str = "FILE") -> str:
-    """The command line that writes this model: the bounds that differ from the defaults, the reading."""
+def command(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | None = None) -> str:
+    """The command line that writes this model: the bounds that differ from the defaults, the reading, the
+    list capacity if it is not the default one."""
+    lists = "" if caps is None or caps.lists == capacities(bounds, reading).lists else f" --list-capacity {caps.lists}"
     flags = "".join(f" --{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
                     if value != getattr(Bounds(), name))
     chosen = "" if reading.name == "conformant" else f" --reading {reading.name}"
-    return f"pausecheck export --format promela{flags}{chosen} --out {out}"
+    return f"pausecheck export --format promela{flags}{chosen}{lists} --out {out}"
 
 
-def header(bounds: Bounds, reading: Reading, out: str = "FILE") -> str:
+def _caps_of(caps: Caps | None, bounds: Bounds, reading: Reading) -> list[tuple[str, int]]:
+    caps = caps or capacities(bounds, reading)
+    return [(f, getattr(caps, f)) for f in caps.__slots__]
+
+
+def header(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | None = None) -> str:
     """The generated file's opening comment: what it is, how it was made, how to run Spin on it."""
     name = out.rsplit("/", 1)[-1]
+    sizes = ", ".join(f"{k} {v}" for k, v in _caps_of(caps, bounds, reading))
     given = "\n * ".join(textwrap.wrap("Bounds: " + ", ".join(f"{k}={v}" for k, v in bounds.as_dict().items()) + ".",
                                         96))
     return f"""/*
  * {name}: GENERATED from the rule table (model/rules.py) by checks/spin/promela.py; do not edit.
  *
- *     {command(bounds, reading, out)}
+ *     {command(bounds, reading, out, caps)}
  *
  * {given}
  * Reading: {reading.name}.
@@ -252,17 +293,20 @@ def header(bounds: Bounds, reading: Reading, out: str = "FILE") -> str:
  * action: a rule at one slot (a session; an execution slot; a segment slot with the execution slot it
  * belongs to) and one value of each parameter; its guard is the d_step's first statement, its effect
  * the rest. The hidden `_t` are the temporaries of one step, 0 between steps (not in the state vector).
- * An `assert` fails where a successor would not fit an array: pan then reports an error.
+ * An `assert` fails where a successor would not fit an array: pan then reports an error (export
+ * again with a larger --list-capacity; the capacities: {sizes}).
  */
 """
 
 
-def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE") -> str:
+def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None) -> str:
     """The Promela model of the rules under these bounds and this reading (see the module's doc); the
-    header's command names `out_name` as the file written."""
-    caps = Caps.of(bounds)
+    header's command names `out_name` as the file written. `caps` (default `Caps.of(bounds)`) sizes the
+    arrays: smaller ones make pan report the successors that do not fit."""
+    caps = caps or capacities(bounds, reading)
+    _refuse(bounds, caps)
     options, most = _options(bounds, reading, caps)
-    out = [header(bounds, reading, out_name)] + _declarations(caps)
+    out = [header(bounds, reading, out_name, caps)] + _declarations(caps)
     out.append(f"hidden int _t[{max(most, 1)}];  /* the temporaries of one step, 0 between steps */")
     out.append("hidden int _k;")
     out.append("")
