@@ -21,8 +21,9 @@
  * action: a rule at one slot (a session; an execution slot; a segment slot with the execution slot it
  * belongs to) and one value of each parameter; its guard is the d_step's first statement, its effect
  * the rest. The hidden `_t` are the temporaries of one step, 0 between steps (not in the state vector).
- * An `assert` fails where a successor would not fit an array: pan then reports an error (export
- * again with a larger --list-capacity; the capacities: executions 1, segments 1, lists 3, warnings 6, artifacts 3, new_turns 0, attempts 8, questions 2, messages 2, node_failures 0).
+ * An `assert` fails where a successor would not fit an array: pan then reports an error (export again
+ * with a larger --list-capacity). The capacities: executions 1, segments 1, lists 3, warnings 6,
+ * artifacts 3, new_turns 0, attempts 8, questions 2, messages 2, node_failures 0.
  */
 
 typedef Refs {

@@ -269,7 +269,10 @@ def _caps_of(caps: Caps | None, bounds: Bounds, reading: Reading) -> list[tuple[
 def header(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | None = None) -> str:
     """The generated file's opening comment: what it is, how it was made, how to run Spin on it."""
     name = out.rsplit("/", 1)[-1]
-    sizes = ", ".join(f"{k} {v}" for k, v in _caps_of(caps, bounds, reading))
+    sizes = "\n * ".join(textwrap.wrap(
+        "An `assert` fails where a successor would not fit an array: pan then reports an error (export again "
+        "with a larger --list-capacity). The capacities: " + ", ".join(
+            f"{k} {v}" for k, v in _caps_of(caps, bounds, reading)) + ".", 100))
     given = "\n * ".join(textwrap.wrap("Bounds: " + ", ".join(f"{k}={v}" for k, v in bounds.as_dict().items()) + ".",
                                         96))
     return f"""/*
@@ -293,8 +296,7 @@ def header(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | Non
  * action: a rule at one slot (a session; an execution slot; a segment slot with the execution slot it
  * belongs to) and one value of each parameter; its guard is the d_step's first statement, its effect
  * the rest. The hidden `_t` are the temporaries of one step, 0 between steps (not in the state vector).
- * An `assert` fails where a successor would not fit an array: pan then reports an error (export
- * again with a larger --list-capacity; the capacities: {sizes}).
+ * {sizes}
  */
 """
 
