@@ -8,15 +8,17 @@ every fault is exported, and a rule, reading or fault added to the table reaches
 
 The model Spin explores is the explicit one, state for state (`pan` stores exactly the states
 `pausecheck check` stores):
-- the State is global arrays: each sequence a fixed array (its capacity from `Caps.of(bounds)`) and a
-  length `<name>_n`, every slot past the length kept 0; records are typedefs; strings are the small
-  integers of `values.encode_str` ("" is 0); one process whose control rests at the start of its loop;
+- the State is global arrays: each sequence a fixed array (its capacity from `capacities`: the z3
+  relation's `Caps.of(bounds)`, lists of refs longer under readings that copy refs) and a length
+  `<name>_n`, every slot past the length kept 0; records are typedefs; strings are the small integers
+  of `values.encode_str` ("" is 0); one process whose control rests at the start of its loop;
 - each rule is one `do` option per binder slot (sessions; execution slots; segment slots, each paired
   with the execution it belongs to) and parameter value, in the table's order: a `d_step` whose first
-  statement is the guard, a pure expression (sequence operations unrolled over the capacities), then
-  the effect: every value the effect computes, and then every changed field, is put in a hidden
-  temporary before any field is written (the rules read the state before the step), and each
-  temporary is reset to 0 before the step ends;
+  statement is the guard, a pure expression, then the effect. Sequence operations (filter, count,
+  fold, update_last, insert, ...) are unrolled over the arrays' capacities, as in the z3 relation,
+  rather than written as loops: straight-line code whose every long intermediate value, and then every
+  changed field, is put in a hidden temporary `_t[k]` before any field is written (the rules read the
+  state before the step); the temporaries are reset to 0 before the step ends (a loop);
 - where a successor would not fit an array, an `assert` fails, so pan reports it.
 """
 
@@ -31,7 +33,7 @@ from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
 from pausecheck.model.lang import RECORDS, SeqOf
 from pausecheck.model.reading import Reading
 from pausecheck.model.rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
-from pausecheck.model.state import State
+from pausecheck.model.state import RUNNING, Attempt, Execution, State
 
 from ..symbolic.relation import Caps, Lower, assemble, lower_block, plan
 from ..symbolic.values import CALL, EXEC, RACE, OptV, Seq, encode_str, pick
@@ -80,7 +82,7 @@ def _refuse(bounds: Bounds, caps: Caps) -> None:
 # The state: declarations, and the value whose leaves are the variables' names
 
 
-def _declaration(t: Any, name: str, cap: int | None, caps: Caps) -> list[str]:
+def _declaration(t: Any, name: str, cap: int | None) -> list[str]:
     """The declarations of one field: a byte, a record, or a sequence (a length and an array)."""
     if isinstance(t, SeqOf):
         item = t.item
@@ -90,9 +92,10 @@ def _declaration(t: Any, name: str, cap: int | None, caps: Caps) -> list[str]:
 
 
 def _typedef(record: type, caps: Caps) -> str:
+    """A record as a typedef: its fields in order, each sequence at its capacity."""
     fields = []
     for name, t in FIELD_TYPES[record].items():
-        fields += _declaration(t, name, caps.of_field(record, name) if isinstance(t, SeqOf) else None, caps)
+        fields += _declaration(t, name, caps.of_field(record, name) if isinstance(t, SeqOf) else None)
     return f"typedef {record.__name__} {{\n" + ";\n".join(f"    {f}" for f in fields) + "\n}"
 
 
@@ -113,18 +116,21 @@ def _paths(t: Any, path: str, cap: int | None, caps: Caps) -> Any:
 
 
 def _declarations(caps: Caps) -> list[str]:
+    """The typedefs (a list of refs `Refs`, then each record, its parts first) and the State's globals."""
     out = [f"typedef Refs {{\n    byte n;\n    byte v[{max(caps.lists, 1)}]\n}}"]
     for record in RECORDS[::-1]:
         if record is not State:
             out.append(_typedef(record, caps))
     for name, t in FIELD_TYPES[State].items():
-        out += [f"{d};" for d in _declaration(t, name, caps.of_field(State, name) if isinstance(t, SeqOf) else None,
-                                              caps)]
+        out += [f"{d};" for d in _declaration(t, name, caps.of_field(State, name) if isinstance(t, SeqOf) else None)]
     return out
 
 
 # ---------------------------------------------------------------------------------------------
 # The binder slots
+
+
+_ATTEMPTS, _STATUS = Execution._fields.index("attempts"), Attempt._fields.index("status")
 
 
 def _slots(rule: Any, bounds: Bounds, caps: Caps) -> list[tuple[int, int]]:
@@ -154,10 +160,10 @@ def _bind(L: Lower, rule: Any, slot: int, index: int, pre: Any) -> tuple[dict[st
         key = g[0]
         racing = A.conj(A.lt(RACE, key), A.lt(key, CALL))
         belongs = A.eq(A.ite(racing, A.sub(key, RACE - EXEC), key), EXEC + 1 + index)
-        attempts = e[4]
+        attempts = e[_ATTEMPTS]
         found, value = False, L.item_zero(attempts)
-        for k in range(attempts.cap - 1, -1, -1):
-            running = A.conj(L.present(attempts, k), A.eq(attempts.items[k][1], encode_str("running")))
+        for k in range(attempts.cap - 1, -1, -1):  # the first running attempt, as the explicit successors find it
+            running = A.conj(L.present(attempts, k), A.eq(attempts.items[k][_STATUS], encode_str(RUNNING)))
             value = pick(A, running, attempts.items[k], value)
             found = A.disj(running, found)
         return {**env, "g": g, "e": e, "run": OptV(found, value)}, A.conj(L.present(segments, slot), belongs)
@@ -197,6 +203,7 @@ def _fits(A: Code, post: Any, out: list[Any]) -> None:
 
 
 def _describe(rule: Any, slot: int, index: int, given: dict[str, Any]) -> str:
+    """The option's comment: the rule, the slot, the parameters."""
     where = {SESSIONS.name: f"session {slot}", EXECUTIONS.name: f"execution slot {slot}",
              SEGMENTS.name: f"segment slot {slot} of execution slot {index}", ONCE.name: "once"}[rule.over.name]
     params = "".join(f", {k}={int(v) if isinstance(v, bool) else v}" for k, v in given.items())
@@ -246,6 +253,7 @@ def _options(bounds: Bounds, reading: Reading, caps: Caps) -> tuple[list[str], i
 
 
 def _pairs(pre: Any, post: Any) -> list[tuple[str, Any]]:
+    """(variable, new value) for every leaf of the state."""
     out: list[tuple[str, Any]] = []
     _leaves(pre, post, out)
     return out
