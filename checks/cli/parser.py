@@ -82,7 +82,7 @@ examples:
                                           spin -a -o2 flowdrop.pml
                                           gcc -O2 -w -DSAFETY -DNOREDUCE -o pan pan.c
                                           ./pan -m1000000 -w20
-                                        pan stores 73,409 states, as `pausecheck check`
+                                        pan's count of states stored: 73,409, as `pausecheck check`
   pausecheck export --format promela --calls 1 --artifacts 2 --pauses 2 --observations 0 --held-bound 1 \\
                     --crashes 1 --reading conformant+A-T6=write-first --out crash.pml
                                         a fault and a reading: every rule, reading and fault is exported
