@@ -4,8 +4,9 @@ Where `spin` and `gcc` are on the PATH, each case is generated, compiled with -D
 searched by pan, whose stored states (and transitions, one more: pan counts reaching the initial state)
 must equal `explore(Machine(bounds, reading, properties=()))`'s: at the default bounds, the three
 companions (two sessions, interim writes, node failures), each fault at small bounds, and two
-non-default readings. Without them the search is skipped; the rest (the committed benchmark model is
-the generated one, the command line's errors) runs everywhere.
+non-default readings; and (marked slow, half a minute) every single-switch reading at tiny bounds
+with faults. Without them the search is skipped; the rest (the committed benchmark model is the
+generated one, the command line's errors) runs everywhere.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, prom
 from pausecheck.checks.symbolic.relation import Caps
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named
 from pausecheck.model.config import COMPANIONS
+from pausecheck.model.reading import SWITCHES
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = Bounds(calls=1, artifacts=2, pauses=2, write_failures=1, observations=0, held_bound=1)
@@ -73,6 +75,22 @@ def test_pan_stores_the_states_check_stores(case: str, tmp_path: Path) -> None:
     result = explore(Machine(bounds, reading, properties=()))
     assert result.complete
     assert (states, transitions) == (result.states, result.transitions + 1), case
+
+
+SWEEP = TINY.replace(crashes=1, expiries=1, races=1)
+SINGLE_SWITCHES = [f"conformant+{switch.ambiguity}={value}" for switch in SWITCHES for value in switch.values
+                   if value != reading_named("conformant").value(switch.ambiguity)]
+
+
+@needs_spin
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SINGLE_SWITCHES)
+def test_pan_agrees_under_every_single_switch_reading(name: str, tmp_path: Path) -> None:
+    """Every reading one switch away from the conformant one, at tiny bounds with a crash, an expiry and a race."""
+    reading = reading_named(name)
+    states, transitions, _ = pan(promela(SWEEP, reading), tmp_path)
+    result = explore(Machine(SWEEP, reading, properties=()))
+    assert (states, transitions) == (result.states, result.transitions + 1), name
 
 
 @needs_spin
