@@ -38,13 +38,18 @@ class Code(Algebra):
         self.statements: list[str] = []
         self.used = 0  # temporaries _t[0 .. used-1]
         self.sums: dict[str, tuple[Any, Any]] = {}  # an addition's text -> its terms
+        self.named: dict[str, str] = {}  # an expression's text -> the temporary that holds it
 
     def _name(self, expr: str) -> str:
+        """The expression, or (emitting, and long) the temporary that holds it: one per distinct expression,
+        as every expression is pure and no temporary is written twice in a step."""
         if not self.emit or len(expr) <= LONG:
             return expr
-        name = f"_t[{self.used}]"
-        self.used += 1
-        self.statements.append(f"{name} = {expr}")
+        name = self.named.get(expr)
+        if name is None:
+            name = self.named[expr] = f"_t[{self.used}]"
+            self.used += 1
+            self.statements.append(f"{name} = {expr}")
         return name
 
     def num(self, value: int) -> Any:
