@@ -19,11 +19,12 @@ the default bounds run under a time limit (`--two-sessions-seconds`) and are rep
 where they reach it; they run a third time with session symmetry. Then
 `pausecheck mutants` runs once, timed wall to wall, on every core.
 
-Spin: `benchmarks/flowdrop.pml` is the same model in Promela (conformant reading, no properties),
-parameterised by the bounds as `#define`s. Where `spin` and a C compiler are on the PATH, it is
-checked in a temporary folder (`spin -a -o2`, then pan compiled with `-O2 -DSAFETY -DNOREDUCE`,
-timed apart, then `./pan -m100000 -w20`, the fastest of five runs): an exhaustive search of the
-default bounds. Its stored states must equal pausecheck's (73,409): a mismatch is reported loudly,
+Spin: the same model in Promela (conformant reading, no properties), generated from the rule table
+by `checks/spin/promela.py` at run time (what `pausecheck export --format promela` writes, and
+`benchmarks/flowdrop.pml` holds for the default bounds). Where `spin` and a C compiler are on the
+PATH, it is checked in a temporary folder (`spin -a -o2`, then pan compiled with `-O2 -DSAFETY
+-DNOREDUCE`, timed apart, then `./pan -m1000000 -w20`, the fastest of five runs): an exhaustive search
+of the default bounds. Its stored states must equal pausecheck's (73,409): a mismatch is reported loudly,
 and `ratio_to_spin` is then null. `spin_us_per_state` is pan's own search time (its "elapsed time")
 per stored state; `ratio_to_spin` is pausecheck's microseconds per state (default bounds, every
 property) over Spin's. Where spin is absent (Debian package `spin`), the column says so and both are
@@ -59,11 +60,12 @@ from pathlib import Path
 
 from compiled import build
 from pausecheck.checks.explore import Limits, explore
-from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
+from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, promela
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named
 from pausecheck.model import properties as property_module
 
 HERE = Path(__file__).resolve().parent
-PROMELA = HERE / "flowdrop.pml"
+PROMELA = HERE / "flowdrop.pml"  # the generated model of the default bounds, for readers; regenerated at run time
 SETS: dict[str, Bounds] = {
     "default": DEFAULT_BOUNDS,
     "larger": DEFAULT_BOUNDS.replace(per_call=3, artifacts=5, write_failures=2, observations=2),
@@ -158,9 +160,9 @@ def mutants_seconds() -> float:
     return round(time.perf_counter() - started, 1)
 
 
-SPIN = ("spin", "-a", "-o2", PROMELA.name)  # -o2: keep even the variables only written in the state vector
-CC = ("-O2", "-w", "-DSAFETY", "-DNOREDUCE", "-o", "pan", "pan.c")  # safety only; one process: no reduction
-PAN = ("./pan", "-m100000", "-w20")  # depth limit far past the search's (~200); 2^20 hash slots
+SPIN = ("spin", *SPIN_FLAGS, PROMELA.name)  # -o2: keep even the variables only written in the state vector
+CC = (*CC_FLAGS, "-o", "pan", "pan.c")  # safety only; one process: no reduction
+PAN = ("./pan", *PAN_FLAGS)  # depth limit far past the search's (~200); 2^20 hash slots
 SPIN_RUNS = 5  # pan's search is short and its clock coarse (10 ms): the fastest of five counts
 
 
@@ -169,14 +171,13 @@ def spin(python: dict[str, object]) -> dict[str, object]:
     why it is empty."""
     empty: dict[str, object] = {"spin_us_per_state": None, "ratio_to_spin": None, "spin_run": None}
     compiler = next((cc for cc in ("gcc", "cc") if shutil.which(cc)), None)
-    if not PROMELA.exists():
-        return {**empty, "spin": f"skipped: no Promela model at {PROMELA.relative_to(HERE.parent)}"}
     if shutil.which("spin") is None:
         return {**empty, "spin": "skipped: spin not on this machine (Debian package spin)"}
     if compiler is None:
         return {**empty, "spin": "skipped: no C compiler (gcc or cc) on this machine"}
     with tempfile.TemporaryDirectory() as folder:
-        shutil.copy(PROMELA, folder)
+        model = promela(DEFAULT_BOUNDS, reading_named("conformant"), "benchmarks/flowdrop.pml")
+        (Path(folder) / PROMELA.name).write_text(model, encoding="utf-8")
         started = time.perf_counter()
         for command in (SPIN, (compiler, *CC)):
             subprocess.run(command, cwd=folder, capture_output=True, check=True)

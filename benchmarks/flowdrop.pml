@@ -1,501 +1,1796 @@
 /*
- * flowdrop.pml: the pausecheck model (conformant reading, no faults) in Promela, for the benchmark.
+ * flowdrop.pml: GENERATED from the rule table (model/rules.py) by checks/spin/promela.py; do not edit.
  *
- * It is the explicit-state model of `pausecheck.model` (model/state.py, model/rules.py, as specialised
- * in model/successors.py) with every property left out: Spin explores the same reachable states as
- * `explore(Machine(bounds, properties=()))`. At the default bounds: 73,409 states.
+ *     pausecheck export --format promela --out benchmarks/flowdrop.pml
+ *
+ * Bounds: sessions=1, turns=1, calls=2, per_call=1, artifacts=3, pauses=2, write_failures=1,
+ * observations=1, interim_writes=0, node_failures=0, held_bound=2, crashes=0, expiries=0, races=0,
+ * new_turns=0.
+ * Reading: conformant.
+ *
+ * Spin explores the states of `explore(Machine(bounds, reading, properties=()))`, state for state:
  *
  *     spin -a -o2 flowdrop.pml
- *     gcc -O2 -DSAFETY -DNOREDUCE -o pan pan.c
- *     ./pan -m100000 -w20
+ *     gcc -O2 -w -DSAFETY -DNOREDUCE -o pan pan.c
+ *     ./pan -m1000000 -w20
  *
- * gives 73,409 states stored and 197,926 transitions: pausecheck's 197,925 and one more, as pan
- * counts reaching the initial state as a transition. The self-loops (Poll, a late Answer) are kept
- * for that agreement; they add no state. The depth-first search reaches depth 191 (Python's
- * breadth-first search: 25), hence -m. -DNOREDUCE: one process, partial-order reduction has nothing
- * to reduce anyway. BFS (-DBFS) is refused by pan because of the hidden variables.
- *
- * -o2 keeps in the state vector the variables the model only writes, which Spin would otherwise
- * hide (warn_ex, warn_ref, art_ex): with it the state vector holds exactly what the Python state
- * holds. Without it Spin finds the same counts at every bound set tried (the default, the larger
- * set, the three companions, ...): those three are determined by the rest of the state here.
- *
- * The bounds are the fields of `Bounds` (model/config.py), overridable as `spin -a -DCALLS=1 ...`.
- * The faults (crashes, expiries, races, new turns) are not modelled: they are off by default.
- *
- * How the state maps (model/state.py): one process whose control stays at the start of its loop, and
- * global variables holding exactly what a `State` holds under this reading:
- *   - `ex[k]` is execution e{k+1} (executions are created in id order; `nex` is their number), with
- *     its segment inlined (`seg` set: a segment is in flight; at most one per execution, as nothing
- *     races); every list is a fixed array with an explicit length, and unused entries stay 0;
- *   - a call id c{n} is the number n; an artifact ref a{n} is n; an execution id e{k+1} is k+1;
- *   - Question.id is its position + 1 and is not stored; Segment.closing is always "" (A-G3
- *     old-first), Segment.phase never READ or WRITTEN (A-T6 atomic, A-T7 atomic) and
- *     Artifact.call always "" (A-T12 default), so none of them is stored;
- *   - State.crashes, crashed, new_turns, races stay at zero/empty without faults: not stored.
- * Hidden variables (`hidden`, outside the state vector) are temporaries of one atomic step only,
- * reset to 0 at its end. The arrays are as long as a list can grow within the bounds (NATT, NQ, ...);
- * the messages array (NMSG) assumes a final write-back never leaves its execution paused, true under
- * this reading (an answer cancels every interrupted attempt of its call): pan's index checks would
- * report it otherwise.
- *
- * Every action of the Python model is one atomic step: one `do` option per action kind whose first
- * statement, an `if`, is the guard (one option per execution slot, so each enabled (action, slot) is a
- * transition of its own); the effect follows inside the same atomic, whose intermediate states Spin
- * does not store. The guards rely on two invariants of the reachable states (checked by the state
- * count agreeing with Python's): an execution has at most one running attempt, and it is its last one;
- * a running attempt was re-issued by an approval exactly when the attempt before it is of the same call.
+ * pan's "states, stored" is the number of states `pausecheck check` stores at these bounds and this
+ * reading. How the state maps: every sequence is an array (its capacity from the bounds) and a length
+ * `<name>_n`, every slot past the length 0; strings are small integers ("" 0, statuses and phases 1..16,
+ * execution e<n> 32+n, a racing resume's segment e<n>' 48+n, call c<n> 64+n). Each `do` option is one
+ * action: a rule at one slot (a session; an execution slot; a segment slot with the execution slot it
+ * belongs to) and one value of each parameter; its guard is the d_step's first statement, its effect
+ * the rest. The hidden `_t` are the temporaries of one step, 0 between steps (not in the state vector).
+ * An `assert` fails where a successor would not fit an array: pan then reports an error (export again
+ * with a larger --list-capacity). The capacities: executions 1, segments 1, lists 3, warnings 6,
+ * artifacts 3, new_turns 0, attempts 8, questions 2, messages 2, node_failures 0.
  */
 
-/* ---- bounds (model/config.py Bounds; the defaults are DEFAULT_BOUNDS) ---- */
-#ifndef SESSIONS
-#define SESSIONS 1
-#endif
-#ifndef TURNS
-#define TURNS 1
-#endif
-#ifndef CALLS
-#define CALLS 2
-#endif
-#ifndef PER_CALL
-#define PER_CALL 1
-#endif
-#ifndef ARTIFACTS
-#define ARTIFACTS 3
-#endif
-#ifndef PAUSES
-#define PAUSES 2
-#endif
-#ifndef WRITE_FAILURES
-#define WRITE_FAILURES 1
-#endif
-#ifndef OBSERVATIONS
-#define OBSERVATIONS 1
-#endif
-#ifndef INTERIM_WRITES
-#define INTERIM_WRITES 0
-#endif
-#ifndef NODE_FAILURES
-#define NODE_FAILURES 0
-#endif
-#ifndef HELD_BOUND
-#define HELD_BOUND 2
-#endif
-
-/* ---- array sizes: the longest each list can grow within the bounds ---- */
-#define EXSLOTS (SESSIONS * TURNS)              /* executions: one per turn */
-#define NATT ((PAUSES + 1) * CALLS + PAUSES)    /* attempts: fresh calls of each segment + re-issues */
-#if PAUSES > 0
-#define NQ PAUSES                               /* questions: one per pause */
-#else
-#define NQ 1
-#endif
-#if ARTIFACTS > 0
-#define NREF ARTIFACTS                          /* any list of artifact refs; warnings */
-#else
-#define NREF 1
-#endif
-#define NMSG (INTERIM_WRITES + 1)               /* messages: the interim ones and the last */
-#if NODE_FAILURES > 0
-#define NNF NODE_FAILURES
-#else
-#define NNF 1
-#endif
-
-/* this file writes out up to 4 execution slots, 4 sessions and 4 artifacts per tool result */
-#if SESSIONS * TURNS > 4 || PER_CALL > 4
-#error "flowdrop.pml: at most 4 executions (sessions x turns) and per_call at most 4"
-#endif
-
-/* ---- statuses (model/state.py); 0 is "none" ---- */
-#define RUNNING     1   /* executions and attempts */
-#define PAUSED      2   /* executions */
-#define COMPLETED   3   /* executions and attempts */
-#define FAILED      4   /* executions and attempts */
-#define INTERRUPTED 5   /* attempts */
-#define CANCELLED   6   /* attempts (and expired executions, not modelled) */
-#define PENDING     1   /* questions */
-#define APPROVED    2
-#define DECLINED    3
-#define WORKING     1   /* segment phases */
-#define TAKEN       2
-#define WRITE_FAILED 3
-#define PUT_BACK    4
-
-typedef Message {                 /* one assistant message's toolArtifacts */
+typedef Refs {
     byte n;
-    byte ref[NREF]
+    byte v[3]
 }
-
-typedef Exec {                    /* state.Execution, and its state.Segment if one is in flight */
-    byte session;                 /* 1..SESSIONS */
+typedef Artifact {
+    byte execution;
+    byte call
+}
+typedef Warning {
+    byte execution;
+    byte ref
+}
+typedef Question {
+    byte call;
     byte status;
-    byte calls;                   /* tool calls issued so far */
-    byte natt;                    /* attempts, in creation order: (call, status) */
-    byte att_call[NATT];
-    byte att_st[NATT];
-    byte nq;                      /* questions, one per pause: (call, status, observations) */
-    byte q_call[NQ];
-    byte q_st[NQ];
-    byte q_obs[NQ];
-    byte nheld;                   /* the held list, oldest first */
-    byte held[NREF];
-    byte nmsg;                    /* the turn's assistant messages */
-    Message msg[NMSG];
-    byte unhandled;               /* the ERR-9 count */
-    byte write_failures;          /* failed write-backs reported for this execution */
-    byte nnf;                     /* node failures: routed along an error edge? */
-    bit nf[NNF];
-    /* its segment (state.Segment); all zero when none is in flight */
-    bit seg;
-    byte seg_calls;               /* fresh calls issued in this pass */
-    byte ncol;                    /* collected, in arrival order */
-    byte col[NREF];
-    bit seg_wf;                   /* write_failed */
+    byte observations;
+    byte id
+}
+typedef Attempt {
+    byte call;
+    byte status
+}
+typedef Segment {
+    byte execution;
+    byte calls;
+    byte collected_n;
+    byte collected[3];
+    byte write_failed;
     byte phase;
-    byte ntak;                    /* taken: what the write-back holds in hand */
-    byte tak[NREF];
-    bit final
+    byte taken_n;
+    byte taken[3];
+    byte final;
+    byte closing
 }
-
-Exec ex[EXSLOTS];
-byte nex;                         /* len(State.executions) */
-byte nwarn;                       /* State.warnings: (execution, ref) */
-byte warn_ex[NREF];
-byte warn_ref[NREF];
-byte nart;                        /* State.artifacts: each one's execution */
-byte art_ex[NREF];
-byte wfails;                      /* State.write_failures, against the bound */
-
-hidden byte s;                    /* the execution slot an action applies to */
-hidden byte sn;                   /* the session a turn starts in */
-hidden byte c;                    /* a count: artifacts returned, refs merged */
-hidden byte i;
-hidden byte j;
-hidden byte r;
-hidden byte b;
-
-#define FINISHED(st) ((st) == COMPLETED || (st) == FAILED || (st) == CANCELLED)
-/* the running attempt, if any, is the last one (see the invariants above) */
-#define RUN(k) (ex[k].natt > 0 && ex[k].att_st[ex[k].natt - 1] == RUNNING)
-#define LAST(k) (ex[k].natt - 1)
-/* rules._working: a segment that may do work (no write-back in progress, none failed to retry) */
-#define WORKS(k) (ex[k].seg && ex[k].phase == WORKING && !ex[k].seg_wf)
-
-/* One `if` option per execution slot: `:: G(k) -> s = k` for the slots that exist. */
-#define SLOTS(G) \
-    :: (0 < nex && G(0)) -> s = 0 \
-    :: (1 < nex && G(1)) -> s = 1 \
-    :: (2 < nex && G(2)) -> s = 2 \
-    :: (3 < nex && G(3)) -> s = 3
-
-/* Sums over the slots that exist. */
-#define OWN1(k, x) ((k < nex && ex[k].session == x) -> 1 : 0)
-#define LIVE1(k, x) ((k < nex && ex[k].session == x && !FINISHED(ex[k].status)) -> 1 : 0)
-#define OWN(x) (OWN1(0, x) + OWN1(1, x) + OWN1(2, x) + OWN1(3, x))
-#define LIVE(x) (LIVE1(0, x) + LIVE1(1, x) + LIVE1(2, x) + LIVE1(3, x))
-#define NF1(k) ((k < nex) -> ex[k].nnf : 0)
-#define NF_TOTAL (NF1(0) + NF1(1) + NF1(2) + NF1(3))
-
-/* ---- guards, one per rule of model/rules.py (slot k) ---- */
-/* StartTurn (session x): every own execution finished and fewer than TURNS started (no new-turn fault) */
-#define G_START(x) (x <= SESSIONS && LIVE(x) == 0 && OWN(x) < TURNS)
-/* CallTool: a working segment under its call bound, no attempt running */
-#define G_CALL(k) (WORKS(k) && ex[k].seg_calls < CALLS && !RUN(k))
-/* ToolReturns, ToolFails: a segment whose execution has an attempt running */
-#define G_RESULT(k) (ex[k].seg && RUN(k))
-/* ToolInterrupts: and a pause left, and the attempt is the call's first (G1.3) */
-#define G_INTERRUPT(k) (G_RESULT(k) && ex[k].nq < PAUSES && \
-                        (ex[k].natt == 1 || ex[k].att_call[ex[k].natt - 2] != ex[k].att_call[ex[k].natt - 1]))
-/* ObserveAgain: paused on a pending question observed fewer than OBSERVATIONS times */
-#define G_OBSERVE(k) (ex[k].status == PAUSED && ex[k].nq > 0 && ex[k].q_st[ex[k].nq - 1] == PENDING && \
-                      ex[k].q_obs[ex[k].nq - 1] < OBSERVATIONS)
-/* Poll: a live turn */
-#define G_POLL(k) (!FINISHED(ex[k].status))
-/* Answer: a paused execution whose latest question is pending */
-#define G_ANSWER(k) (ex[k].status == PAUSED && ex[k].nq > 0 && ex[k].q_st[ex[k].nq - 1] == PENDING)
-/* Answer, late: a live execution whose latest question is settled (changes nothing) */
-#define G_LATE(k) (!FINISHED(ex[k].status) && ex[k].nq > 0 && ex[k].q_st[ex[k].nq - 1] != PENDING)
-/* NodeFails: under the node-failure bound, a working segment with no attempt running */
-#define G_NODE(k) (NF_TOTAL < NODE_FAILURES && WORKS(k) && !RUN(k))
-/* StartWriteBack: a segment at WORKING with no attempt running; final (a retry: the same as before) */
-#define G_TAKE(k) (ex[k].seg && ex[k].phase == WORKING && !RUN(k))
-/* WriteMessage: the held list taken; fails while the write-failure bound allows */
-#define G_WRITE(k) (ex[k].seg && ex[k].phase == TAKEN)
-#define G_WRITE_FAILS(k) (G_WRITE(k) && wfails < WRITE_FAILURES)
-/* PutBack, ReportFailure */
-#define G_PUT_BACK(k) (ex[k].seg && ex[k].phase == WRITE_FAILED)
-#define G_REPORT(k) (ex[k].seg && ex[k].phase == PUT_BACK)
-
-/* ---- effects ---- */
-
-/* with_segment(..., None): the segment ends; its fields return to zero */
-inline end_segment() {
-    ex[s].seg = 0; ex[s].seg_calls = 0; ex[s].seg_wf = 0; ex[s].phase = 0; ex[s].final = 0;
-    i = 0;
-    do
-    :: i < NREF -> ex[s].col[i] = 0; ex[s].tak[i] = 0; i++
-    :: else -> break
-    od;
-    ex[s].ncol = 0; ex[s].ntak = 0
+typedef Execution {
+    byte id;
+    byte session;
+    byte status;
+    byte calls;
+    byte attempts_n;
+    Attempt attempts[8];
+    byte questions_n;
+    Question questions[2];
+    byte held_n;
+    byte held[3];
+    byte messages_n;
+    Refs messages[2];
+    byte unhandled;
+    byte write_failures;
+    byte node_failures_n;
+    byte node_failures[1]
 }
-
-/* Segment(e.id, 0, ()): a fresh segment, working */
-inline new_segment() {
-    end_segment();
-    ex[s].seg = 1; ex[s].phase = WORKING
-}
-
-/* the latest attempt (the running one) moves to status x: rules._with_attempt */
-inline settle_attempt(x) {
-    ex[s].att_st[LAST(s)] = x
-}
-
-/* append a warning for ref x of execution s (T7.15) */
-inline warn(x) {
-    warn_ex[nwarn] = s + 1; warn_ref[nwarn] = x; nwarn++
-}
-
-/* rules.verdict: the ORC-11 ladder at the end of the execution's last segment */
-inline verdict() {
-    if
-    :: ex[s].unhandled > 0 -> ex[s].status = FAILED
-    :: else ->
-        ex[s].status = COMPLETED;
-        i = 0;
-        do
-        :: i < ex[s].natt -> if :: ex[s].att_st[i] == INTERRUPTED -> ex[s].status = PAUSED :: else fi; i++
-        :: else -> break
-        od
-    fi
-}
-
-/* Answer (successors._answer): settle the question, cancel every interrupted attempt of its call,
-   an approval re-issues the call (a new running attempt), the execution resumes in a new segment */
-inline answer(verdict_status) {
-    j = ex[s].nq - 1;
-    ex[s].q_st[j] = verdict_status;
-    i = 0;
-    do
-    :: i < ex[s].natt ->
-        if
-        :: ex[s].att_call[i] == ex[s].q_call[j] && ex[s].att_st[i] == INTERRUPTED -> ex[s].att_st[i] = CANCELLED
-        :: else
-        fi;
-        i++
-    :: else -> break
-    od;
-    if
-    :: verdict_status == APPROVED ->
-        ex[s].att_call[ex[s].natt] = ex[s].q_call[j]; ex[s].att_st[ex[s].natt] = RUNNING; ex[s].natt++
-    :: else
-    fi;
-    ex[s].status = RUNNING;
-    new_segment()
-}
-
-#define RESET s = 0; sn = 0; c = 0; i = 0; j = 0; r = 0; b = 0
+byte executions_n;
+Execution executions[1];
+byte segments_n;
+Segment segments[1];
+byte warnings_n;
+Warning warnings[6];
+byte artifacts_n;
+Artifact artifacts[3];
+byte write_failures;
+byte crashes;
+byte crashed_n;
+byte crashed[3];
+byte new_turns_n;
+byte new_turns[1];
+byte races;
+hidden int _t[152];  /* the temporaries of one step, 0 between steps */
+hidden int _k;
 
 active proctype flowdrop() {
 end:
     do
-    /* StartTurn: a session with no live turn starts one: execution e{nex+1}, running, and its first
-       segment (rules._start_turn) */
-    :: atomic {
-        if
-        :: G_START(1) -> sn = 1
-        :: G_START(2) -> sn = 2
-        :: G_START(3) -> sn = 3
-        :: G_START(4) -> sn = 4
-        fi;
-        s = nex; nex++;
-        ex[s].session = sn; ex[s].status = RUNNING;
-        new_segment();
-        RESET
+    /* StartTurn: a session with no live turn starts one; it launches an execution and its first segment */
+    :: d_step { /* StartTurn: session 1 */
+        ((!(0 < (((0 < executions_n) && (executions[0].session == 1)) -> 1 : 0)) || ((((((0 < executions_n) && (executions[0].session == 1)) -> executions[0].status : 0) == 3) || ((((0 < executions_n) && (executions[0].session == 1)) -> executions[0].status : 0) == 4)) || ((((0 < executions_n) && (executions[0].session == 1)) -> executions[0].status : 0) == 6))) -> ((((0 < executions_n) && (executions[0].session == 1)) -> 1 : 0) < 1) : 0) ->
+        _t[0] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].id : 0);
+        _t[1] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].session : 0);
+        _t[2] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].status : 0);
+        _t[3] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].calls : 0);
+        _t[4] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts_n : 0);
+        _t[5] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[0].call : 0);
+        _t[6] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[0].status : 0);
+        _t[7] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[1].call : 0);
+        _t[8] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[1].status : 0);
+        _t[9] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[2].call : 0);
+        _t[10] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[2].status : 0);
+        _t[11] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[3].call : 0);
+        _t[12] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[3].status : 0);
+        _t[13] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[4].call : 0);
+        _t[14] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[4].status : 0);
+        _t[15] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[5].call : 0);
+        _t[16] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[5].status : 0);
+        _t[17] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[6].call : 0);
+        _t[18] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[6].status : 0);
+        _t[19] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[7].call : 0);
+        _t[20] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].attempts[7].status : 0);
+        _t[21] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions_n : 0);
+        _t[22] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions[0].call : 0);
+        _t[23] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions[0].status : 0);
+        _t[24] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions[0].observations : 0);
+        _t[25] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions[0].id : 0);
+        _t[26] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions[1].call : 0);
+        _t[27] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions[1].status : 0);
+        _t[28] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions[1].observations : 0);
+        _t[29] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].questions[1].id : 0);
+        _t[30] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].held_n : 0);
+        _t[31] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].held[0] : 0);
+        _t[32] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].held[1] : 0);
+        _t[33] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].held[2] : 0);
+        _t[34] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages_n : 0);
+        _t[35] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages[0].n : 0);
+        _t[36] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages[0].v[0] : 0);
+        _t[37] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages[0].v[1] : 0);
+        _t[38] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages[0].v[2] : 0);
+        _t[39] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages[1].n : 0);
+        _t[40] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages[1].v[0] : 0);
+        _t[41] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages[1].v[1] : 0);
+        _t[42] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].messages[1].v[2] : 0);
+        _t[43] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].unhandled : 0);
+        _t[44] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].write_failures : 0);
+        _t[45] = (((0 < executions_n) && (executions[0].session == 1)) -> executions[0].node_failures_n : 0);
+        _t[46] = ((0 < (((0 < executions_n) && (executions[0].session == 1)) -> 1 : 0)) && (((_t[2] == 3) || (_t[2] == 4)) || (_t[2] == 6)));
+        _t[47] = (!(0 < (((0 < executions_n) && (executions[0].session == 1)) -> 1 : 0)) || (((_t[2] == 3) || (_t[2] == 4)) || (_t[2] == 6)));
+        _t[48] = ((0 < segments_n) && !(segments[0].execution == ((executions_n + 1) + 32)));
+        _t[49] = ((0 < (_t[48] -> 1 : 0)) && ((_t[48] -> segments[0].execution : 0) < ((executions_n + 1) + 32)));
+        _t[50] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].execution : 0) : ((0 == (_t[49] -> 1 : 0)) -> ((executions_n + 1) + 32) : 0));
+        _t[51] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].collected[0] : 0) : 0);
+        _t[52] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].collected[1] : 0) : 0);
+        _t[53] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].collected[2] : 0) : 0);
+        _t[54] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].write_failed : 0) : 0);
+        _t[55] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].phase : 0) : ((0 == (_t[49] -> 1 : 0)) -> 11 : 0));
+        _t[56] = ((1 == (_t[49] -> 1 : 0)) -> ((executions_n + 1) + 32) : (_t[48] -> segments[0].execution : 0));
+        _t[57] = ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].collected_n : 0));
+        _t[58] = ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].collected[0] : 0));
+        _t[59] = ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].collected[1] : 0));
+        _t[60] = ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].collected[2] : 0));
+        _t[61] = ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].write_failed : 0));
+        _t[62] = ((1 < (_t[49] -> 1 : 0)) -> 0 : ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].calls : 0)));
+        _t[63] = ((1 < (_t[49] -> 1 : 0)) -> 0 : ((1 == (_t[49] -> 1 : 0)) -> 11 : (_t[48] -> segments[0].phase : 0)));
+        _t[64] = ((1 < (_t[49] -> 1 : 0)) -> 0 : ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].taken_n : 0)));
+        _t[65] = ((1 < (_t[49] -> 1 : 0)) -> 0 : ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].taken[0] : 0)));
+        _t[66] = ((1 < (_t[49] -> 1 : 0)) -> 0 : ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].taken[1] : 0)));
+        _t[67] = ((1 < (_t[49] -> 1 : 0)) -> 0 : ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].taken[2] : 0)));
+        _t[68] = ((1 < (_t[49] -> 1 : 0)) -> 0 : ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].final : 0)));
+        _t[69] = ((1 < (_t[49] -> 1 : 0)) -> 0 : ((1 == (_t[49] -> 1 : 0)) -> 0 : (_t[48] -> segments[0].closing : 0)));
+        _t[70] = (((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].collected_n : 0) : 0) <= 3);
+        _t[71] = (((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken_n : 0) : 0) <= 3);
+        assert(((executions_n + 1) <= 1));
+        assert((((executions_n == 0) -> 0 : executions[0].attempts_n) <= 8));
+        assert((((executions_n == 0) -> 0 : executions[0].questions_n) <= 2));
+        assert((((executions_n == 0) -> 0 : executions[0].held_n) <= 3));
+        assert((((executions_n == 0) -> 0 : executions[0].messages_n) <= 2));
+        assert((((executions_n == 0) -> 0 : executions[0].messages[0].n) <= 3));
+        assert((((executions_n == 0) -> 0 : executions[0].messages[1].n) <= 3));
+        assert((((executions_n == 0) -> 0 : executions[0].node_failures_n) <= 0));
+        assert((((_t[48] -> 1 : 0) + 1) <= 1));
+        assert(_t[70]);
+        assert(_t[71]);
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert(((new_turns_n + (!_t[47] -> 1 : 0)) <= 0));
+        _t[72] = (executions_n + 1);
+        _t[73] = ((executions_n == 0) -> ((executions_n + 1) + 32) : executions[0].id);
+        _t[74] = ((executions_n == 0) -> 1 : executions[0].session);
+        _t[75] = ((executions_n == 0) -> 1 : executions[0].status);
+        _t[76] = ((executions_n == 0) -> 0 : executions[0].calls);
+        _t[77] = ((executions_n == 0) -> 0 : executions[0].attempts_n);
+        _t[78] = ((executions_n == 0) -> 0 : executions[0].attempts[0].call);
+        _t[79] = ((executions_n == 0) -> 0 : executions[0].attempts[0].status);
+        _t[80] = ((executions_n == 0) -> 0 : executions[0].attempts[1].call);
+        _t[81] = ((executions_n == 0) -> 0 : executions[0].attempts[1].status);
+        _t[82] = ((executions_n == 0) -> 0 : executions[0].attempts[2].call);
+        _t[83] = ((executions_n == 0) -> 0 : executions[0].attempts[2].status);
+        _t[84] = ((executions_n == 0) -> 0 : executions[0].attempts[3].call);
+        _t[85] = ((executions_n == 0) -> 0 : executions[0].attempts[3].status);
+        _t[86] = ((executions_n == 0) -> 0 : executions[0].attempts[4].call);
+        _t[87] = ((executions_n == 0) -> 0 : executions[0].attempts[4].status);
+        _t[88] = ((executions_n == 0) -> 0 : executions[0].attempts[5].call);
+        _t[89] = ((executions_n == 0) -> 0 : executions[0].attempts[5].status);
+        _t[90] = ((executions_n == 0) -> 0 : executions[0].attempts[6].call);
+        _t[91] = ((executions_n == 0) -> 0 : executions[0].attempts[6].status);
+        _t[92] = ((executions_n == 0) -> 0 : executions[0].attempts[7].call);
+        _t[93] = ((executions_n == 0) -> 0 : executions[0].attempts[7].status);
+        _t[94] = ((executions_n == 0) -> 0 : executions[0].questions_n);
+        _t[95] = ((executions_n == 0) -> 0 : executions[0].questions[0].call);
+        _t[96] = ((executions_n == 0) -> 0 : executions[0].questions[0].status);
+        _t[97] = ((executions_n == 0) -> 0 : executions[0].questions[0].observations);
+        _t[98] = ((executions_n == 0) -> 0 : executions[0].questions[0].id);
+        _t[99] = ((executions_n == 0) -> 0 : executions[0].questions[1].call);
+        _t[100] = ((executions_n == 0) -> 0 : executions[0].questions[1].status);
+        _t[101] = ((executions_n == 0) -> 0 : executions[0].questions[1].observations);
+        _t[102] = ((executions_n == 0) -> 0 : executions[0].questions[1].id);
+        _t[103] = ((executions_n == 0) -> 0 : executions[0].held_n);
+        _t[104] = ((executions_n == 0) -> 0 : executions[0].held[0]);
+        _t[105] = ((executions_n == 0) -> 0 : executions[0].held[1]);
+        _t[106] = ((executions_n == 0) -> 0 : executions[0].held[2]);
+        _t[107] = ((executions_n == 0) -> 0 : executions[0].messages_n);
+        _t[108] = ((executions_n == 0) -> 0 : executions[0].messages[0].n);
+        _t[109] = ((executions_n == 0) -> 0 : executions[0].messages[0].v[0]);
+        _t[110] = ((executions_n == 0) -> 0 : executions[0].messages[0].v[1]);
+        _t[111] = ((executions_n == 0) -> 0 : executions[0].messages[0].v[2]);
+        _t[112] = ((executions_n == 0) -> 0 : executions[0].messages[1].n);
+        _t[113] = ((executions_n == 0) -> 0 : executions[0].messages[1].v[0]);
+        _t[114] = ((executions_n == 0) -> 0 : executions[0].messages[1].v[1]);
+        _t[115] = ((executions_n == 0) -> 0 : executions[0].messages[1].v[2]);
+        _t[116] = ((executions_n == 0) -> 0 : executions[0].unhandled);
+        _t[117] = ((executions_n == 0) -> 0 : executions[0].write_failures);
+        _t[118] = ((executions_n == 0) -> 0 : executions[0].node_failures_n);
+        _t[119] = ((_t[48] -> 1 : 0) + 1);
+        _t[120] = _t[50];
+        _t[121] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].calls : 0) : 0);
+        _t[122] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].collected_n : 0) : 0);
+        _t[123] = _t[51];
+        _t[124] = _t[52];
+        _t[125] = _t[53];
+        _t[126] = _t[54];
+        _t[127] = _t[55];
+        _t[128] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken_n : 0) : 0);
+        _t[129] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[0] : 0) : 0);
+        _t[130] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[1] : 0) : 0);
+        _t[131] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[2] : 0) : 0);
+        _t[132] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].final : 0) : 0);
+        _t[133] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].closing : 0) : 0);
+        _t[134] = (new_turns_n + (!_t[47] -> 1 : 0));
+        executions_n = _t[72];
+        executions[0].id = _t[73];
+        executions[0].session = _t[74];
+        executions[0].status = _t[75];
+        executions[0].calls = _t[76];
+        executions[0].attempts_n = _t[77];
+        executions[0].attempts[0].call = _t[78];
+        executions[0].attempts[0].status = _t[79];
+        executions[0].attempts[1].call = _t[80];
+        executions[0].attempts[1].status = _t[81];
+        executions[0].attempts[2].call = _t[82];
+        executions[0].attempts[2].status = _t[83];
+        executions[0].attempts[3].call = _t[84];
+        executions[0].attempts[3].status = _t[85];
+        executions[0].attempts[4].call = _t[86];
+        executions[0].attempts[4].status = _t[87];
+        executions[0].attempts[5].call = _t[88];
+        executions[0].attempts[5].status = _t[89];
+        executions[0].attempts[6].call = _t[90];
+        executions[0].attempts[6].status = _t[91];
+        executions[0].attempts[7].call = _t[92];
+        executions[0].attempts[7].status = _t[93];
+        executions[0].questions_n = _t[94];
+        executions[0].questions[0].call = _t[95];
+        executions[0].questions[0].status = _t[96];
+        executions[0].questions[0].observations = _t[97];
+        executions[0].questions[0].id = _t[98];
+        executions[0].questions[1].call = _t[99];
+        executions[0].questions[1].status = _t[100];
+        executions[0].questions[1].observations = _t[101];
+        executions[0].questions[1].id = _t[102];
+        executions[0].held_n = _t[103];
+        executions[0].held[0] = _t[104];
+        executions[0].held[1] = _t[105];
+        executions[0].held[2] = _t[106];
+        executions[0].messages_n = _t[107];
+        executions[0].messages[0].n = _t[108];
+        executions[0].messages[0].v[0] = _t[109];
+        executions[0].messages[0].v[1] = _t[110];
+        executions[0].messages[0].v[2] = _t[111];
+        executions[0].messages[1].n = _t[112];
+        executions[0].messages[1].v[0] = _t[113];
+        executions[0].messages[1].v[1] = _t[114];
+        executions[0].messages[1].v[2] = _t[115];
+        executions[0].unhandled = _t[116];
+        executions[0].write_failures = _t[117];
+        executions[0].node_failures_n = _t[118];
+        segments_n = _t[119];
+        segments[0].execution = _t[120];
+        segments[0].calls = _t[121];
+        segments[0].collected_n = _t[122];
+        segments[0].collected[0] = _t[123];
+        segments[0].collected[1] = _t[124];
+        segments[0].collected[2] = _t[125];
+        segments[0].write_failed = _t[126];
+        segments[0].phase = _t[127];
+        segments[0].taken_n = _t[128];
+        segments[0].taken[0] = _t[129];
+        segments[0].taken[1] = _t[130];
+        segments[0].taken[2] = _t[131];
+        segments[0].final = _t[132];
+        segments[0].closing = _t[133];
+        new_turns_n = _t[134];
+        _k = 0; do :: _k < 135 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* CallTool: a fresh call c{calls+1}, its first attempt running (rules._call_tool) */
-    :: atomic {
-        if SLOTS(G_CALL) fi;
-        ex[s].calls++;
-        ex[s].att_call[ex[s].natt] = ex[s].calls; ex[s].att_st[ex[s].natt] = RUNNING; ex[s].natt++;
-        ex[s].seg_calls++;
-        RESET
+    /* CallTool: the consumer issues a fresh call; its first attempt runs */
+    :: d_step { /* CallTool: segment slot 0 of execution slot 0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (((!((48 < segments[0].execution) && (segments[0].execution < 64)) && (segments[0].closing == 0)) && (segments[0].phase == 11)) && !segments[0].write_failed) && (segments[0].calls < 2) && !(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)))))))))) ->
+        _t[0] = ((executions[0].attempts_n == 0) -> ((executions[0].calls + 1) + 64) : executions[0].attempts[0].call);
+        _t[1] = ((executions[0].attempts_n == 0) -> 1 : executions[0].attempts[0].status);
+        _t[2] = ((executions[0].attempts_n == 1) -> ((executions[0].calls + 1) + 64) : executions[0].attempts[1].call);
+        _t[3] = ((executions[0].attempts_n == 1) -> 1 : executions[0].attempts[1].status);
+        _t[4] = ((executions[0].attempts_n == 2) -> ((executions[0].calls + 1) + 64) : executions[0].attempts[2].call);
+        _t[5] = ((executions[0].attempts_n == 2) -> 1 : executions[0].attempts[2].status);
+        _t[6] = ((executions[0].attempts_n == 3) -> ((executions[0].calls + 1) + 64) : executions[0].attempts[3].call);
+        _t[7] = ((executions[0].attempts_n == 3) -> 1 : executions[0].attempts[3].status);
+        _t[8] = ((executions[0].attempts_n == 4) -> ((executions[0].calls + 1) + 64) : executions[0].attempts[4].call);
+        _t[9] = ((executions[0].attempts_n == 4) -> 1 : executions[0].attempts[4].status);
+        _t[10] = ((executions[0].attempts_n == 5) -> ((executions[0].calls + 1) + 64) : executions[0].attempts[5].call);
+        _t[11] = ((executions[0].attempts_n == 5) -> 1 : executions[0].attempts[5].status);
+        _t[12] = ((executions[0].attempts_n == 6) -> ((executions[0].calls + 1) + 64) : executions[0].attempts[6].call);
+        _t[13] = ((executions[0].attempts_n == 6) -> 1 : executions[0].attempts[6].status);
+        _t[14] = ((executions[0].attempts_n == 7) -> ((executions[0].calls + 1) + 64) : executions[0].attempts[7].call);
+        _t[15] = ((executions[0].attempts_n == 7) -> 1 : executions[0].attempts[7].status);
+        _t[16] = ((executions[0].attempts_n == 8) -> ((executions[0].calls + 1) + 64) : 0);
+        assert((executions_n <= 1));
+        assert(((executions[0].attempts_n + 1) <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((segments[0].taken_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[17] = (executions[0].calls + 1);
+        _t[18] = (executions[0].attempts_n + 1);
+        _t[19] = _t[0];
+        _t[20] = _t[1];
+        _t[21] = _t[2];
+        _t[22] = _t[3];
+        _t[23] = _t[4];
+        _t[24] = _t[5];
+        _t[25] = _t[6];
+        _t[26] = _t[7];
+        _t[27] = _t[8];
+        _t[28] = _t[9];
+        _t[29] = _t[10];
+        _t[30] = _t[11];
+        _t[31] = _t[12];
+        _t[32] = _t[13];
+        _t[33] = _t[14];
+        _t[34] = _t[15];
+        _t[35] = (segments[0].calls + 1);
+        executions[0].calls = _t[17];
+        executions[0].attempts_n = _t[18];
+        executions[0].attempts[0].call = _t[19];
+        executions[0].attempts[0].status = _t[20];
+        executions[0].attempts[1].call = _t[21];
+        executions[0].attempts[1].status = _t[22];
+        executions[0].attempts[2].call = _t[23];
+        executions[0].attempts[2].status = _t[24];
+        executions[0].attempts[3].call = _t[25];
+        executions[0].attempts[3].status = _t[26];
+        executions[0].attempts[4].call = _t[27];
+        executions[0].attempts[4].status = _t[28];
+        executions[0].attempts[5].call = _t[29];
+        executions[0].attempts[5].status = _t[30];
+        executions[0].attempts[6].call = _t[31];
+        executions[0].attempts[6].status = _t[32];
+        executions[0].attempts[7].call = _t[33];
+        executions[0].attempts[7].status = _t[34];
+        segments[0].calls = _t[35];
+        _k = 0; do :: _k < 36 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* ToolReturns with c artifacts, 0 <= c <= min(per_call, artifacts left): the attempt completes, the
-       segment collects refs nart+1..nart+c in arrival order (T6.2), each one's provenance recorded */
-    :: atomic {
-        if SLOTS(G_RESULT) fi;
-        if
-        :: c = 0
-        :: (PER_CALL >= 1 && nart + 1 <= ARTIFACTS) -> c = 1
-        :: (PER_CALL >= 2 && nart + 2 <= ARTIFACTS) -> c = 2
-        :: (PER_CALL >= 3 && nart + 3 <= ARTIFACTS) -> c = 3
-        :: (PER_CALL >= 4 && nart + 4 <= ARTIFACTS) -> c = 4
-        fi;
-        settle_attempt(COMPLETED);
-        do
-        :: c > 0 ->
-            art_ex[nart] = s + 1; nart++;
-            ex[s].col[ex[s].ncol] = nart; ex[s].ncol++;
-            c--
-        :: else -> break
-        od;
-        RESET
+    /* ToolReturns: the attempt completes; its artifacts are collected by the segment in arrival order */
+    :: d_step { /* ToolReturns: segment slot 0 of execution slot 0, count=0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (!((48 < segments[0].execution) && (segments[0].execution < 64)) && (segments[0].closing == 0)) && !(!(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1))))))))))) ->
+        _t[0] = (executions[0].attempts[0].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[1] = (executions[0].attempts[1].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[2] = (executions[0].attempts[2].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[3] = (executions[0].attempts[3].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[4] = (executions[0].attempts[4].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[5] = (executions[0].attempts[5].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[6] = (executions[0].attempts[6].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[7] = (executions[0].attempts[7].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[8] = ((0 < executions[0].attempts_n) && (_t[0] && (executions[0].attempts[0].status == 1)));
+        _t[9] = ((1 < executions[0].attempts_n) && (_t[1] && (executions[0].attempts[1].status == 1)));
+        _t[10] = ((2 < executions[0].attempts_n) && (_t[2] && (executions[0].attempts[2].status == 1)));
+        _t[11] = ((3 < executions[0].attempts_n) && (_t[3] && (executions[0].attempts[3].status == 1)));
+        _t[12] = ((4 < executions[0].attempts_n) && (_t[4] && (executions[0].attempts[4].status == 1)));
+        _t[13] = ((5 < executions[0].attempts_n) && (_t[5] && (executions[0].attempts[5].status == 1)));
+        _t[14] = ((6 < executions[0].attempts_n) && (_t[6] && (executions[0].attempts[6].status == 1)));
+        _t[15] = ((7 < executions[0].attempts_n) && (_t[7] && (executions[0].attempts[7].status == 1)));
+        _t[16] = ((_t[13] && !(_t[15] || _t[14])) -> 3 : executions[0].attempts[5].status);
+        _t[17] = ((_t[12] && !((_t[15] || _t[14]) || _t[13])) -> 3 : executions[0].attempts[4].status);
+        _t[18] = ((_t[11] && !(((_t[15] || _t[14]) || _t[13]) || _t[12])) -> 3 : executions[0].attempts[3].status);
+        _t[19] = ((_t[10] && !((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11])) -> 3 : executions[0].attempts[2].status);
+        _t[20] = (_t[9] && !(((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11]) || _t[10]));
+        _t[21] = ((((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11]) || _t[10]) || _t[9]);
+        _t[22] = ((((artifacts_n + 1) + 1) < (artifacts_n + 1)) -> ((artifacts_n + 1) + 1) : 0);
+        _t[23] = ((((artifacts_n + 1) + 2) < (artifacts_n + 1)) -> ((artifacts_n + 1) + 2) : 0);
+        _t[24] = (((artifacts_n + 1) < (artifacts_n + 1)) -> ((artifacts_n + 1) - (artifacts_n + 1)) : 0);
+        _t[25] = ((segments[0].collected_n == 0) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : 0);
+        _t[26] = ((segments[0].collected_n == 1) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : ((segments[0].collected_n == 0) -> _t[22] : 0));
+        _t[27] = ((segments[0].collected_n == 1) -> _t[22] : ((segments[0].collected_n == 0) -> _t[23] : 0));
+        _t[28] = ((segments[0].collected_n == 2) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[27]);
+        _t[29] = ((segments[0].collected_n == 2) -> _t[22] : ((segments[0].collected_n == 1) -> _t[23] : 0));
+        _t[30] = ((segments[0].collected_n == 3) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[29]);
+        _t[31] = ((segments[0].collected_n == 3) -> _t[22] : ((segments[0].collected_n == 2) -> _t[23] : 0));
+        _t[32] = ((segments[0].collected_n == 4) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[31]);
+        _t[33] = ((segments[0].collected_n == 4) -> _t[22] : ((segments[0].collected_n == 3) -> _t[23] : 0));
+        _t[34] = ((segments[0].collected_n == 5) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[33]);
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert(((segments[0].collected_n + _t[24]) <= 3));
+        assert((segments[0].taken_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[35] = ((_t[8] && !_t[21]) -> 3 : executions[0].attempts[0].status);
+        _t[36] = (_t[20] -> 3 : executions[0].attempts[1].status);
+        _t[37] = _t[19];
+        _t[38] = _t[18];
+        _t[39] = _t[17];
+        _t[40] = _t[16];
+        _t[41] = ((_t[14] && !_t[15]) -> 3 : executions[0].attempts[6].status);
+        _t[42] = (_t[15] -> 3 : executions[0].attempts[7].status);
+        _t[43] = (segments[0].collected_n + _t[24]);
+        _t[44] = ((0 < segments[0].collected_n) -> segments[0].collected[0] : _t[25]);
+        _t[45] = ((1 < segments[0].collected_n) -> segments[0].collected[1] : _t[26]);
+        _t[46] = ((2 < segments[0].collected_n) -> segments[0].collected[2] : _t[28]);
+        executions[0].attempts[0].status = _t[35];
+        executions[0].attempts[1].status = _t[36];
+        executions[0].attempts[2].status = _t[37];
+        executions[0].attempts[3].status = _t[38];
+        executions[0].attempts[4].status = _t[39];
+        executions[0].attempts[5].status = _t[40];
+        executions[0].attempts[6].status = _t[41];
+        executions[0].attempts[7].status = _t[42];
+        segments[0].collected_n = _t[43];
+        segments[0].collected[0] = _t[44];
+        segments[0].collected[1] = _t[45];
+        segments[0].collected[2] = _t[46];
+        _k = 0; do :: _k < 47 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* ToolFails: recorded failed, handled; the unhandled count is untouched (G6.6-G6.8, E9.5) */
-    :: atomic {
-        if SLOTS(G_RESULT) fi;
-        settle_attempt(FAILED);
-        RESET
+    :: d_step { /* ToolReturns: segment slot 0 of execution slot 0, count=1 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (!((48 < segments[0].execution) && (segments[0].execution < 64)) && (segments[0].closing == 0)) && !(!(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)))))))))) && (1 <= ((1 < (3 - artifacts_n)) -> 1 : (3 - artifacts_n)))) ->
+        _t[0] = (executions[0].attempts[0].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[1] = (executions[0].attempts[1].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[2] = (executions[0].attempts[2].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[3] = (executions[0].attempts[3].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[4] = (executions[0].attempts[4].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[5] = (executions[0].attempts[5].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[6] = (executions[0].attempts[6].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[7] = (executions[0].attempts[7].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[8] = ((0 < executions[0].attempts_n) && (_t[0] && (executions[0].attempts[0].status == 1)));
+        _t[9] = ((1 < executions[0].attempts_n) && (_t[1] && (executions[0].attempts[1].status == 1)));
+        _t[10] = ((2 < executions[0].attempts_n) && (_t[2] && (executions[0].attempts[2].status == 1)));
+        _t[11] = ((3 < executions[0].attempts_n) && (_t[3] && (executions[0].attempts[3].status == 1)));
+        _t[12] = ((4 < executions[0].attempts_n) && (_t[4] && (executions[0].attempts[4].status == 1)));
+        _t[13] = ((5 < executions[0].attempts_n) && (_t[5] && (executions[0].attempts[5].status == 1)));
+        _t[14] = ((6 < executions[0].attempts_n) && (_t[6] && (executions[0].attempts[6].status == 1)));
+        _t[15] = ((7 < executions[0].attempts_n) && (_t[7] && (executions[0].attempts[7].status == 1)));
+        _t[16] = ((_t[13] && !(_t[15] || _t[14])) -> 3 : executions[0].attempts[5].status);
+        _t[17] = ((_t[12] && !((_t[15] || _t[14]) || _t[13])) -> 3 : executions[0].attempts[4].status);
+        _t[18] = ((_t[11] && !(((_t[15] || _t[14]) || _t[13]) || _t[12])) -> 3 : executions[0].attempts[3].status);
+        _t[19] = ((_t[10] && !((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11])) -> 3 : executions[0].attempts[2].status);
+        _t[20] = (_t[9] && !(((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11]) || _t[10]));
+        _t[21] = ((((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11]) || _t[10]) || _t[9]);
+        _t[22] = ((((artifacts_n + 1) + 1) < ((artifacts_n + 1) + 1)) -> ((artifacts_n + 1) + 1) : 0);
+        _t[23] = ((((artifacts_n + 1) + 2) < ((artifacts_n + 1) + 1)) -> ((artifacts_n + 1) + 2) : 0);
+        _t[24] = (((artifacts_n + 1) < ((artifacts_n + 1) + 1)) -> (((artifacts_n + 1) + 1) - (artifacts_n + 1)) : 0);
+        _t[25] = ((segments[0].collected_n == 0) -> (((artifacts_n + 1) < ((artifacts_n + 1) + 1)) -> (artifacts_n + 1) : 0) : 0);
+        _t[26] = ((segments[0].collected_n == 1) -> (((artifacts_n + 1) < ((artifacts_n + 1) + 1)) -> (artifacts_n + 1) : 0) : ((segments[0].collected_n == 0) -> _t[22] : 0));
+        _t[27] = ((segments[0].collected_n == 1) -> _t[22] : ((segments[0].collected_n == 0) -> _t[23] : 0));
+        _t[28] = ((segments[0].collected_n == 2) -> (((artifacts_n + 1) < ((artifacts_n + 1) + 1)) -> (artifacts_n + 1) : 0) : _t[27]);
+        _t[29] = ((segments[0].collected_n == 2) -> _t[22] : ((segments[0].collected_n == 1) -> _t[23] : 0));
+        _t[30] = ((segments[0].collected_n == 3) -> (((artifacts_n + 1) < ((artifacts_n + 1) + 1)) -> (artifacts_n + 1) : 0) : _t[29]);
+        _t[31] = ((segments[0].collected_n == 3) -> _t[22] : ((segments[0].collected_n == 2) -> _t[23] : 0));
+        _t[32] = ((segments[0].collected_n == 4) -> (((artifacts_n + 1) < ((artifacts_n + 1) + 1)) -> (artifacts_n + 1) : 0) : _t[31]);
+        _t[33] = ((segments[0].collected_n == 4) -> _t[22] : ((segments[0].collected_n == 3) -> _t[23] : 0));
+        _t[34] = ((segments[0].collected_n == 5) -> (((artifacts_n + 1) < ((artifacts_n + 1) + 1)) -> (artifacts_n + 1) : 0) : _t[33]);
+        _t[35] = ((0 < artifacts_n) -> artifacts[0].execution : ((artifacts_n == 0) -> executions[0].id : 0));
+        _t[36] = ((1 < artifacts_n) -> artifacts[1].execution : ((artifacts_n == 1) -> executions[0].id : 0));
+        _t[37] = ((2 < artifacts_n) -> artifacts[2].execution : ((artifacts_n == 2) -> executions[0].id : 0));
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert(((segments[0].collected_n + _t[24]) <= 3));
+        assert((segments[0].taken_n <= 3));
+        assert((warnings_n <= 6));
+        assert(((artifacts_n + 1) <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[38] = ((_t[8] && !_t[21]) -> 3 : executions[0].attempts[0].status);
+        _t[39] = (_t[20] -> 3 : executions[0].attempts[1].status);
+        _t[40] = _t[19];
+        _t[41] = _t[18];
+        _t[42] = _t[17];
+        _t[43] = _t[16];
+        _t[44] = ((_t[14] && !_t[15]) -> 3 : executions[0].attempts[6].status);
+        _t[45] = (_t[15] -> 3 : executions[0].attempts[7].status);
+        _t[46] = (segments[0].collected_n + _t[24]);
+        _t[47] = ((0 < segments[0].collected_n) -> segments[0].collected[0] : _t[25]);
+        _t[48] = ((1 < segments[0].collected_n) -> segments[0].collected[1] : _t[26]);
+        _t[49] = ((2 < segments[0].collected_n) -> segments[0].collected[2] : _t[28]);
+        _t[50] = (artifacts_n + 1);
+        _t[51] = _t[35];
+        _t[52] = ((0 < artifacts_n) -> artifacts[0].call : 0);
+        _t[53] = _t[36];
+        _t[54] = ((1 < artifacts_n) -> artifacts[1].call : 0);
+        _t[55] = _t[37];
+        _t[56] = ((2 < artifacts_n) -> artifacts[2].call : 0);
+        executions[0].attempts[0].status = _t[38];
+        executions[0].attempts[1].status = _t[39];
+        executions[0].attempts[2].status = _t[40];
+        executions[0].attempts[3].status = _t[41];
+        executions[0].attempts[4].status = _t[42];
+        executions[0].attempts[5].status = _t[43];
+        executions[0].attempts[6].status = _t[44];
+        executions[0].attempts[7].status = _t[45];
+        segments[0].collected_n = _t[46];
+        segments[0].collected[0] = _t[47];
+        segments[0].collected[1] = _t[48];
+        segments[0].collected[2] = _t[49];
+        artifacts_n = _t[50];
+        artifacts[0].execution = _t[51];
+        artifacts[0].call = _t[52];
+        artifacts[1].execution = _t[53];
+        artifacts[1].call = _t[54];
+        artifacts[2].execution = _t[55];
+        artifacts[2].call = _t[56];
+        _k = 0; do :: _k < 57 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* ToolInterrupts: the attempt is interrupted, one question raised, the run pauses; held list ++
-       collected is held, the first HELD_BOUND kept, the newest dropped with a warning each (G6.1,
-       G6.2, G6.9, T7.1, T7.2, T7.9, T7.13-T7.15); the segment ends (rules._tool_interrupts) */
-    :: atomic {
-        if SLOTS(G_INTERRUPT) fi;
-        settle_attempt(INTERRUPTED);
-        /* merged = held ++ collected: positions >= HELD_BOUND are dropped, warned in order */
-        c = ex[s].nheld + ex[s].ncol;
-        i = 0;
-        do
-        :: i < c ->
-            if
-            :: i < ex[s].nheld -> r = ex[s].held[i]
-            :: else -> r = ex[s].col[i - ex[s].nheld]
-            fi;
-            if
-            :: i >= HELD_BOUND -> warn(r); if :: i < ex[s].nheld -> ex[s].held[i] = 0 :: else fi
-            :: else -> ex[s].held[i] = r
-            fi;
-            i++
-        :: else -> break
-        od;
-        ex[s].nheld = (c < HELD_BOUND -> c : HELD_BOUND);
-        ex[s].status = PAUSED;
-        ex[s].q_call[ex[s].nq] = ex[s].att_call[LAST(s)]; ex[s].q_st[ex[s].nq] = PENDING; ex[s].nq++;
-        end_segment();
-        RESET
+    /* ToolFails: the attempt is recorded failed, handled: the unhandled count is untouched */
+    :: d_step { /* ToolFails: segment slot 0 of execution slot 0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (!((48 < segments[0].execution) && (segments[0].execution < 64)) && (segments[0].closing == 0)) && !(!(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1))))))))))) ->
+        _t[0] = (executions[0].attempts[0].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[1] = (executions[0].attempts[1].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[2] = (executions[0].attempts[2].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[3] = (executions[0].attempts[3].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[4] = (executions[0].attempts[4].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[5] = (executions[0].attempts[5].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[6] = (executions[0].attempts[6].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[7] = (executions[0].attempts[7].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[8] = ((0 < executions[0].attempts_n) && (_t[0] && (executions[0].attempts[0].status == 1)));
+        _t[9] = ((1 < executions[0].attempts_n) && (_t[1] && (executions[0].attempts[1].status == 1)));
+        _t[10] = ((2 < executions[0].attempts_n) && (_t[2] && (executions[0].attempts[2].status == 1)));
+        _t[11] = ((3 < executions[0].attempts_n) && (_t[3] && (executions[0].attempts[3].status == 1)));
+        _t[12] = ((4 < executions[0].attempts_n) && (_t[4] && (executions[0].attempts[4].status == 1)));
+        _t[13] = ((5 < executions[0].attempts_n) && (_t[5] && (executions[0].attempts[5].status == 1)));
+        _t[14] = ((6 < executions[0].attempts_n) && (_t[6] && (executions[0].attempts[6].status == 1)));
+        _t[15] = ((7 < executions[0].attempts_n) && (_t[7] && (executions[0].attempts[7].status == 1)));
+        _t[16] = ((_t[13] && !(_t[15] || _t[14])) -> 4 : executions[0].attempts[5].status);
+        _t[17] = ((_t[12] && !((_t[15] || _t[14]) || _t[13])) -> 4 : executions[0].attempts[4].status);
+        _t[18] = ((_t[11] && !(((_t[15] || _t[14]) || _t[13]) || _t[12])) -> 4 : executions[0].attempts[3].status);
+        _t[19] = ((_t[10] && !((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11])) -> 4 : executions[0].attempts[2].status);
+        _t[20] = (_t[9] && !(((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11]) || _t[10]));
+        _t[21] = ((((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11]) || _t[10]) || _t[9]);
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((segments[0].taken_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[22] = ((_t[8] && !_t[21]) -> 4 : executions[0].attempts[0].status);
+        _t[23] = (_t[20] -> 4 : executions[0].attempts[1].status);
+        _t[24] = _t[19];
+        _t[25] = _t[18];
+        _t[26] = _t[17];
+        _t[27] = _t[16];
+        _t[28] = ((_t[14] && !_t[15]) -> 4 : executions[0].attempts[6].status);
+        _t[29] = (_t[15] -> 4 : executions[0].attempts[7].status);
+        executions[0].attempts[0].status = _t[22];
+        executions[0].attempts[1].status = _t[23];
+        executions[0].attempts[2].status = _t[24];
+        executions[0].attempts[3].status = _t[25];
+        executions[0].attempts[4].status = _t[26];
+        executions[0].attempts[5].status = _t[27];
+        executions[0].attempts[6].status = _t[28];
+        executions[0].attempts[7].status = _t[29];
+        _k = 0; do :: _k < 30 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* ObserveAgain: the same interrupt seen again: no new question (G6.9) */
-    :: atomic {
-        if SLOTS(G_OBSERVE) fi;
-        ex[s].q_obs[ex[s].nq - 1]++;
-        RESET
+    /* ToolInterrupts: the attempt is interrupted, one question raised, the run pauses, its artifacts held */
+    :: d_step { /* ToolInterrupts: segment slot 0 of execution slot 0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (!((48 < segments[0].execution) && (segments[0].execution < 64)) && (segments[0].closing == 0)) && !(!(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)))))))))) && (executions[0].questions_n < 2) && (((((((((((0 < executions[0].attempts_n) && (executions[0].attempts[0].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))))) -> 1 : 0) + (((1 < executions[0].attempts_n) && (executions[0].attempts[1].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))))) -> 1 : 0)) + (((2 < executions[0].attempts_n) && (executions[0].attempts[2].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))))) -> 1 : 0)) + (((3 < executions[0].attempts_n) && (executions[0].attempts[3].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))))) -> 1 : 0)) + (((4 < executions[0].attempts_n) && (executions[0].attempts[4].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))))) -> 1 : 0)) + (((5 < executions[0].attempts_n) && (executions[0].attempts[5].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))))) -> 1 : 0)) + (((6 < executions[0].attempts_n) && (executions[0].attempts[6].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))))) -> 1 : 0)) + (((7 < executions[0].attempts_n) && (executions[0].attempts[7].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))))) -> 1 : 0)) == 1)) ->
+        _t[0] = ((0 < executions[0].held_n) -> executions[0].held[0] : ((executions[0].held_n == 0) -> segments[0].collected[0] : 0));
+        _t[1] = ((executions[0].held_n == 1) -> segments[0].collected[0] : ((executions[0].held_n == 0) -> segments[0].collected[1] : 0));
+        _t[2] = ((executions[0].held_n == 1) -> segments[0].collected[1] : ((executions[0].held_n == 0) -> segments[0].collected[2] : 0));
+        _t[3] = ((2 < executions[0].held_n) -> executions[0].held[2] : ((executions[0].held_n == 2) -> segments[0].collected[0] : _t[2]));
+        _t[4] = ((executions[0].held_n == 2) -> segments[0].collected[1] : ((executions[0].held_n == 1) -> segments[0].collected[2] : 0));
+        _t[5] = ((3 < executions[0].held_n) -> 0 : ((executions[0].held_n == 3) -> segments[0].collected[0] : _t[4]));
+        _t[6] = ((executions[0].held_n == 3) -> segments[0].collected[1] : ((executions[0].held_n == 2) -> segments[0].collected[2] : 0));
+        _t[7] = ((4 < executions[0].held_n) -> 0 : ((executions[0].held_n == 4) -> segments[0].collected[0] : _t[6]));
+        _t[8] = ((executions[0].held_n == 4) -> segments[0].collected[1] : ((executions[0].held_n == 3) -> segments[0].collected[2] : 0));
+        _t[9] = ((5 < executions[0].held_n) -> 0 : ((executions[0].held_n == 5) -> segments[0].collected[0] : _t[8]));
+        _t[10] = ((2 < (executions[0].held_n + segments[0].collected_n)) -> ((executions[0].held_n + segments[0].collected_n) - 2) : 0);
+        _t[11] = (((executions[0].held_n + segments[0].collected_n) < 2) -> (executions[0].held_n + segments[0].collected_n) : 2);
+        _t[12] = (executions[0].attempts[0].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[13] = (executions[0].attempts[1].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[14] = (executions[0].attempts[2].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[15] = (executions[0].attempts[3].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[16] = (executions[0].attempts[4].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[17] = (executions[0].attempts[5].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[18] = (executions[0].attempts[6].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[19] = (executions[0].attempts[7].call == (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))));
+        _t[20] = ((0 < executions[0].attempts_n) && (_t[12] && (executions[0].attempts[0].status == 1)));
+        _t[21] = ((1 < executions[0].attempts_n) && (_t[13] && (executions[0].attempts[1].status == 1)));
+        _t[22] = ((2 < executions[0].attempts_n) && (_t[14] && (executions[0].attempts[2].status == 1)));
+        _t[23] = ((3 < executions[0].attempts_n) && (_t[15] && (executions[0].attempts[3].status == 1)));
+        _t[24] = ((4 < executions[0].attempts_n) && (_t[16] && (executions[0].attempts[4].status == 1)));
+        _t[25] = ((5 < executions[0].attempts_n) && (_t[17] && (executions[0].attempts[5].status == 1)));
+        _t[26] = ((6 < executions[0].attempts_n) && (_t[18] && (executions[0].attempts[6].status == 1)));
+        _t[27] = ((7 < executions[0].attempts_n) && (_t[19] && (executions[0].attempts[7].status == 1)));
+        _t[28] = ((_t[25] && !(_t[27] || _t[26])) -> 5 : executions[0].attempts[5].status);
+        _t[29] = ((_t[24] && !((_t[27] || _t[26]) || _t[25])) -> 5 : executions[0].attempts[4].status);
+        _t[30] = ((_t[23] && !(((_t[27] || _t[26]) || _t[25]) || _t[24])) -> 5 : executions[0].attempts[3].status);
+        _t[31] = ((_t[22] && !((((_t[27] || _t[26]) || _t[25]) || _t[24]) || _t[23])) -> 5 : executions[0].attempts[2].status);
+        _t[32] = (_t[21] && !(((((_t[27] || _t[26]) || _t[25]) || _t[24]) || _t[23]) || _t[22]));
+        _t[33] = ((((((_t[27] || _t[26]) || _t[25]) || _t[24]) || _t[23]) || _t[22]) || _t[21]);
+        _t[34] = ((executions[0].questions_n == 0) -> (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))) : executions[0].questions[0].call);
+        _t[35] = ((executions[0].questions_n == 0) -> 7 : executions[0].questions[0].status);
+        _t[36] = ((executions[0].questions_n == 0) -> 0 : executions[0].questions[0].observations);
+        _t[37] = ((executions[0].questions_n == 0) -> (executions[0].questions_n + 1) : executions[0].questions[0].id);
+        _t[38] = ((executions[0].questions_n == 1) -> (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))) : executions[0].questions[1].call);
+        _t[39] = ((executions[0].questions_n == 1) -> 7 : executions[0].questions[1].status);
+        _t[40] = ((executions[0].questions_n == 1) -> 0 : executions[0].questions[1].observations);
+        _t[41] = ((executions[0].questions_n == 1) -> (executions[0].questions_n + 1) : executions[0].questions[1].id);
+        _t[42] = ((executions[0].questions_n == 2) -> (((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) -> executions[0].attempts[0].call : (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) -> executions[0].attempts[1].call : (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) -> executions[0].attempts[2].call : (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) -> executions[0].attempts[3].call : (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) -> executions[0].attempts[4].call : (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) -> executions[0].attempts[5].call : (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) -> executions[0].attempts[6].call : (((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)) -> executions[0].attempts[7].call : 0)))))))) : 0);
+        _t[43] = ((executions[0].questions_n == 2) -> (executions[0].questions_n + 1) : 0);
+        _t[44] = ((0 < warnings_n) -> warnings[0].execution : ((warnings_n == 0) -> ((0 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[45] = ((0 < warnings_n) -> warnings[0].ref : ((warnings_n == 0) -> ((0 < _t[10]) -> _t[3] : 0) : 0));
+        _t[46] = ((warnings_n == 1) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 0) -> ((1 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[47] = ((warnings_n == 1) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 0) -> ((1 < _t[10]) -> _t[5] : 0) : 0));
+        _t[48] = ((warnings_n == 1) -> ((1 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 0) -> ((2 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[49] = ((warnings_n == 1) -> ((1 < _t[10]) -> _t[5] : 0) : ((warnings_n == 0) -> ((2 < _t[10]) -> _t[7] : 0) : 0));
+        _t[50] = ((2 < warnings_n) -> warnings[2].execution : ((warnings_n == 2) -> ((0 < _t[10]) -> executions[0].id : 0) : _t[48]));
+        _t[51] = ((2 < warnings_n) -> warnings[2].ref : ((warnings_n == 2) -> ((0 < _t[10]) -> _t[3] : 0) : _t[49]));
+        _t[52] = ((warnings_n == 1) -> ((2 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 0) -> ((3 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[53] = ((warnings_n == 1) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 0) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[54] = ((warnings_n == 3) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 2) -> ((1 < _t[10]) -> executions[0].id : 0) : _t[52]));
+        _t[55] = ((warnings_n == 3) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 2) -> ((1 < _t[10]) -> _t[5] : 0) : _t[53]));
+        _t[56] = ((warnings_n == 1) -> ((3 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 0) -> ((4 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[57] = ((warnings_n == 2) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 1) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[58] = ((warnings_n == 3) -> ((1 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 2) -> ((2 < _t[10]) -> executions[0].id : 0) : _t[56]));
+        _t[59] = ((warnings_n == 4) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 3) -> ((1 < _t[10]) -> _t[5] : 0) : _t[57]));
+        _t[60] = ((4 < warnings_n) -> warnings[4].execution : ((warnings_n == 4) -> ((0 < _t[10]) -> executions[0].id : 0) : _t[58]));
+        _t[61] = ((warnings_n == 1) -> ((4 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 0) -> ((5 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[62] = ((warnings_n == 3) -> ((2 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 2) -> ((3 < _t[10]) -> executions[0].id : 0) : _t[61]));
+        _t[63] = ((warnings_n == 3) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 2) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[64] = ((warnings_n == 5) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 4) -> ((1 < _t[10]) -> executions[0].id : 0) : _t[62]));
+        _t[65] = ((warnings_n == 5) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 4) -> ((1 < _t[10]) -> _t[5] : 0) : _t[63]));
+        _t[66] = ((warnings_n == 2) -> ((4 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 1) -> ((5 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[67] = ((warnings_n == 4) -> ((2 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 3) -> ((3 < _t[10]) -> executions[0].id : 0) : _t[66]));
+        _t[68] = ((warnings_n == 4) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 3) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[69] = ((warnings_n == 6) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 5) -> ((1 < _t[10]) -> executions[0].id : 0) : _t[67]));
+        _t[70] = ((warnings_n == 6) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 5) -> ((1 < _t[10]) -> _t[5] : 0) : _t[68]));
+        _t[71] = ((warnings_n == 3) -> ((4 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 2) -> ((5 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[72] = ((warnings_n == 5) -> ((2 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 4) -> ((3 < _t[10]) -> executions[0].id : 0) : _t[71]));
+        _t[73] = ((warnings_n == 5) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 4) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[74] = ((warnings_n == 7) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 6) -> ((1 < _t[10]) -> executions[0].id : 0) : _t[72]));
+        _t[75] = ((warnings_n == 7) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 6) -> ((1 < _t[10]) -> _t[5] : 0) : _t[73]));
+        _t[76] = ((warnings_n == 4) -> ((4 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 3) -> ((5 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[77] = ((warnings_n == 6) -> ((2 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 5) -> ((3 < _t[10]) -> executions[0].id : 0) : _t[76]));
+        _t[78] = ((warnings_n == 6) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 5) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[79] = ((warnings_n == 8) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 7) -> ((1 < _t[10]) -> executions[0].id : 0) : _t[77]));
+        _t[80] = ((warnings_n == 8) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 7) -> ((1 < _t[10]) -> _t[5] : 0) : _t[78]));
+        _t[81] = ((warnings_n == 5) -> ((4 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 4) -> ((5 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[82] = ((warnings_n == 7) -> ((2 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 6) -> ((3 < _t[10]) -> executions[0].id : 0) : _t[81]));
+        _t[83] = ((warnings_n == 7) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 6) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[84] = ((warnings_n == 9) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 8) -> ((1 < _t[10]) -> executions[0].id : 0) : _t[82]));
+        _t[85] = ((warnings_n == 9) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 8) -> ((1 < _t[10]) -> _t[5] : 0) : _t[83]));
+        _t[86] = ((warnings_n == 6) -> ((4 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 5) -> ((5 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[87] = ((warnings_n == 8) -> ((2 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 7) -> ((3 < _t[10]) -> executions[0].id : 0) : _t[86]));
+        _t[88] = ((warnings_n == 8) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 7) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[89] = ((warnings_n == 10) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 9) -> ((1 < _t[10]) -> executions[0].id : 0) : _t[87]));
+        _t[90] = ((warnings_n == 10) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 9) -> ((1 < _t[10]) -> _t[5] : 0) : _t[88]));
+        _t[91] = ((warnings_n == 7) -> ((4 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 6) -> ((5 < _t[10]) -> executions[0].id : 0) : 0));
+        _t[92] = ((warnings_n == 9) -> ((2 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 8) -> ((3 < _t[10]) -> executions[0].id : 0) : _t[91]));
+        _t[93] = ((warnings_n == 9) -> ((2 < _t[10]) -> _t[7] : 0) : ((warnings_n == 8) -> ((3 < _t[10]) -> _t[9] : 0) : 0));
+        _t[94] = ((warnings_n == 11) -> ((0 < _t[10]) -> executions[0].id : 0) : ((warnings_n == 10) -> ((1 < _t[10]) -> executions[0].id : 0) : _t[92]));
+        _t[95] = ((warnings_n == 11) -> ((0 < _t[10]) -> _t[3] : 0) : ((warnings_n == 10) -> ((1 < _t[10]) -> _t[5] : 0) : _t[93]));
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert(((executions[0].questions_n + 1) <= 2));
+        assert((_t[11] <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert(((segments_n - 1) <= 1));
+        assert(((warnings_n + _t[10]) <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[96] = 2;
+        _t[97] = ((_t[20] && !_t[33]) -> 5 : executions[0].attempts[0].status);
+        _t[98] = (_t[32] -> 5 : executions[0].attempts[1].status);
+        _t[99] = _t[31];
+        _t[100] = _t[30];
+        _t[101] = _t[29];
+        _t[102] = _t[28];
+        _t[103] = ((_t[26] && !_t[27]) -> 5 : executions[0].attempts[6].status);
+        _t[104] = (_t[27] -> 5 : executions[0].attempts[7].status);
+        _t[105] = (executions[0].questions_n + 1);
+        _t[106] = _t[34];
+        _t[107] = _t[35];
+        _t[108] = _t[36];
+        _t[109] = _t[37];
+        _t[110] = _t[38];
+        _t[111] = _t[39];
+        _t[112] = _t[40];
+        _t[113] = _t[41];
+        _t[114] = _t[11];
+        _t[115] = _t[0];
+        _t[116] = ((1 < executions[0].held_n) -> executions[0].held[1] : _t[1]);
+        _t[117] = 0;
+        _t[118] = (segments_n - 1);
+        _t[119] = 0;
+        _t[120] = 0;
+        _t[121] = 0;
+        _t[122] = 0;
+        _t[123] = 0;
+        _t[124] = 0;
+        _t[125] = 0;
+        _t[126] = 0;
+        _t[127] = 0;
+        _t[128] = 0;
+        _t[129] = 0;
+        _t[130] = 0;
+        _t[131] = 0;
+        _t[132] = 0;
+        _t[133] = (warnings_n + _t[10]);
+        _t[134] = _t[44];
+        _t[135] = _t[45];
+        _t[136] = ((1 < warnings_n) -> warnings[1].execution : _t[46]);
+        _t[137] = ((1 < warnings_n) -> warnings[1].ref : _t[47]);
+        _t[138] = _t[50];
+        _t[139] = _t[51];
+        _t[140] = ((3 < warnings_n) -> warnings[3].execution : _t[54]);
+        _t[141] = ((3 < warnings_n) -> warnings[3].ref : _t[55]);
+        _t[142] = _t[60];
+        _t[143] = ((4 < warnings_n) -> warnings[4].ref : _t[59]);
+        _t[144] = ((5 < warnings_n) -> warnings[5].execution : _t[64]);
+        _t[145] = ((5 < warnings_n) -> warnings[5].ref : _t[65]);
+        executions[0].status = _t[96];
+        executions[0].attempts[0].status = _t[97];
+        executions[0].attempts[1].status = _t[98];
+        executions[0].attempts[2].status = _t[99];
+        executions[0].attempts[3].status = _t[100];
+        executions[0].attempts[4].status = _t[101];
+        executions[0].attempts[5].status = _t[102];
+        executions[0].attempts[6].status = _t[103];
+        executions[0].attempts[7].status = _t[104];
+        executions[0].questions_n = _t[105];
+        executions[0].questions[0].call = _t[106];
+        executions[0].questions[0].status = _t[107];
+        executions[0].questions[0].observations = _t[108];
+        executions[0].questions[0].id = _t[109];
+        executions[0].questions[1].call = _t[110];
+        executions[0].questions[1].status = _t[111];
+        executions[0].questions[1].observations = _t[112];
+        executions[0].questions[1].id = _t[113];
+        executions[0].held_n = _t[114];
+        executions[0].held[0] = _t[115];
+        executions[0].held[1] = _t[116];
+        executions[0].held[2] = _t[117];
+        segments_n = _t[118];
+        segments[0].execution = _t[119];
+        segments[0].calls = _t[120];
+        segments[0].collected_n = _t[121];
+        segments[0].collected[0] = _t[122];
+        segments[0].collected[1] = _t[123];
+        segments[0].collected[2] = _t[124];
+        segments[0].write_failed = _t[125];
+        segments[0].phase = _t[126];
+        segments[0].taken_n = _t[127];
+        segments[0].taken[0] = _t[128];
+        segments[0].taken[1] = _t[129];
+        segments[0].taken[2] = _t[130];
+        segments[0].final = _t[131];
+        segments[0].closing = _t[132];
+        warnings_n = _t[133];
+        warnings[0].execution = _t[134];
+        warnings[0].ref = _t[135];
+        warnings[1].execution = _t[136];
+        warnings[1].ref = _t[137];
+        warnings[2].execution = _t[138];
+        warnings[2].ref = _t[139];
+        warnings[3].execution = _t[140];
+        warnings[3].ref = _t[141];
+        warnings[4].execution = _t[142];
+        warnings[4].ref = _t[143];
+        warnings[5].execution = _t[144];
+        warnings[5].ref = _t[145];
+        _k = 0; do :: _k < 146 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* Poll: a caller reads a live turn; nothing changes (T7.3) */
-    :: atomic {
-        if SLOTS(G_POLL) fi;
-        RESET
+    /* ObserveAgain: the same interrupt is seen again: no new question */
+    :: d_step { /* ObserveAgain: execution slot 0 */
+        ((0 < executions_n) && (((executions[0].status == 2) && (0 < executions[0].questions_n)) && ((((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].status : (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].status : 0)) == 7)) && ((((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].observations : (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].observations : 0)) < 1)) ->
+        _t[0] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].call : 0);
+        _t[1] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].status : 0);
+        _t[2] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].observations : 0);
+        _t[3] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].id : 0);
+        _t[4] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].call : _t[0]);
+        _t[5] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].status : _t[1]);
+        _t[6] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].observations : _t[2]);
+        _t[7] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].id : _t[3]);
+        _t[8] = (((executions[0].questions_n - 1) == 0) -> _t[4] : executions[0].questions[0].call);
+        _t[9] = (((executions[0].questions_n - 1) == 0) -> _t[5] : executions[0].questions[0].status);
+        _t[10] = (((executions[0].questions_n - 1) == 0) -> (_t[6] + 1) : executions[0].questions[0].observations);
+        _t[11] = (((executions[0].questions_n - 1) == 0) -> _t[7] : executions[0].questions[0].id);
+        _t[12] = (((executions[0].questions_n - 1) == 1) -> _t[4] : executions[0].questions[1].call);
+        _t[13] = (((executions[0].questions_n - 1) == 1) -> _t[5] : executions[0].questions[1].status);
+        _t[14] = (((executions[0].questions_n - 1) == 1) -> (_t[6] + 1) : executions[0].questions[1].observations);
+        _t[15] = (((executions[0].questions_n - 1) == 1) -> _t[7] : executions[0].questions[1].id);
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((segments[0].taken_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[16] = _t[8];
+        _t[17] = _t[9];
+        _t[18] = _t[10];
+        _t[19] = _t[11];
+        _t[20] = _t[12];
+        _t[21] = _t[13];
+        _t[22] = _t[14];
+        _t[23] = _t[15];
+        executions[0].questions[0].call = _t[16];
+        executions[0].questions[0].status = _t[17];
+        executions[0].questions[0].observations = _t[18];
+        executions[0].questions[0].id = _t[19];
+        executions[0].questions[1].call = _t[20];
+        executions[0].questions[1].status = _t[21];
+        executions[0].questions[1].observations = _t[22];
+        executions[0].questions[1].id = _t[23];
+        _k = 0; do :: _k < 24 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* Answer, decline (G6.4, G5.2) and approve (G6.3, G6.4): see `answer` */
-    :: atomic {
-        if SLOTS(G_ANSWER) fi;
-        answer(DECLINED);
-        RESET
+    /* Poll: a caller reads the live turn; nothing changes */
+    :: d_step { /* Poll: execution slot 0 */
+        ((0 < executions_n) && !(((executions[0].status == 3) || (executions[0].status == 4)) || (executions[0].status == 6))) ->
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((segments[0].taken_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        skip
        }
-    :: atomic {
-        if SLOTS(G_ANSWER) fi;
-        answer(APPROVED);
-        RESET
+    /* Answer: the pending question is settled, the superseded attempt cancelled, the run resumes; an answer to a question no longer pending changes nothing */
+    :: d_step { /* Answer: execution slot 0, approve=0 */
+        ((0 < executions_n) && !(((executions[0].status == 3) || (executions[0].status == 4)) || (executions[0].status == 6)) && (0 < executions[0].questions_n) && (((((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].status : (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].status : 0)) == 7) -> (executions[0].status == 2) : !(!((((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].status : (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].status : 0)) == 8)))) ->
+        _t[0] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].call : 0);
+        _t[1] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].status : 0);
+        _t[2] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].observations : 0);
+        _t[3] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].id : 0);
+        _t[4] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].call : _t[0]);
+        _t[5] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].status : _t[1]);
+        _t[6] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].observations : _t[2]);
+        _t[7] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].id : _t[3]);
+        _t[8] = (((executions[0].questions_n - 1) == 0) -> _t[4] : executions[0].questions[0].call);
+        _t[9] = (((executions[0].questions_n - 1) == 0) -> 9 : executions[0].questions[0].status);
+        _t[10] = (((executions[0].questions_n - 1) == 0) -> _t[6] : executions[0].questions[0].observations);
+        _t[11] = (((executions[0].questions_n - 1) == 0) -> _t[7] : executions[0].questions[0].id);
+        _t[12] = (((executions[0].questions_n - 1) == 1) -> _t[4] : executions[0].questions[1].call);
+        _t[13] = (((executions[0].questions_n - 1) == 1) -> 9 : executions[0].questions[1].status);
+        _t[14] = (((executions[0].questions_n - 1) == 1) -> _t[6] : executions[0].questions[1].observations);
+        _t[15] = (((executions[0].questions_n - 1) == 1) -> _t[7] : executions[0].questions[1].id);
+        _t[16] = ((executions[0].attempts[0].call == _t[4]) && (executions[0].attempts[0].status == 5));
+        _t[17] = ((executions[0].attempts[1].call == _t[4]) && (executions[0].attempts[1].status == 5));
+        _t[18] = ((executions[0].attempts[2].call == _t[4]) && (executions[0].attempts[2].status == 5));
+        _t[19] = ((executions[0].attempts[3].call == _t[4]) && (executions[0].attempts[3].status == 5));
+        _t[20] = ((executions[0].attempts[4].call == _t[4]) && (executions[0].attempts[4].status == 5));
+        _t[21] = ((executions[0].attempts[5].call == _t[4]) && (executions[0].attempts[5].status == 5));
+        _t[22] = ((executions[0].attempts[6].call == _t[4]) && (executions[0].attempts[6].status == 5));
+        _t[23] = ((executions[0].attempts[7].call == _t[4]) && (executions[0].attempts[7].status == 5));
+        _t[24] = (((7 < executions[0].attempts_n) && _t[23]) -> 6 : executions[0].attempts[7].status);
+        _t[25] = (((6 < executions[0].attempts_n) && _t[22]) -> 6 : executions[0].attempts[6].status);
+        _t[26] = (((7 < executions[0].attempts_n) && _t[23]) || ((6 < executions[0].attempts_n) && _t[22]));
+        _t[27] = (((5 < executions[0].attempts_n) && _t[21]) -> 6 : executions[0].attempts[5].status);
+        _t[28] = (((4 < executions[0].attempts_n) && _t[20]) -> 6 : executions[0].attempts[4].status);
+        _t[29] = ((_t[26] || ((5 < executions[0].attempts_n) && _t[21])) || ((4 < executions[0].attempts_n) && _t[20]));
+        _t[30] = (((3 < executions[0].attempts_n) && _t[19]) -> 6 : executions[0].attempts[3].status);
+        _t[31] = (((2 < executions[0].attempts_n) && _t[18]) -> 6 : executions[0].attempts[2].status);
+        _t[32] = ((_t[29] || ((3 < executions[0].attempts_n) && _t[19])) || ((2 < executions[0].attempts_n) && _t[18]));
+        _t[33] = (((1 < executions[0].attempts_n) && _t[17]) -> 6 : executions[0].attempts[1].status);
+        _t[34] = (((0 < executions[0].attempts_n) && _t[16]) -> 6 : executions[0].attempts[0].status);
+        _t[35] = ((_t[32] || ((1 < executions[0].attempts_n) && _t[17])) || ((0 < executions[0].attempts_n) && _t[16]));
+        _t[36] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> 1 : 0);
+        _t[37] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].execution : 0);
+        _t[38] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].calls : 0);
+        _t[39] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].collected_n : 0);
+        _t[40] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].collected[0] : 0);
+        _t[41] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].collected[1] : 0);
+        _t[42] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].collected[2] : 0);
+        _t[43] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].write_failed : 0);
+        _t[44] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].phase : 0);
+        _t[45] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].taken_n : 0);
+        _t[46] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].taken[0] : 0);
+        _t[47] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].taken[1] : 0);
+        _t[48] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].taken[2] : 0);
+        _t[49] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].final : 0);
+        _t[50] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].closing : 0);
+        _t[51] = ((0 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> executions[0].id : 0);
+        _t[52] = ((0 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 11 : 0);
+        _t[53] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[37] : _t[51]);
+        _t[54] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[38] : 0);
+        _t[55] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[39] : 0);
+        _t[56] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[40] : 0);
+        _t[57] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[41] : 0);
+        _t[58] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[42] : 0);
+        _t[59] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[43] : 0);
+        _t[60] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[44] : _t[52]);
+        _t[61] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[45] : 0);
+        _t[62] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[46] : 0);
+        _t[63] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[47] : 0);
+        _t[64] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[48] : 0);
+        _t[65] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[49] : 0);
+        _t[66] = ((0 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> _t[50] : 0);
+        _t[67] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> executions[0].id : _t[37]);
+        _t[68] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[38]);
+        _t[69] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[39]);
+        _t[70] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[40]);
+        _t[71] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[41]);
+        _t[72] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[42]);
+        _t[73] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[43]);
+        _t[74] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 11 : _t[44]);
+        _t[75] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[45]);
+        _t[76] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[46]);
+        _t[77] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[47]);
+        _t[78] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[48]);
+        _t[79] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[49]);
+        _t[80] = ((1 == (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[50]);
+        _t[81] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[67]);
+        _t[82] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[68]);
+        _t[83] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[69]);
+        _t[84] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[70]);
+        _t[85] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[71]);
+        _t[86] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[72]);
+        _t[87] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[73]);
+        _t[88] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[74]);
+        _t[89] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[75]);
+        _t[90] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[76]);
+        _t[91] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[77]);
+        _t[92] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[78]);
+        _t[93] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[79]);
+        _t[94] = ((1 < (((0 < _t[36]) && (_t[37] < executions[0].id)) -> 1 : 0)) -> 0 : _t[80]);
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((((_t[5] == 7) -> (_t[36] + 1) : segments_n) <= 1));
+        assert((((_t[5] == 7) -> _t[55] : segments[0].collected_n) <= 3));
+        assert((((_t[5] == 7) -> _t[61] : segments[0].taken_n) <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[95] = ((_t[5] == 7) -> 1 : executions[0].status);
+        _t[96] = ((_t[5] == 7) -> _t[34] : executions[0].attempts[0].status);
+        _t[97] = ((_t[5] == 7) -> _t[33] : executions[0].attempts[1].status);
+        _t[98] = ((_t[5] == 7) -> _t[31] : executions[0].attempts[2].status);
+        _t[99] = ((_t[5] == 7) -> _t[30] : executions[0].attempts[3].status);
+        _t[100] = ((_t[5] == 7) -> _t[28] : executions[0].attempts[4].status);
+        _t[101] = ((_t[5] == 7) -> _t[27] : executions[0].attempts[5].status);
+        _t[102] = ((_t[5] == 7) -> _t[25] : executions[0].attempts[6].status);
+        _t[103] = ((_t[5] == 7) -> _t[24] : executions[0].attempts[7].status);
+        _t[104] = ((_t[5] == 7) -> _t[8] : executions[0].questions[0].call);
+        _t[105] = ((_t[5] == 7) -> _t[9] : executions[0].questions[0].status);
+        _t[106] = ((_t[5] == 7) -> _t[10] : executions[0].questions[0].observations);
+        _t[107] = ((_t[5] == 7) -> _t[11] : executions[0].questions[0].id);
+        _t[108] = ((_t[5] == 7) -> _t[12] : executions[0].questions[1].call);
+        _t[109] = ((_t[5] == 7) -> _t[13] : executions[0].questions[1].status);
+        _t[110] = ((_t[5] == 7) -> _t[14] : executions[0].questions[1].observations);
+        _t[111] = ((_t[5] == 7) -> _t[15] : executions[0].questions[1].id);
+        _t[112] = ((_t[5] == 7) -> (_t[36] + 1) : segments_n);
+        _t[113] = ((_t[5] == 7) -> _t[53] : segments[0].execution);
+        _t[114] = ((_t[5] == 7) -> _t[54] : segments[0].calls);
+        _t[115] = ((_t[5] == 7) -> _t[55] : segments[0].collected_n);
+        _t[116] = ((_t[5] == 7) -> _t[56] : segments[0].collected[0]);
+        _t[117] = ((_t[5] == 7) -> _t[57] : segments[0].collected[1]);
+        _t[118] = ((_t[5] == 7) -> _t[58] : segments[0].collected[2]);
+        _t[119] = ((_t[5] == 7) -> _t[59] : segments[0].write_failed);
+        _t[120] = ((_t[5] == 7) -> _t[60] : segments[0].phase);
+        _t[121] = ((_t[5] == 7) -> _t[61] : segments[0].taken_n);
+        _t[122] = ((_t[5] == 7) -> _t[62] : segments[0].taken[0]);
+        _t[123] = ((_t[5] == 7) -> _t[63] : segments[0].taken[1]);
+        _t[124] = ((_t[5] == 7) -> _t[64] : segments[0].taken[2]);
+        _t[125] = ((_t[5] == 7) -> _t[65] : segments[0].final);
+        _t[126] = ((_t[5] == 7) -> _t[66] : segments[0].closing);
+        executions[0].status = _t[95];
+        executions[0].attempts[0].status = _t[96];
+        executions[0].attempts[1].status = _t[97];
+        executions[0].attempts[2].status = _t[98];
+        executions[0].attempts[3].status = _t[99];
+        executions[0].attempts[4].status = _t[100];
+        executions[0].attempts[5].status = _t[101];
+        executions[0].attempts[6].status = _t[102];
+        executions[0].attempts[7].status = _t[103];
+        executions[0].questions[0].call = _t[104];
+        executions[0].questions[0].status = _t[105];
+        executions[0].questions[0].observations = _t[106];
+        executions[0].questions[0].id = _t[107];
+        executions[0].questions[1].call = _t[108];
+        executions[0].questions[1].status = _t[109];
+        executions[0].questions[1].observations = _t[110];
+        executions[0].questions[1].id = _t[111];
+        segments_n = _t[112];
+        segments[0].execution = _t[113];
+        segments[0].calls = _t[114];
+        segments[0].collected_n = _t[115];
+        segments[0].collected[0] = _t[116];
+        segments[0].collected[1] = _t[117];
+        segments[0].collected[2] = _t[118];
+        segments[0].write_failed = _t[119];
+        segments[0].phase = _t[120];
+        segments[0].taken_n = _t[121];
+        segments[0].taken[0] = _t[122];
+        segments[0].taken[1] = _t[123];
+        segments[0].taken[2] = _t[124];
+        segments[0].final = _t[125];
+        segments[0].closing = _t[126];
+        _k = 0; do :: _k < 127 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* Answer to a question no longer pending: changes nothing (INT-19, G6.9) */
-    :: atomic {
-        if SLOTS(G_LATE) fi;
-        RESET
+    :: d_step { /* Answer: execution slot 0, approve=1 */
+        ((0 < executions_n) && !(((executions[0].status == 3) || (executions[0].status == 4)) || (executions[0].status == 6)) && (0 < executions[0].questions_n) && (((((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].status : (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].status : 0)) == 7) -> (executions[0].status == 2) : !((((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].status : (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].status : 0)) == 8))) ->
+        _t[0] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].call : 0);
+        _t[1] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].status : 0);
+        _t[2] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].observations : 0);
+        _t[3] = (((executions[0].questions_n - 1) == 1) -> executions[0].questions[1].id : 0);
+        _t[4] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].call : _t[0]);
+        _t[5] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].status : _t[1]);
+        _t[6] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].observations : _t[2]);
+        _t[7] = (((executions[0].questions_n - 1) == 0) -> executions[0].questions[0].id : _t[3]);
+        _t[8] = (((executions[0].questions_n - 1) == 0) -> _t[4] : executions[0].questions[0].call);
+        _t[9] = (((executions[0].questions_n - 1) == 0) -> 8 : executions[0].questions[0].status);
+        _t[10] = (((executions[0].questions_n - 1) == 0) -> _t[6] : executions[0].questions[0].observations);
+        _t[11] = (((executions[0].questions_n - 1) == 0) -> _t[7] : executions[0].questions[0].id);
+        _t[12] = (((executions[0].questions_n - 1) == 1) -> _t[4] : executions[0].questions[1].call);
+        _t[13] = (((executions[0].questions_n - 1) == 1) -> 8 : executions[0].questions[1].status);
+        _t[14] = (((executions[0].questions_n - 1) == 1) -> _t[6] : executions[0].questions[1].observations);
+        _t[15] = (((executions[0].questions_n - 1) == 1) -> _t[7] : executions[0].questions[1].id);
+        _t[16] = ((executions[0].attempts[0].call == _t[4]) && (executions[0].attempts[0].status == 5));
+        _t[17] = ((executions[0].attempts[1].call == _t[4]) && (executions[0].attempts[1].status == 5));
+        _t[18] = ((executions[0].attempts[2].call == _t[4]) && (executions[0].attempts[2].status == 5));
+        _t[19] = ((executions[0].attempts[3].call == _t[4]) && (executions[0].attempts[3].status == 5));
+        _t[20] = ((executions[0].attempts[4].call == _t[4]) && (executions[0].attempts[4].status == 5));
+        _t[21] = ((executions[0].attempts[5].call == _t[4]) && (executions[0].attempts[5].status == 5));
+        _t[22] = ((executions[0].attempts[6].call == _t[4]) && (executions[0].attempts[6].status == 5));
+        _t[23] = ((executions[0].attempts[7].call == _t[4]) && (executions[0].attempts[7].status == 5));
+        _t[24] = (((7 < executions[0].attempts_n) && _t[23]) -> 6 : executions[0].attempts[7].status);
+        _t[25] = (((6 < executions[0].attempts_n) && _t[22]) -> 6 : executions[0].attempts[6].status);
+        _t[26] = (((7 < executions[0].attempts_n) && _t[23]) || ((6 < executions[0].attempts_n) && _t[22]));
+        _t[27] = (((5 < executions[0].attempts_n) && _t[21]) -> 6 : executions[0].attempts[5].status);
+        _t[28] = (((4 < executions[0].attempts_n) && _t[20]) -> 6 : executions[0].attempts[4].status);
+        _t[29] = ((_t[26] || ((5 < executions[0].attempts_n) && _t[21])) || ((4 < executions[0].attempts_n) && _t[20]));
+        _t[30] = (((3 < executions[0].attempts_n) && _t[19]) -> 6 : executions[0].attempts[3].status);
+        _t[31] = (((2 < executions[0].attempts_n) && _t[18]) -> 6 : executions[0].attempts[2].status);
+        _t[32] = ((_t[29] || ((3 < executions[0].attempts_n) && _t[19])) || ((2 < executions[0].attempts_n) && _t[18]));
+        _t[33] = (((1 < executions[0].attempts_n) && _t[17]) -> 6 : executions[0].attempts[1].status);
+        _t[34] = (((0 < executions[0].attempts_n) && _t[16]) -> 6 : executions[0].attempts[0].status);
+        _t[35] = ((_t[32] || ((1 < executions[0].attempts_n) && _t[17])) || ((0 < executions[0].attempts_n) && _t[16]));
+        _t[36] = ((executions[0].attempts_n == 0) -> _t[4] : executions[0].attempts[0].call);
+        _t[37] = ((executions[0].attempts_n == 1) -> _t[4] : executions[0].attempts[1].call);
+        _t[38] = ((executions[0].attempts_n == 2) -> _t[4] : executions[0].attempts[2].call);
+        _t[39] = ((executions[0].attempts_n == 3) -> _t[4] : executions[0].attempts[3].call);
+        _t[40] = ((executions[0].attempts_n == 4) -> _t[4] : executions[0].attempts[4].call);
+        _t[41] = ((executions[0].attempts_n == 5) -> _t[4] : executions[0].attempts[5].call);
+        _t[42] = ((executions[0].attempts_n == 6) -> _t[4] : executions[0].attempts[6].call);
+        _t[43] = ((executions[0].attempts_n == 7) -> _t[4] : executions[0].attempts[7].call);
+        _t[44] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> 1 : 0);
+        _t[45] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].execution : 0);
+        _t[46] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].calls : 0);
+        _t[47] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].collected_n : 0);
+        _t[48] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].collected[0] : 0);
+        _t[49] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].collected[1] : 0);
+        _t[50] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].collected[2] : 0);
+        _t[51] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].write_failed : 0);
+        _t[52] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].phase : 0);
+        _t[53] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].taken_n : 0);
+        _t[54] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].taken[0] : 0);
+        _t[55] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].taken[1] : 0);
+        _t[56] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].taken[2] : 0);
+        _t[57] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].final : 0);
+        _t[58] = (((0 < segments_n) && !(segments[0].execution == executions[0].id)) -> segments[0].closing : 0);
+        _t[59] = ((0 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> executions[0].id : 0);
+        _t[60] = ((0 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 11 : 0);
+        _t[61] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[45] : _t[59]);
+        _t[62] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[46] : 0);
+        _t[63] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[47] : 0);
+        _t[64] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[48] : 0);
+        _t[65] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[49] : 0);
+        _t[66] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[50] : 0);
+        _t[67] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[51] : 0);
+        _t[68] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[52] : _t[60]);
+        _t[69] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[53] : 0);
+        _t[70] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[54] : 0);
+        _t[71] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[55] : 0);
+        _t[72] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[56] : 0);
+        _t[73] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[57] : 0);
+        _t[74] = ((0 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> _t[58] : 0);
+        _t[75] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> executions[0].id : _t[45]);
+        _t[76] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[46]);
+        _t[77] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[47]);
+        _t[78] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[48]);
+        _t[79] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[49]);
+        _t[80] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[50]);
+        _t[81] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[51]);
+        _t[82] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 11 : _t[52]);
+        _t[83] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[53]);
+        _t[84] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[54]);
+        _t[85] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[55]);
+        _t[86] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[56]);
+        _t[87] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[57]);
+        _t[88] = ((1 == (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[58]);
+        _t[89] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[75]);
+        _t[90] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[76]);
+        _t[91] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[77]);
+        _t[92] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[78]);
+        _t[93] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[79]);
+        _t[94] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[80]);
+        _t[95] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[81]);
+        _t[96] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[82]);
+        _t[97] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[83]);
+        _t[98] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[84]);
+        _t[99] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[85]);
+        _t[100] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[86]);
+        _t[101] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[87]);
+        _t[102] = ((1 < (((0 < _t[44]) && (_t[45] < executions[0].id)) -> 1 : 0)) -> 0 : _t[88]);
+        _t[103] = ((_t[5] == 7) -> ((executions[0].attempts_n == 0) -> 1 : _t[34]) : executions[0].attempts[0].status);
+        _t[104] = ((_t[5] == 7) -> ((executions[0].attempts_n == 1) -> 1 : _t[33]) : executions[0].attempts[1].status);
+        _t[105] = ((_t[5] == 7) -> ((executions[0].attempts_n == 2) -> 1 : _t[31]) : executions[0].attempts[2].status);
+        _t[106] = ((_t[5] == 7) -> ((executions[0].attempts_n == 3) -> 1 : _t[30]) : executions[0].attempts[3].status);
+        _t[107] = ((_t[5] == 7) -> ((executions[0].attempts_n == 4) -> 1 : _t[28]) : executions[0].attempts[4].status);
+        _t[108] = ((_t[5] == 7) -> ((executions[0].attempts_n == 5) -> 1 : _t[27]) : executions[0].attempts[5].status);
+        _t[109] = ((_t[5] == 7) -> ((executions[0].attempts_n == 6) -> 1 : _t[25]) : executions[0].attempts[6].status);
+        _t[110] = ((_t[5] == 7) -> ((executions[0].attempts_n == 7) -> 1 : _t[24]) : executions[0].attempts[7].status);
+        assert((executions_n <= 1));
+        assert(((executions[0].attempts_n + ((_t[5] == 7) -> 1 : 0)) <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((((_t[5] == 7) -> (_t[44] + 1) : segments_n) <= 1));
+        assert((((_t[5] == 7) -> _t[63] : segments[0].collected_n) <= 3));
+        assert((((_t[5] == 7) -> _t[69] : segments[0].taken_n) <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[111] = ((_t[5] == 7) -> 1 : executions[0].status);
+        _t[112] = (executions[0].attempts_n + ((_t[5] == 7) -> 1 : 0));
+        _t[113] = ((_t[5] == 7) -> _t[36] : executions[0].attempts[0].call);
+        _t[114] = _t[103];
+        _t[115] = ((_t[5] == 7) -> _t[37] : executions[0].attempts[1].call);
+        _t[116] = _t[104];
+        _t[117] = ((_t[5] == 7) -> _t[38] : executions[0].attempts[2].call);
+        _t[118] = _t[105];
+        _t[119] = ((_t[5] == 7) -> _t[39] : executions[0].attempts[3].call);
+        _t[120] = _t[106];
+        _t[121] = ((_t[5] == 7) -> _t[40] : executions[0].attempts[4].call);
+        _t[122] = _t[107];
+        _t[123] = ((_t[5] == 7) -> _t[41] : executions[0].attempts[5].call);
+        _t[124] = _t[108];
+        _t[125] = ((_t[5] == 7) -> _t[42] : executions[0].attempts[6].call);
+        _t[126] = _t[109];
+        _t[127] = ((_t[5] == 7) -> _t[43] : executions[0].attempts[7].call);
+        _t[128] = _t[110];
+        _t[129] = ((_t[5] == 7) -> _t[8] : executions[0].questions[0].call);
+        _t[130] = ((_t[5] == 7) -> _t[9] : executions[0].questions[0].status);
+        _t[131] = ((_t[5] == 7) -> _t[10] : executions[0].questions[0].observations);
+        _t[132] = ((_t[5] == 7) -> _t[11] : executions[0].questions[0].id);
+        _t[133] = ((_t[5] == 7) -> _t[12] : executions[0].questions[1].call);
+        _t[134] = ((_t[5] == 7) -> _t[13] : executions[0].questions[1].status);
+        _t[135] = ((_t[5] == 7) -> _t[14] : executions[0].questions[1].observations);
+        _t[136] = ((_t[5] == 7) -> _t[15] : executions[0].questions[1].id);
+        _t[137] = ((_t[5] == 7) -> (_t[44] + 1) : segments_n);
+        _t[138] = ((_t[5] == 7) -> _t[61] : segments[0].execution);
+        _t[139] = ((_t[5] == 7) -> _t[62] : segments[0].calls);
+        _t[140] = ((_t[5] == 7) -> _t[63] : segments[0].collected_n);
+        _t[141] = ((_t[5] == 7) -> _t[64] : segments[0].collected[0]);
+        _t[142] = ((_t[5] == 7) -> _t[65] : segments[0].collected[1]);
+        _t[143] = ((_t[5] == 7) -> _t[66] : segments[0].collected[2]);
+        _t[144] = ((_t[5] == 7) -> _t[67] : segments[0].write_failed);
+        _t[145] = ((_t[5] == 7) -> _t[68] : segments[0].phase);
+        _t[146] = ((_t[5] == 7) -> _t[69] : segments[0].taken_n);
+        _t[147] = ((_t[5] == 7) -> _t[70] : segments[0].taken[0]);
+        _t[148] = ((_t[5] == 7) -> _t[71] : segments[0].taken[1]);
+        _t[149] = ((_t[5] == 7) -> _t[72] : segments[0].taken[2]);
+        _t[150] = ((_t[5] == 7) -> _t[73] : segments[0].final);
+        _t[151] = ((_t[5] == 7) -> _t[74] : segments[0].closing);
+        executions[0].status = _t[111];
+        executions[0].attempts_n = _t[112];
+        executions[0].attempts[0].call = _t[113];
+        executions[0].attempts[0].status = _t[114];
+        executions[0].attempts[1].call = _t[115];
+        executions[0].attempts[1].status = _t[116];
+        executions[0].attempts[2].call = _t[117];
+        executions[0].attempts[2].status = _t[118];
+        executions[0].attempts[3].call = _t[119];
+        executions[0].attempts[3].status = _t[120];
+        executions[0].attempts[4].call = _t[121];
+        executions[0].attempts[4].status = _t[122];
+        executions[0].attempts[5].call = _t[123];
+        executions[0].attempts[5].status = _t[124];
+        executions[0].attempts[6].call = _t[125];
+        executions[0].attempts[6].status = _t[126];
+        executions[0].attempts[7].call = _t[127];
+        executions[0].attempts[7].status = _t[128];
+        executions[0].questions[0].call = _t[129];
+        executions[0].questions[0].status = _t[130];
+        executions[0].questions[0].observations = _t[131];
+        executions[0].questions[0].id = _t[132];
+        executions[0].questions[1].call = _t[133];
+        executions[0].questions[1].status = _t[134];
+        executions[0].questions[1].observations = _t[135];
+        executions[0].questions[1].id = _t[136];
+        segments_n = _t[137];
+        segments[0].execution = _t[138];
+        segments[0].calls = _t[139];
+        segments[0].collected_n = _t[140];
+        segments[0].collected[0] = _t[141];
+        segments[0].collected[1] = _t[142];
+        segments[0].collected[2] = _t[143];
+        segments[0].write_failed = _t[144];
+        segments[0].phase = _t[145];
+        segments[0].taken_n = _t[146];
+        segments[0].taken[0] = _t[147];
+        segments[0].taken[1] = _t[148];
+        segments[0].taken[2] = _t[149];
+        segments[0].final = _t[150];
+        segments[0].closing = _t[151];
+        _k = 0; do :: _k < 152 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* NodeFails, unrouted (counted unhandled, O11.1) or routed along an error edge (E9.1) */
-    :: atomic {
-        if SLOTS(G_NODE) fi;
-        if
-        :: b = 0
-        :: b = 1
-        fi;
-        ex[s].nf[ex[s].nnf] = b; ex[s].nnf++;
-        if :: !b -> ex[s].unhandled++ :: else fi;
-        RESET
+    /* StartWriteBack: the write-back takes the held list */
+    :: d_step { /* StartWriteBack: segment slot 0 of execution slot 0, final=0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 11) && (segments[0].closing == 0) && (((48 < segments[0].execution) && (segments[0].execution < 64)) || !(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)))))))))) && (segments[0].write_failed -> !segments[0].final : 0)) ->
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((executions[0].held_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[0] = 0;
+        _t[1] = 0;
+        _t[2] = 0;
+        _t[3] = 0;
+        _t[4] = 12;
+        _t[5] = executions[0].held_n;
+        _t[6] = executions[0].held[0];
+        _t[7] = executions[0].held[1];
+        _t[8] = executions[0].held[2];
+        _t[9] = 0;
+        executions[0].held_n = _t[0];
+        executions[0].held[0] = _t[1];
+        executions[0].held[1] = _t[2];
+        executions[0].held[2] = _t[3];
+        segments[0].phase = _t[4];
+        segments[0].taken_n = _t[5];
+        segments[0].taken[0] = _t[6];
+        segments[0].taken[1] = _t[7];
+        segments[0].taken[2] = _t[8];
+        segments[0].final = _t[9];
+        _k = 0; do :: _k < 10 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* StartWriteBack: the take empties the held list into the segment's hands (T7.4, T7.7): final, or
-       (A-T11, not a retry) interim while fewer messages than INTERIM_WRITES; a retry keeps the failed
-       write-back's `final` */
-    :: atomic {
-        if SLOTS(G_TAKE) fi;
-        if
-        :: ex[s].seg_wf -> b = ex[s].final
-        :: !ex[s].seg_wf -> b = 1
-        :: !ex[s].seg_wf && ex[s].nmsg < INTERIM_WRITES -> b = 0
-        fi;
-        ex[s].final = b;
-        i = 0;
-        do
-        :: i < NREF -> ex[s].tak[i] = ex[s].held[i]; ex[s].held[i] = 0; i++
-        :: else -> break
-        od;
-        ex[s].ntak = ex[s].nheld; ex[s].nheld = 0;
-        ex[s].phase = TAKEN;
-        RESET
+    :: d_step { /* StartWriteBack: segment slot 0 of execution slot 0, final=1 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 11) && (segments[0].closing == 0) && (((48 < segments[0].execution) && (segments[0].execution < 64)) || !(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)))))))))) && (segments[0].write_failed -> segments[0].final : 1)) ->
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((executions[0].held_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[0] = 0;
+        _t[1] = 0;
+        _t[2] = 0;
+        _t[3] = 0;
+        _t[4] = 12;
+        _t[5] = executions[0].held_n;
+        _t[6] = executions[0].held[0];
+        _t[7] = executions[0].held[1];
+        _t[8] = executions[0].held[2];
+        _t[9] = 1;
+        executions[0].held_n = _t[0];
+        executions[0].held[0] = _t[1];
+        executions[0].held[1] = _t[2];
+        executions[0].held[2] = _t[3];
+        segments[0].phase = _t[4];
+        segments[0].taken_n = _t[5];
+        segments[0].taken[0] = _t[6];
+        segments[0].taken[1] = _t[7];
+        segments[0].taken[2] = _t[8];
+        segments[0].final = _t[9];
+        _k = 0; do :: _k < 10 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* WriteMessage fails, while the bound allows */
-    :: atomic {
-        if SLOTS(G_WRITE_FAILS) fi;
-        ex[s].phase = WRITE_FAILED; wfails++;
-        RESET
+    /* WriteMessage: the message carries taken ++ collected; a final one ends the segment, the ladder decides the status */
+    :: d_step { /* WriteMessage: segment slot 0 of execution slot 0, ok=0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 12) && (write_failures < 1)) ->
+        _t[0] = ((0 < segments[0].taken_n) -> segments[0].taken[0] : ((segments[0].taken_n == 0) -> segments[0].collected[0] : 0));
+        _t[1] = ((segments[0].taken_n == 1) -> segments[0].collected[0] : ((segments[0].taken_n == 0) -> segments[0].collected[1] : 0));
+        _t[2] = ((segments[0].taken_n == 1) -> segments[0].collected[1] : ((segments[0].taken_n == 0) -> segments[0].collected[2] : 0));
+        _t[3] = ((2 < segments[0].taken_n) -> segments[0].taken[2] : ((segments[0].taken_n == 2) -> segments[0].collected[0] : _t[2]));
+        _t[4] = ((segments[0].taken_n == 2) -> segments[0].collected[1] : ((segments[0].taken_n == 1) -> segments[0].collected[2] : 0));
+        _t[5] = ((3 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 3) -> segments[0].collected[0] : _t[4]));
+        _t[6] = ((segments[0].taken_n == 3) -> segments[0].collected[1] : ((segments[0].taken_n == 2) -> segments[0].collected[2] : 0));
+        _t[7] = ((4 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 4) -> segments[0].collected[0] : _t[6]));
+        _t[8] = ((segments[0].taken_n == 4) -> segments[0].collected[1] : ((segments[0].taken_n == 3) -> segments[0].collected[2] : 0));
+        _t[9] = ((5 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 5) -> segments[0].collected[0] : _t[8]));
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((((segments[0].phase == 15) -> 0 : segments[0].taken_n) <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[10] = 13;
+        _t[11] = ((segments[0].phase == 15) -> 0 : segments[0].taken_n);
+        _t[12] = ((segments[0].phase == 15) -> 0 : segments[0].taken[0]);
+        _t[13] = ((segments[0].phase == 15) -> 0 : segments[0].taken[1]);
+        _t[14] = ((segments[0].phase == 15) -> 0 : segments[0].taken[2]);
+        _t[15] = (write_failures + 1);
+        segments[0].phase = _t[10];
+        segments[0].taken_n = _t[11];
+        segments[0].taken[0] = _t[12];
+        segments[0].taken[1] = _t[13];
+        segments[0].taken[2] = _t[14];
+        write_failures = _t[15];
+        _k = 0; do :: _k < 16 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* WriteMessage: the message carries taken ++ collected (T7.5, T7.6, T7.8); an interim one lets the
-       segment carry on with nothing in hand; a final one ends the segment and the ladder decides
-       the status (O11.1, O11.4, G6.5) (successors._write) */
-    :: atomic {
-        if SLOTS(G_WRITE) fi;
-        j = ex[s].nmsg; ex[s].nmsg++;
-        i = 0;
-        do
-        :: i < ex[s].ntak -> ex[s].msg[j].ref[i] = ex[s].tak[i]; i++
-        :: else -> break
-        od;
-        c = 0;
-        do
-        :: c < ex[s].ncol -> ex[s].msg[j].ref[i] = ex[s].col[c]; i++; c++
-        :: else -> break
-        od;
-        ex[s].msg[j].n = i;
-        if
-        :: !ex[s].final ->
-            i = 0;
-            do
-            :: i < NREF -> ex[s].col[i] = 0; ex[s].tak[i] = 0; i++
-            :: else -> break
-            od;
-            ex[s].ncol = 0; ex[s].ntak = 0; ex[s].phase = WORKING; ex[s].seg_wf = 0
-        :: else ->
-            verdict();
-            end_segment()
-        fi;
-        RESET
+    :: d_step { /* WriteMessage: segment slot 0 of execution slot 0, ok=1 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 12)) ->
+        _t[0] = ((0 < segments[0].taken_n) -> segments[0].taken[0] : ((segments[0].taken_n == 0) -> segments[0].collected[0] : 0));
+        _t[1] = ((segments[0].taken_n == 1) -> segments[0].collected[0] : ((segments[0].taken_n == 0) -> segments[0].collected[1] : 0));
+        _t[2] = ((segments[0].taken_n == 1) -> segments[0].collected[1] : ((segments[0].taken_n == 0) -> segments[0].collected[2] : 0));
+        _t[3] = ((2 < segments[0].taken_n) -> segments[0].taken[2] : ((segments[0].taken_n == 2) -> segments[0].collected[0] : _t[2]));
+        _t[4] = ((segments[0].taken_n == 2) -> segments[0].collected[1] : ((segments[0].taken_n == 1) -> segments[0].collected[2] : 0));
+        _t[5] = ((3 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 3) -> segments[0].collected[0] : _t[4]));
+        _t[6] = ((segments[0].taken_n == 3) -> segments[0].collected[1] : ((segments[0].taken_n == 2) -> segments[0].collected[2] : 0));
+        _t[7] = ((4 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 4) -> segments[0].collected[0] : _t[6]));
+        _t[8] = ((segments[0].taken_n == 4) -> segments[0].collected[1] : ((segments[0].taken_n == 3) -> segments[0].collected[2] : 0));
+        _t[9] = ((5 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 5) -> segments[0].collected[0] : _t[8]));
+        _t[10] = ((executions[0].messages_n == 0) -> (segments[0].taken_n + segments[0].collected_n) : executions[0].messages[0].n);
+        _t[11] = ((executions[0].messages_n == 0) -> _t[0] : executions[0].messages[0].v[0]);
+        _t[12] = ((executions[0].messages_n == 0) -> ((1 < segments[0].taken_n) -> segments[0].taken[1] : _t[1]) : executions[0].messages[0].v[1]);
+        _t[13] = ((executions[0].messages_n == 0) -> _t[3] : executions[0].messages[0].v[2]);
+        _t[14] = ((executions[0].messages_n == 1) -> (segments[0].taken_n + segments[0].collected_n) : executions[0].messages[1].n);
+        _t[15] = ((executions[0].messages_n == 1) -> _t[0] : executions[0].messages[1].v[0]);
+        _t[16] = ((executions[0].messages_n == 1) -> ((1 < segments[0].taken_n) -> segments[0].taken[1] : _t[1]) : executions[0].messages[1].v[1]);
+        _t[17] = ((executions[0].messages_n == 1) -> _t[3] : executions[0].messages[1].v[2]);
+        _t[18] = ((executions[0].messages_n == 2) -> (segments[0].taken_n + segments[0].collected_n) : 0);
+        _t[19] = ((executions[0].messages_n == 2) -> ((1 < segments[0].taken_n) -> segments[0].taken[1] : _t[1]) : 0);
+        _t[20] = (((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution);
+        _t[21] = ((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 5));
+        _t[22] = ((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 5));
+        _t[23] = ((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 5));
+        _t[24] = ((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 5));
+        _t[25] = ((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 5));
+        _t[26] = ((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 5));
+        _t[27] = ((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 5));
+        _t[28] = ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 5));
+        _t[29] = (_t[21] || _t[22] || _t[23] || _t[24] || _t[25] || _t[26] || _t[27] || _t[28]);
+        _t[30] = (!segments[0].final -> executions[0].status : ((0 < executions[0].unhandled) -> 4 : (_t[29] -> 2 : 3)));
+        _t[31] = ((segments[0].phase == 15) -> segments[0].collected_n : (!segments[0].final -> 0 : segments[0].collected_n));
+        _t[32] = ((segments[0].phase == 15) -> segments[0].collected[0] : (!segments[0].final -> 0 : segments[0].collected[0]));
+        _t[33] = ((segments[0].phase == 15) -> segments[0].collected[1] : (!segments[0].final -> 0 : segments[0].collected[1]));
+        _t[34] = ((segments[0].phase == 15) -> segments[0].collected[2] : (!segments[0].final -> 0 : segments[0].collected[2]));
+        _t[35] = ((segments[0].phase == 15) -> segments[0].write_failed : (!segments[0].final -> 0 : segments[0].write_failed));
+        _t[36] = ((segments[0].phase == 15) -> 16 : (!segments[0].final -> 11 : segments[0].phase));
+        _t[37] = ((segments[0].phase == 15) -> segments[0].taken_n : (!segments[0].final -> 0 : segments[0].taken_n));
+        _t[38] = ((segments[0].phase == 15) -> segments[0].taken[0] : (!segments[0].final -> 0 : segments[0].taken[0]));
+        _t[39] = ((segments[0].phase == 15) -> segments[0].taken[1] : (!segments[0].final -> 0 : segments[0].taken[1]));
+        _t[40] = ((segments[0].phase == 15) -> segments[0].taken[2] : (!segments[0].final -> 0 : segments[0].taken[2]));
+        _t[41] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> (segments_n - 1) : segments_n);
+        _t[42] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : segments[0].execution);
+        _t[43] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : segments[0].calls);
+        _t[44] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[31]);
+        _t[45] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[32]);
+        _t[46] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[33]);
+        _t[47] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[34]);
+        _t[48] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[35]);
+        _t[49] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[36]);
+        _t[50] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[37]);
+        _t[51] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[38]);
+        _t[52] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[39]);
+        _t[53] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : _t[40]);
+        _t[54] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : segments[0].final);
+        _t[55] = (((segments[0].phase == 15) -> 0 : (!segments[0].final -> 0 : 1)) -> 0 : segments[0].closing);
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert(((executions[0].messages_n + 1) <= 2));
+        assert((_t[10] <= 3));
+        assert((_t[14] <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((_t[41] <= 1));
+        assert((_t[44] <= 3));
+        assert((_t[50] <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[56] = ((segments[0].phase == 15) -> executions[0].status : _t[30]);
+        _t[57] = (executions[0].messages_n + 1);
+        _t[58] = _t[10];
+        _t[59] = _t[11];
+        _t[60] = _t[12];
+        _t[61] = _t[13];
+        _t[62] = _t[14];
+        _t[63] = _t[15];
+        _t[64] = _t[16];
+        _t[65] = _t[17];
+        _t[66] = _t[41];
+        _t[67] = _t[42];
+        _t[68] = _t[43];
+        _t[69] = _t[44];
+        _t[70] = _t[45];
+        _t[71] = _t[46];
+        _t[72] = _t[47];
+        _t[73] = _t[48];
+        _t[74] = _t[49];
+        _t[75] = _t[50];
+        _t[76] = _t[51];
+        _t[77] = _t[52];
+        _t[78] = _t[53];
+        _t[79] = _t[54];
+        _t[80] = _t[55];
+        executions[0].status = _t[56];
+        executions[0].messages_n = _t[57];
+        executions[0].messages[0].n = _t[58];
+        executions[0].messages[0].v[0] = _t[59];
+        executions[0].messages[0].v[1] = _t[60];
+        executions[0].messages[0].v[2] = _t[61];
+        executions[0].messages[1].n = _t[62];
+        executions[0].messages[1].v[0] = _t[63];
+        executions[0].messages[1].v[1] = _t[64];
+        executions[0].messages[1].v[2] = _t[65];
+        segments_n = _t[66];
+        segments[0].execution = _t[67];
+        segments[0].calls = _t[68];
+        segments[0].collected_n = _t[69];
+        segments[0].collected[0] = _t[70];
+        segments[0].collected[1] = _t[71];
+        segments[0].collected[2] = _t[72];
+        segments[0].write_failed = _t[73];
+        segments[0].phase = _t[74];
+        segments[0].taken_n = _t[75];
+        segments[0].taken[0] = _t[76];
+        segments[0].taken[1] = _t[77];
+        segments[0].taken[2] = _t[78];
+        segments[0].final = _t[79];
+        segments[0].closing = _t[80];
+        _k = 0; do :: _k < 81 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* PutBack: a failed write-back puts what it took back in front of the held list (T7.10, T7.12) */
-    :: atomic {
-        if SLOTS(G_PUT_BACK) fi;
-        c = ex[s].ntak;
-        i = ex[s].nheld;               /* shift the held list right by c, from the end */
-        do
-        :: i > 0 -> i--; ex[s].held[i + c] = ex[s].held[i]
-        :: else -> break
-        od;
-        do
-        :: i < c -> ex[s].held[i] = ex[s].tak[i]; ex[s].tak[i] = 0; i++
-        :: else -> break
-        od;
-        ex[s].nheld = ex[s].nheld + c; ex[s].ntak = 0;
-        ex[s].phase = PUT_BACK;
-        RESET
+    /* PutBack: a failed write-back puts what it took back in front of the held list */
+    :: d_step { /* PutBack: segment slot 0 of execution slot 0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 13)) ->
+        _t[0] = ((0 < segments[0].taken_n) -> segments[0].taken[0] : ((segments[0].taken_n == 0) -> executions[0].held[0] : 0));
+        _t[1] = ((segments[0].taken_n == 1) -> executions[0].held[0] : ((segments[0].taken_n == 0) -> executions[0].held[1] : 0));
+        _t[2] = ((segments[0].taken_n == 1) -> executions[0].held[1] : ((segments[0].taken_n == 0) -> executions[0].held[2] : 0));
+        _t[3] = ((2 < segments[0].taken_n) -> segments[0].taken[2] : ((segments[0].taken_n == 2) -> executions[0].held[0] : _t[2]));
+        _t[4] = ((segments[0].taken_n == 2) -> executions[0].held[1] : ((segments[0].taken_n == 1) -> executions[0].held[2] : 0));
+        _t[5] = ((3 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 3) -> executions[0].held[0] : _t[4]));
+        _t[6] = ((segments[0].taken_n == 3) -> executions[0].held[1] : ((segments[0].taken_n == 2) -> executions[0].held[2] : 0));
+        _t[7] = ((4 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 4) -> executions[0].held[0] : _t[6]));
+        _t[8] = ((segments[0].taken_n == 4) -> executions[0].held[1] : ((segments[0].taken_n == 3) -> executions[0].held[2] : 0));
+        _t[9] = ((5 < segments[0].taken_n) -> 0 : ((segments[0].taken_n == 5) -> executions[0].held[0] : _t[8]));
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert(((segments[0].taken_n + executions[0].held_n) <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[10] = (segments[0].taken_n + executions[0].held_n);
+        _t[11] = _t[0];
+        _t[12] = ((1 < segments[0].taken_n) -> segments[0].taken[1] : _t[1]);
+        _t[13] = _t[3];
+        _t[14] = 14;
+        _t[15] = 0;
+        _t[16] = 0;
+        _t[17] = 0;
+        _t[18] = 0;
+        executions[0].held_n = _t[10];
+        executions[0].held[0] = _t[11];
+        executions[0].held[1] = _t[12];
+        executions[0].held[2] = _t[13];
+        segments[0].phase = _t[14];
+        segments[0].taken_n = _t[15];
+        segments[0].taken[0] = _t[16];
+        segments[0].taken[1] = _t[17];
+        segments[0].taken[2] = _t[18];
+        _k = 0; do :: _k < 19 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* ReportFailure: the failure is reported on the run (T7.11); the segment then only retries */
-    :: atomic {
-        if SLOTS(G_REPORT) fi;
-        ex[s].write_failures++;
-        ex[s].phase = WORKING; ex[s].seg_wf = 1;
-        RESET
+    /* ReportFailure: then it reports the failure; the segment only retries */
+    :: d_step { /* ReportFailure: segment slot 0 of execution slot 0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 14)) ->
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((segments[0].taken_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[0] = (executions[0].write_failures + 1);
+        _t[1] = 1;
+        _t[2] = 11;
+        executions[0].write_failures = _t[0];
+        segments[0].write_failed = _t[1];
+        segments[0].phase = _t[2];
+        _k = 0; do :: _k < 3 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
-    /* ClearHeld and CloseSuperseded: never enabled under the conformant reading (A-T6/A-T7 atomic,
-       A-G3 old-first). The faults (Crash, Expire, LoseRace, ResumeAgain) are off at these bounds. */
+    /* ClearHeld: where the take is split (A-T6 write-first, A-T7 read-then-clear), what was read leaves the held list */
+    :: d_step { /* ClearHeld: segment slot 0 of execution slot 0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 15)) ->
+        _t[0] = ((0 < segments[0].taken_n) && (segments[0].taken[0] == executions[0].held[0]));
+        _t[1] = ((1 < segments[0].taken_n) && (segments[0].taken[1] == executions[0].held[0]));
+        _t[2] = ((2 < segments[0].taken_n) && (segments[0].taken[2] == executions[0].held[0]));
+        _t[3] = ((0 < segments[0].taken_n) && (segments[0].taken[0] == executions[0].held[1]));
+        _t[4] = ((1 < segments[0].taken_n) && (segments[0].taken[1] == executions[0].held[1]));
+        _t[5] = ((2 < segments[0].taken_n) && (segments[0].taken[2] == executions[0].held[1]));
+        _t[6] = ((0 < segments[0].taken_n) && (segments[0].taken[0] == executions[0].held[2]));
+        _t[7] = ((1 < segments[0].taken_n) && (segments[0].taken[1] == executions[0].held[2]));
+        _t[8] = ((2 < segments[0].taken_n) && (segments[0].taken[2] == executions[0].held[2]));
+        _t[9] = ((((0 < executions[0].held_n) && !(_t[0] || _t[1] || _t[2])) -> 1 : 0) + 1);
+        _t[10] = ((((0 < executions[0].held_n) && !(_t[0] || _t[1] || _t[2])) -> 1 : 0) + (((1 < executions[0].held_n) && !(_t[3] || _t[4] || _t[5])) -> 1 : 0));
+        _t[11] = (_t[10] + (((2 < executions[0].held_n) && !(_t[6] || _t[7] || _t[8])) -> 1 : 0));
+        _t[12] = (((2 < executions[0].held_n) && !(_t[6] || _t[7] || _t[8])) && (_t[10] == 0));
+        _t[13] = ((((0 < executions[0].held_n) && !(_t[0] || _t[1] || _t[2])) -> 1 : 0) == 0);
+        _t[14] = ((((1 < executions[0].held_n) && !(_t[3] || _t[4] || _t[5])) && _t[13]) -> executions[0].held[1] : (_t[12] -> executions[0].held[2] : 0));
+        _t[15] = (((0 < executions[0].held_n) && !(_t[0] || _t[1] || _t[2])) -> executions[0].held[0] : _t[14]);
+        _t[16] = (((2 < executions[0].held_n) && !(_t[6] || _t[7] || _t[8])) && (_t[10] == 1));
+        _t[17] = ((((0 < executions[0].held_n) && !(_t[0] || _t[1] || _t[2])) -> 1 : 0) == 1);
+        _t[18] = ((((1 < executions[0].held_n) && !(_t[3] || _t[4] || _t[5])) && _t[17]) -> executions[0].held[1] : (_t[16] -> executions[0].held[2] : 0));
+        _t[19] = (((2 < executions[0].held_n) && !(_t[6] || _t[7] || _t[8])) && (_t[10] == 2));
+        _t[20] = (((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution);
+        _t[21] = ((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 5));
+        _t[22] = ((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 5));
+        _t[23] = ((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 5));
+        _t[24] = ((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 5));
+        _t[25] = ((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 5));
+        _t[26] = ((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 5));
+        _t[27] = ((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 5));
+        _t[28] = ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 5));
+        _t[29] = (_t[21] || _t[22] || _t[23] || _t[24] || _t[25] || _t[26] || _t[27] || _t[28]);
+        _t[30] = (!segments[0].final -> executions[0].status : ((0 < executions[0].unhandled) -> 4 : (_t[29] -> 2 : 3)));
+        _t[31] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].collected_n) : segments[0].collected_n);
+        _t[32] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].collected[0]) : segments[0].collected[0]);
+        _t[33] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].collected[1]) : segments[0].collected[1]);
+        _t[34] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].collected[2]) : segments[0].collected[2]);
+        _t[35] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].write_failed) : segments[0].write_failed);
+        _t[36] = ((segments[0].phase == 16) -> (!segments[0].final -> 11 : segments[0].phase) : 12);
+        _t[37] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].taken_n) : segments[0].taken_n);
+        _t[38] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].taken[0]) : segments[0].taken[0]);
+        _t[39] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].taken[1]) : segments[0].taken[1]);
+        _t[40] = ((segments[0].phase == 16) -> (!segments[0].final -> 0 : segments[0].taken[2]) : segments[0].taken[2]);
+        _t[41] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> (segments_n - 1) : segments_n);
+        _t[42] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : segments[0].execution);
+        _t[43] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : segments[0].calls);
+        _t[44] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[31]);
+        _t[45] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[32]);
+        _t[46] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[33]);
+        _t[47] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[34]);
+        _t[48] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[35]);
+        _t[49] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[36]);
+        _t[50] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[37]);
+        _t[51] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[38]);
+        _t[52] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[39]);
+        _t[53] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : _t[40]);
+        _t[54] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : segments[0].final);
+        _t[55] = (((segments[0].phase == 16) -> (!segments[0].final -> 0 : 1) : 0) -> 0 : segments[0].closing);
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((_t[11] <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((_t[41] <= 1));
+        assert((_t[44] <= 3));
+        assert((_t[50] <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[56] = ((segments[0].phase == 16) -> _t[30] : executions[0].status);
+        _t[57] = _t[11];
+        _t[58] = _t[15];
+        _t[59] = _t[18];
+        _t[60] = (_t[19] -> executions[0].held[2] : 0);
+        _t[61] = _t[41];
+        _t[62] = _t[42];
+        _t[63] = _t[43];
+        _t[64] = _t[44];
+        _t[65] = _t[45];
+        _t[66] = _t[46];
+        _t[67] = _t[47];
+        _t[68] = _t[48];
+        _t[69] = _t[49];
+        _t[70] = _t[50];
+        _t[71] = _t[51];
+        _t[72] = _t[52];
+        _t[73] = _t[53];
+        _t[74] = _t[54];
+        _t[75] = _t[55];
+        executions[0].status = _t[56];
+        executions[0].held_n = _t[57];
+        executions[0].held[0] = _t[58];
+        executions[0].held[1] = _t[59];
+        executions[0].held[2] = _t[60];
+        segments_n = _t[61];
+        segments[0].execution = _t[62];
+        segments[0].calls = _t[63];
+        segments[0].collected_n = _t[64];
+        segments[0].collected[0] = _t[65];
+        segments[0].collected[1] = _t[66];
+        segments[0].collected[2] = _t[67];
+        segments[0].write_failed = _t[68];
+        segments[0].phase = _t[69];
+        segments[0].taken_n = _t[70];
+        segments[0].taken[0] = _t[71];
+        segments[0].taken[1] = _t[72];
+        segments[0].taken[2] = _t[73];
+        segments[0].final = _t[74];
+        segments[0].closing = _t[75];
+        _k = 0; do :: _k < 76 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+       }
+    /* CloseSuperseded: where the resume is split (A-G3 new-first), the superseded attempt is closed as cancelled */
+    :: d_step { /* CloseSuperseded: segment slot 0 of execution slot 0 */
+        (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && !(segments[0].closing == 0)) ->
+        _t[0] = ((executions[0].attempts[0].call == segments[0].closing) && (executions[0].attempts[0].status == 5));
+        _t[1] = ((executions[0].attempts[1].call == segments[0].closing) && (executions[0].attempts[1].status == 5));
+        _t[2] = ((executions[0].attempts[2].call == segments[0].closing) && (executions[0].attempts[2].status == 5));
+        _t[3] = ((executions[0].attempts[3].call == segments[0].closing) && (executions[0].attempts[3].status == 5));
+        _t[4] = ((executions[0].attempts[4].call == segments[0].closing) && (executions[0].attempts[4].status == 5));
+        _t[5] = ((executions[0].attempts[5].call == segments[0].closing) && (executions[0].attempts[5].status == 5));
+        _t[6] = ((executions[0].attempts[6].call == segments[0].closing) && (executions[0].attempts[6].status == 5));
+        _t[7] = ((executions[0].attempts[7].call == segments[0].closing) && (executions[0].attempts[7].status == 5));
+        _t[8] = (((7 < executions[0].attempts_n) && _t[7]) -> 6 : executions[0].attempts[7].status);
+        _t[9] = (((6 < executions[0].attempts_n) && _t[6]) -> 6 : executions[0].attempts[6].status);
+        _t[10] = (((7 < executions[0].attempts_n) && _t[7]) || ((6 < executions[0].attempts_n) && _t[6]));
+        _t[11] = (((5 < executions[0].attempts_n) && _t[5]) -> 6 : executions[0].attempts[5].status);
+        _t[12] = (((4 < executions[0].attempts_n) && _t[4]) -> 6 : executions[0].attempts[4].status);
+        _t[13] = ((_t[10] || ((5 < executions[0].attempts_n) && _t[5])) || ((4 < executions[0].attempts_n) && _t[4]));
+        _t[14] = (((3 < executions[0].attempts_n) && _t[3]) -> 6 : executions[0].attempts[3].status);
+        _t[15] = (((2 < executions[0].attempts_n) && _t[2]) -> 6 : executions[0].attempts[2].status);
+        _t[16] = ((_t[13] || ((3 < executions[0].attempts_n) && _t[3])) || ((2 < executions[0].attempts_n) && _t[2]));
+        _t[17] = (((1 < executions[0].attempts_n) && _t[1]) -> 6 : executions[0].attempts[1].status);
+        _t[18] = (((0 < executions[0].attempts_n) && _t[0]) -> 6 : executions[0].attempts[0].status);
+        _t[19] = ((_t[16] || ((1 < executions[0].attempts_n) && _t[1])) || ((0 < executions[0].attempts_n) && _t[0]));
+        assert((executions_n <= 1));
+        assert((executions[0].attempts_n <= 8));
+        assert((executions[0].questions_n <= 2));
+        assert((executions[0].held_n <= 3));
+        assert((executions[0].messages_n <= 2));
+        assert((executions[0].messages[0].n <= 3));
+        assert((executions[0].messages[1].n <= 3));
+        assert((executions[0].node_failures_n <= 0));
+        assert((segments_n <= 1));
+        assert((segments[0].collected_n <= 3));
+        assert((segments[0].taken_n <= 3));
+        assert((warnings_n <= 6));
+        assert((artifacts_n <= 3));
+        assert((crashed_n <= 3));
+        assert((new_turns_n <= 0));
+        _t[20] = _t[18];
+        _t[21] = _t[17];
+        _t[22] = _t[15];
+        _t[23] = _t[14];
+        _t[24] = _t[12];
+        _t[25] = _t[11];
+        _t[26] = _t[9];
+        _t[27] = _t[8];
+        _t[28] = 0;
+        executions[0].attempts[0].status = _t[20];
+        executions[0].attempts[1].status = _t[21];
+        executions[0].attempts[2].status = _t[22];
+        executions[0].attempts[3].status = _t[23];
+        executions[0].attempts[4].status = _t[24];
+        executions[0].attempts[5].status = _t[25];
+        executions[0].attempts[6].status = _t[26];
+        executions[0].attempts[7].status = _t[27];
+        segments[0].closing = _t[28];
+        _k = 0; do :: _k < 29 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+       }
     od
 }

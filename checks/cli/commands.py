@@ -41,6 +41,7 @@ from ..report.killtext import print_mutants
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check
 from ..shrink import shrink
+from ..spin.promela import TooLarge, capacities, promela
 from .consistency import consistency_command
 from .explore import explore_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
@@ -336,6 +337,20 @@ def _graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    bounds, reading = _bounds(args), reading_named(args.reading)
+    if args.list_capacity is not None and not 1 <= args.list_capacity <= 255:
+        raise UsageError("--list-capacity must be a whole number from 1 to 255")
+    try:
+        caps = capacities(bounds, reading, args.list_capacity)
+        text = promela(bounds, reading, str(args.out), caps)
+    except TooLarge as error:
+        raise UsageError(str(error)) from None
+    _write(args.out, text)
+    print(f"wrote the Promela model ({args.reading}) to {args.out}; its header says how to run Spin on it")
+    return 0
+
+
 def _conform(args: argparse.Namespace) -> int:
     return conform_command(args, _bounds(args), UsageError, _write)
 
@@ -371,4 +386,4 @@ def _validate(args: argparse.Namespace) -> int:
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
             "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors,
             "fuzz": _fuzz, "readings": _readings, "prove": _prove, "consistency": _consistency,
-            "explore": _explore}
+            "explore": _explore, "export": _export}

@@ -84,6 +84,22 @@ examples:
 exit: 0 written; 2 usage error, or more states than --max-states;
 3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
+EPILOG_EXPORT = """\
+examples:
+  pausecheck export --format promela --out flowdrop.pml
+                                        the default bounds, conformant reading (what
+                                        benchmarks/flowdrop.pml holds); then, in its folder:
+                                          spin -a -o2 flowdrop.pml
+                                          gcc -O2 -w -DSAFETY -DNOREDUCE -o pan pan.c
+                                          ./pan -m1000000 -w20
+                                        pan's count of states stored: 73,409, as `pausecheck check`
+  pausecheck export --format promela --calls 1 --artifacts 2 --pauses 2 --observations 0 --held-bound 1 \\
+                    --crashes 1 --reading conformant+A-T6=write-first --out crash.pml
+                                        a fault and a reading: every rule, reading and fault is exported
+
+exit: 0 the file was written; 2 usage error (bounds the Promela encoding cannot hold, a path that cannot be
+written)."""
+
 
 EPILOG_CONFORM = """\
 examples:
@@ -395,6 +411,28 @@ def parser() -> argparse.ArgumentParser:
                     help="only this ITF trace's states and what lies within --radius steps of them (the trace's "
                     "own bounds, reading and mutant are used; bound flags are ignored)")
     gr.add_argument("--radius", type=int, default=1, metavar="N", help="steps beyond the trace (default 1)")
+
+    xp = _add(commands, "export", "write the model for another model checker: Promela for Spin",
+              "Write the rules (model/rules.py), specialised to the bounds and the reading, as a Promela model "
+              "generated from the same table as the explicit search: Spin's pan, compiled with -DNOREDUCE, stores "
+              "exactly the states `pausecheck check` stores at the same bounds and reading (no property is "
+              "exported: pan checks only that every successor fits its arrays). Use it for spaces too big for "
+              "Python, or to compare the engines. The file's header says how to run Spin on it.", EPILOG_EXPORT)
+    group = xp.add_argument_group("bounds (every field of the search configuration)")
+    for name, (minimum, meaning) in BOUND_HELP.items():
+        default = getattr(DEFAULT_BOUNDS, name)
+        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
+                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    xp.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
+                    help="how each ambiguity of the spec is read (as for check; default conformant)")
+    xp.add_argument("--format", choices=("promela",), required=True,
+                    help="promela: a Promela model for Spin (the one format so far)")
+    xp.add_argument("--out", type=Path, metavar="FILE", required=True, help="the file to write")
+    xp.add_argument("--list-capacity", type=int, metavar="N",
+                    help="the length of every array holding a list of artifact refs (held, collected, taken, a "
+                    "message); default: the artifacts bound (times 1 + races), twice that under a reading that "
+                    "copies refs; where a successor does not fit, pan reports a failed assert: export again with "
+                    "a larger N")
 
     co = _add(commands, "conform", "test a FlowDrop runtime against the model: the golden oracle (... -- CMD ARGS)",
               "Start the runtime under test (any language) as a subprocess that speaks the adapter protocol "

@@ -45,7 +45,8 @@ from .values import (
 )
 from .vec import BITS
 
-__all__ = ["Caps", "Move", "moves", "lift", "decode", "fresh", "well_formed", "initial", "post_fits"]
+__all__ = ["Caps", "Move", "moves", "lift", "decode", "fresh", "well_formed", "initial", "post_fits", "Lower",
+           "lower_block", "assemble", "plan"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -626,3 +627,11 @@ def _assemble(L: _Lower, rule: Rule, slot: int, index: Any, env: dict[str, Any],
         kept = _replace(segments, slot, after["g"]) if after["g"] is not env["g"] else segments
         state[1] = pick(A, after["_ended"], _remove(L, segments, slot), kept)
     return shaped(A, L.caps, tuple(state))
+
+
+# The lowering's parts, for engines that lower the same table over an algebra of their own (Promela:
+# `checks/spin/promela.py`, which binds its own slots).
+Lower = _Lower
+lower_block = _block
+assemble = _assemble
+plan = _plan

@@ -212,7 +212,7 @@ def pick(A: Algebra, c: Any, a: Any, b: Any) -> Any:
     """`a` where `c` holds, else `b`, leaf by leaf (sequences widened to the larger capacity)."""
     if a is b:
         return a
-    k = A.known(c) if A is Z3 else bool(c)
+    k = A.known(c)
     if k is not None:
         return a if k else b
     if isinstance(a, Seq):
