@@ -190,7 +190,8 @@ def test_a_broken_runtime_gets_one_line_naming_the_request(name: str, capsys: py
     script, words = SCRIPTS[name]
     code = main(["conform", "--timeout", "0.5", "--", sys.executable, "-c", script])
     # A loaded machine may print a progress line first ("pausecheck conform: conform: started (5 s)").
-    err = "\n".join(line for line in capsys.readouterr().err.splitlines() if not line.startswith("pausecheck conform: "))
+    lines = capsys.readouterr().err.splitlines()
+    err = "\n".join(line for line in lines if not line.startswith("pausecheck conform: "))
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
 
 
