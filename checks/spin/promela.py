@@ -50,19 +50,13 @@ class TooLarge(ValueError):
     """Bounds whose states the Promela encoding cannot hold (one line, for the command line)."""
 
 
-# The readings under which a list of refs can hold an artifact twice: re-collected (A-T12), read and kept
-# (A-T6 write-first, A-T7 read-then-clear), or put back merged (A-T4); `Caps.of` does not count on them.
-COPYING = (("A-T12", "with-artifacts"), ("A-T6", "write-first"), ("A-T7", "racy-read-then-clear"), ("A-T4", "merge"))
-
-
 def capacities(bounds: Bounds, reading: Reading, lists: int | None = None) -> Caps:
-    """The arrays' capacities: `Caps.of(bounds)`, every list of refs twice as long under a reading that
-    copies refs (`COPYING`), or `lists` long if given (the warnings: that and the artifacts). Where a
-    successor still does not fit, pan reports the failed `assert` (then export again with a larger
-    `--list-capacity`)."""
-    caps = Caps.of(bounds)
+    """The arrays' capacities: those of the z3 relation, `Caps.of(bounds, reading)`, or every list of refs
+    `lists` long if given (the warnings: that and the artifacts). Where a successor still does not fit,
+    pan reports the failed `assert` (then export again with a larger `--list-capacity`)."""
+    caps = Caps.of(bounds, reading)
     if lists is None:
-        lists = caps.lists * (2 if any(reading.value(a) == v for a, v in COPYING) else 1)
+        return caps
     return dataclasses.replace(caps, lists=lists, warnings=lists + caps.artifacts)
 
 

@@ -46,7 +46,7 @@ def action_of(move: Move, read: Any = lambda x: x) -> Any:
 def lowered_successors(bounds: Bounds, reading: Reading, state: State, rules: tuple[Rule, ...] = RULES,
                        caps: Caps | None = None) -> list[tuple[Any, State]]:
     """The relation's successors of a concrete state, computed by its lowering on Python values."""
-    caps = caps or Caps.of(bounds)
+    caps = caps or Caps.of(bounds, reading)
     out = []
     for move in moves(caps, bounds, reading, lift(CONCRETE, caps, state), CONCRETE, rules):
         if move.guard:
@@ -69,7 +69,7 @@ class Relation:
 
     @staticmethod
     def of(bounds: Bounds, reading: Reading, rules: tuple[Rule, ...] = RULES) -> Relation:
-        caps = Caps.of(bounds)
+        caps = Caps.of(bounds, reading)
         pre, post = fresh(caps, "pre"), fresh(caps, "post")
         found = list(moves(caps, bounds, reading, pre, Z3, rules))
         which = z3.BitVec("which", 16)

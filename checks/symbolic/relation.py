@@ -45,8 +45,14 @@ from .values import (
 )
 from .vec import BITS
 
-__all__ = ["Caps", "Move", "moves", "lift", "decode", "fresh", "well_formed", "initial", "post_fits", "Lower",
-           "lower_block", "assemble", "plan"]
+__all__ = ["Caps", "COPYING", "Move", "moves", "lift", "decode", "fresh", "well_formed", "initial", "post_fits",
+           "Lower", "lower_block", "assemble", "plan"]
+
+
+# The readings under which a list of refs can hold an artifact twice: re-collected (A-T12), read and kept
+# (A-T6 write-first, A-T7 read-then-clear), or put back merged (A-T4). Seen on the Promela side first:
+# with-artifacts needs lists of 3 where artifacts * (1 + races) gives 2, read-then-clear 5 where it gives 4.
+COPYING = (("A-T12", "with-artifacts"), ("A-T6", "write-first"), ("A-T7", "racy-read-then-clear"), ("A-T4", "merge"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +72,13 @@ class Caps:
     node_failures: int
 
     @staticmethod
-    def of(bounds: Bounds) -> Caps:
+    def of(bounds: Bounds, reading: Reading | None = None) -> Caps:
+        """Capacities every state reachable within `bounds` under `reading` fits (lists of refs twice as
+        long under a reading that can put an artifact on one list twice, `COPYING`)."""
         executions = bounds.sessions * bounds.turns + bounds.new_turns
         segments_per_execution = bounds.pauses + 1
-        lists = bounds.artifacts * (1 + bounds.races)
+        copying = reading is not None and any(reading.value(a) == v for a, v in COPYING)
+        lists = bounds.artifacts * (1 + bounds.races) * (2 if copying else 1)
         return Caps(
             executions=executions,
             segments=executions * (2 if bounds.races else 1),
