@@ -211,15 +211,20 @@ def budget_flags(parser: argparse.ArgumentParser) -> None:
                         f"2G, ...; default {DEFAULT_MEMORY >> 20:,}M, three quarters of this machine)")
 
 
-def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: Bounds = DEFAULT_BOUNDS,
-            states: bool = True) -> None:
-    """The flags of a search: one per bound, the reading, the limits (the state limit where the command
-    honours one), and for a search whose properties are judged, how to judge what the bounds cannot exercise."""
+def bound_flags(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
+    """One flag per bound (`BOUND_HELP`), with its meaning, its default and its range."""
     group = parser.add_argument_group("bounds (every field of the search configuration)")
     for name, (minimum, meaning) in BOUND_HELP.items():
         default = getattr(defaults, name)
         group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
                            help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+
+
+def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: Bounds = DEFAULT_BOUNDS,
+            states: bool = True) -> None:
+    """The flags of a search: one per bound, the reading, the limits (the state limit where the command
+    honours one), and for a search whose properties are judged, how to judge what the bounds cannot exercise."""
+    bound_flags(parser, defaults)
     parser.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
                         help="how each ambiguity of the spec is read: conformant (the default), or conformant with "
                         "switches set, e.g. conformant+A-G1=leave; " + "; ".join(
@@ -388,11 +393,7 @@ def parser() -> argparse.ArgumentParser:
               "properties that hold, break or are witnessed there, the path so far as steps and as a sequence "
               "diagram; back and forward; load an ITF trace and step through it; copy the path as ITF.",
               EPILOG_EXPLORE)
-    group = ex.add_argument_group("bounds (every field of the search configuration)")
-    for name, (minimum, meaning) in BOUND_HELP.items():
-        default = getattr(DEFAULT_BOUNDS, name)
-        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
-                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    bound_flags(ex, DEFAULT_BOUNDS)
     ex.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
                     help="how each ambiguity of the spec is read (as for check)")
     ex.add_argument("--mutant", metavar="NAME", help="walk a mutant's model instead (pausecheck mutants --list)")
@@ -418,11 +419,7 @@ def parser() -> argparse.ArgumentParser:
               "exactly the states `pausecheck check` stores at the same bounds and reading (no property is "
               "exported: pan checks only that every successor fits its arrays). Use it for spaces too big for "
               "Python, or to compare the engines. The file's header says how to run Spin on it.", EPILOG_EXPORT)
-    group = xp.add_argument_group("bounds (every field of the search configuration)")
-    for name, (minimum, meaning) in BOUND_HELP.items():
-        default = getattr(DEFAULT_BOUNDS, name)
-        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
-                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    bound_flags(xp, DEFAULT_BOUNDS)
     xp.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
                     help="how each ambiguity of the spec is read (as for check; default conformant)")
     xp.add_argument("--format", choices=("promela",), required=True,
@@ -533,11 +530,7 @@ def parser() -> argparse.ArgumentParser:
               "which of the properties citing it still hold under the other clauses, and which fail (with the "
               "reading that breaks them). Only what fits the depth is covered: a clash needing a longer behaviour "
               "is not seen.", EPILOG_CONSISTENCY)
-    group = cs.add_argument_group("bounds (every field of the search configuration)")
-    for name, (minimum, meaning) in BOUND_HELP.items():
-        default = getattr(CONSISTENCY_BOUNDS, name)
-        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
-                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+    bound_flags(cs, CONSISTENCY_BOUNDS)
     budget_flags(cs)
     cs.add_argument("--depth", type=int, default=12, metavar="K",
                     help="steps of the behaviours of (b) and (c) (default 12)")
