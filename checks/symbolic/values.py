@@ -70,10 +70,20 @@ class Algebra:
     def disj(self, *xs: Any) -> Any: ...
     def neg(self, x: Any) -> Any: ...
     def eq(self, a: Any, b: Any) -> Any: ...
-    def lt(self, a: Any, b: Any) -> Any: ...
-    def le(self, a: Any, b: Any) -> Any: ...
-    def add(self, a: Any, b: Any) -> Any: ...
-    def sub(self, a: Any, b: Any) -> Any: ...
+
+    # Python's operators mean the same on z3 bit-vectors and on ints: one definition serves both algebras.
+    def lt(self, a: Any, b: Any) -> Any:
+        return a < b
+
+    def le(self, a: Any, b: Any) -> Any:
+        return a <= b
+
+    def add(self, a: Any, b: Any) -> Any:
+        return a + b
+
+    def sub(self, a: Any, b: Any) -> Any:
+        return a - b
+
     def known(self, x: Any) -> bool | None:
         """The Python truth of a boolean term if it is a constant, else None (so that dead code is skipped)."""
 
@@ -106,18 +116,6 @@ class _Z3(Algebra):
     def eq(self, a: Any, b: Any) -> Any:
         return z3.BoolVal(True) if a.eq(b) else a == b
 
-    def lt(self, a: Any, b: Any) -> Any:
-        return a < b
-
-    def le(self, a: Any, b: Any) -> Any:
-        return a <= b
-
-    def add(self, a: Any, b: Any) -> Any:
-        return a + b
-
-    def sub(self, a: Any, b: Any) -> Any:
-        return a - b
-
     def known(self, x: Any) -> bool | None:
         return True if z3.is_true(x) else False if z3.is_false(x) else None
 
@@ -143,18 +141,6 @@ class _Concrete(Algebra):
 
     def eq(self, a: Any, b: Any) -> Any:
         return a == b
-
-    def lt(self, a: Any, b: Any) -> Any:
-        return a < b
-
-    def le(self, a: Any, b: Any) -> Any:
-        return a <= b
-
-    def add(self, a: Any, b: Any) -> Any:
-        return a + b
-
-    def sub(self, a: Any, b: Any) -> Any:
-        return a - b
 
     def known(self, x: Any) -> bool | None:
         return bool(x)
