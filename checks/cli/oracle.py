@@ -298,7 +298,11 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
                   markup=False)
     if d is not None:
         out.print(f"[diverged] step {d.step} ({d.kind}): {printable(d.message)}", markup=False)
-        out.print(f"clauses: {' '.join(d.clauses) or '-'}", markup=False)
+        broke = f" (first those of {d.property}, which it breaks; then the step's)" if d.property else ""
+        out.print(f"clauses: {' '.join(d.clauses) or '-'}{broke}", markup=False)
+        if d.restarts:
+            out.print("the runtime was restarted after " + ", ".join(f"step {s}" for s in d.restarts)
+                      + " (the trace marks each restart)", markup=False)
         again = f"; `pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again" \
             if argv else ""
         out.print(f"the model's path is written to {trace}: `pausecheck replay {trace}` shows it{again}", markup=False)
@@ -328,5 +332,5 @@ def _json(result: ConformResult, trace: Path | None, code: int) -> dict[str, Any
         "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code,
         "divergence": None if d is None else {
             "step": d.step, "kind": d.kind, "message": d.message, "clauses": list(d.clauses),
-            "property": d.property, "expected": d.expected, "actual": d.actual, "trace": str(trace)},
+            "property": d.property, "field": d.field, "restarts": list(d.restarts), "expected": d.expected, "actual": d.actual, "trace": str(trace)},
     }
