@@ -14,12 +14,14 @@ import pytest
 from pausecheck.checks.cli import main
 from pausecheck.checks.oracle import InProcess, conform, divergence_document
 from pausecheck.checks.oracle.culprit import FIELDS, field_of
+from pausecheck.checks.oracle.standing import render_standing, standing
+from pausecheck.checks.oracle.uncovered import raised, to_cover
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.properties import PROPERTIES
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import replay
 
-from .test_oracle import BUGGY, EXAMPLE, RUNTIME
+from .test_oracle import BUGGY, EXAMPLE, RUNTIME, SMALL
 
 # One held artifact, a failing write-back and its retry: the least a copying take needs to show twice.
 COPYING = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1)
@@ -107,3 +109,26 @@ def test_a_restart_before_the_divergence_is_in_the_message_the_trace_and_the_tex
     out = capsys.readouterr().out
     assert "then the runtime under test restarts" in out and "and a restart," in out
     assert "the runtime was restarted after " + ", ".join(f"step {s}" for s in d.restarts) in out
+
+
+def test_a_standing_counts_the_clauses_covered_and_the_flags_that_cover_the_rest(tmp_path: Path) -> None:
+    machine = Machine(SMALL)
+    result = conform(InProcess(EXAMPLE.Runtime(str(tmp_path / "a.sqlite"), None).handle), machine)
+    page = standing(result, machine, "ref", None)
+    rows = {r["id"]: r for r in page["clauses"]}
+    missing = sorted(i for i, r in rows.items() if r["status"] == "not covered")
+    assert missing and page["covered"] == len(rows) - len(missing) and page["clauses_total"] == len(rows)
+    assert all(r["cover"] is None for r in rows.values() if r["status"] != "not covered")
+    text = render_standing(page, "md")
+    assert f"conforms (strict) on the {page['covered']} of {len(rows)} clauses covered" in text
+    flagged = {i: rows[i]["cover"] for i in missing if rows[i]["cover"].startswith("--")}
+    assert flagged and all(f"not covered: {i}" in text or f", {i}" in text for i in flagged)
+    for n, flags in enumerate(sorted(set(flagged.values()))):  # each named flag set covers its clauses, run again
+        more = Machine(raised(SMALL, flags))
+        again = conform(InProcess(EXAMPLE.Runtime(str(tmp_path / f"b{n}.sqlite"), None).handle), more)
+        covered = {c for c, count in again.clause_edges if count}
+        assert {i for i, f in flagged.items() if f == flags} <= covered, flags
+
+
+def test_a_clause_no_step_enacts_is_said_so() -> None:
+    assert "no step of the model enacts it" in to_cover(["G6.5"], Machine(SMALL))["G6.5"]

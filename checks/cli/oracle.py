@@ -267,11 +267,11 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         trace = args.out or Path("divergence.itf.json")
         document = divergence_document(machine, result, command)
         write(trace, dumps(document))
-    published = getattr(args, "standing", None)
+    published, page = getattr(args, "standing", None), None
     if published is not None:
         fmt = format_of(published) or "json"
-        write(published, render_standing(standing(result, machine, " ".join(argv), str(trace) if trace else None),
-                                         fmt))
+        page = standing(result, machine, " ".join(argv), str(trace) if trace else None)
+        write(published, render_standing(page, fmt))
     code = 0 if result.ok else 1
     if args.json:
         print(json.dumps(_json(result, trace, code), sort_keys=True, indent=2))
@@ -319,8 +319,10 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         out.print(f"[ok] the runtime's {what} on every edge of the reachable graph", markup=False)
     else:
         out.print("[incomplete] no divergence in what ran, but not every edge was judged", markup=False)
-    if published is not None:
-        out.print(f"standing written to {published}", markup=False)
+    if page is not None:
+        out.print(f"standing written to {published}: {page['covered']} of {page['clauses_total']} clauses covered"
+                  + ("" if page["covered"] == page["clauses_total"] else " (it names what would cover the rest)"),
+                  markup=False)
     return code
 
 
