@@ -70,7 +70,10 @@ def to_cover(uncovered: Iterable[str], machine: Machine, complete: bool = True) 
             answer[clause] = "a complete run at these bounds: it stopped before any step enacting it"
         elif need is not None:
             answer[clause] = need
+        elif needs:
+            answer[clause] = f"no bound flag found: with none of {'; '.join(needs)} does a step of the model " \
+                             f"enact it within {LIMIT:,} states"
         else:
-            tried = f" (tried {'; '.join(needs)})" if needs else ""
-            answer[clause] = f"no bound flag found{tried}: no step of the model enacts it within {LIMIT:,} states"
+            answer[clause] = "no bound flag: the situations of the properties citing it are within these bounds, " \
+                             "yet no step of the model enacts it"
     return answer
