@@ -12,7 +12,7 @@ from pausecheck.model.formulas import FORMULAS
 from pausecheck.model.observe import shown
 from pausecheck.model.properties import PROPERTIES, screen
 from pausecheck.model.property import ALWAYS, SOMETIMES, TRANSITION
-from pausecheck.model.pycheck import source, compiled_for
+from pausecheck.model.pycheck import compiled_for, source
 
 SMALL = Bounds(calls=2, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
 MACHINES = {

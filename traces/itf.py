@@ -21,7 +21,7 @@ from .explain import explain
 from .input_file import InputError, parse_json, short
 from .input_file import read_limited as read_limited_input
 
-__all__ = ["VARS", "encode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]
+__all__ = ["VARS", "encode_state", "decode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]
 
 VARS = ["artifacts", "executions", "segments", "warnings", "write_failures", "crashes", "crashed", "new_turns", "races"]
 FORMAT_URL = "https://apalache-mc.org/docs/adr/015adr-trace.html"
@@ -73,6 +73,30 @@ def encode_state(state: State) -> dict[str, Any]:
         "new_turns": [f"s{session}" for session in state.new_turns],
         "races": state.races,
     }
+
+
+def _number(text: str) -> int:
+    return int(text[1:])
+
+
+def decode_state(record: dict[str, Any]) -> State:
+    """The state an ITF record stands for (the inverse of `encode_state`; a malformed record raises
+    KeyError, ValueError or TypeError, for the caller to name)."""
+    from pausecheck.model.state import Artifact, Attempt, Execution, Question, Segment, Warning
+    refs = lambda names: tuple(_number(n) for n in names)  # noqa: E731
+    return State(
+        executions=tuple(Execution(
+            e["id"], _number(e["session"]), e["status"], e["calls"],
+            tuple(Attempt(a["call"], a["status"]) for a in e["attempts"]),
+            tuple(Question(q["call"], q["status"], q["observations"], _number(q["id"])) for q in e["questions"]),
+            refs(e["held"]), tuple(refs(m) for m in e["messages"]), e["unhandled"], e["write_failures"],
+            tuple(n == "routed" for n in e["node_failures"])) for e in record["executions"]),
+        segments=tuple(Segment(g["execution"], g["calls"], refs(g["collected"]), g["write_failed"], g["phase"],
+                               refs(g["taken"]), g["final"], g["closing"]) for g in record["segments"]),
+        warnings=tuple(Warning(w["execution"], _number(w["artifact"])) for w in record["warnings"]),
+        artifacts=tuple(Artifact(a["execution"], a["call"]) for a in record["artifacts"]),
+        write_failures=record["write_failures"], crashes=record["crashes"], crashed=refs(record["crashed"]),
+        new_turns=tuple(_number(n) for n in record["new_turns"]), races=record["races"])
 
 
 def trace_document(

@@ -13,11 +13,15 @@ from typing import Any
 from pausecheck.model import EVENTUALLY, ActionError, Machine, State, action_from_json
 from pausecheck.model.machine import DEADLOCK
 
-from .itf import VARS, TraceError, encode_state
+from .itf import VARS, TraceError, decode_state, encode_state
 
 CONFORMANCE = "conformance"  # a runtime's divergence from the model (`pausecheck conform`)
 
-__all__ = ["Replay", "replay", "first_difference", "decode_actions"]
+__all__ = ["Replay", "replay", "first_difference", "decode_actions", "ARBITRARY"]
+
+# `#meta.start` of a trace that starts from the state it records rather than the initial state: a
+# counterexample to induction (`prove --induction`), whose first state need not be reachable.
+ARBITRARY = "arbitrary"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +80,11 @@ def replay(document: dict[str, Any], machine: Machine, file: str = "<trace>") ->
     actions = decode_actions(document, file)
     recorded = document["states"]
     state = machine.init_states()[0]
+    if document["#meta"].get("start") == ARBITRARY:  # a counterexample to induction starts where it says
+        try:
+            state = decode_state(recorded[0])
+        except (KeyError, ValueError, TypeError, IndexError) as error:
+            raise TraceError(file, "$.states[0]", f"not a state of the model ({error})") from None
     states = [state]
     found = first_difference(_recorded(recorded[0]), encode_state(state))
     if found:

@@ -334,5 +334,6 @@ def _json(result: ConformResult, trace: Path | None, code: int) -> dict[str, Any
         "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code,
         "divergence": None if d is None else {
             "step": d.step, "kind": d.kind, "message": d.message, "clauses": list(d.clauses),
-            "property": d.property, "field": d.field, "restarts": list(d.restarts), "expected": d.expected, "actual": d.actual, "trace": str(trace)},
+            "property": d.property, "field": d.field, "restarts": list(d.restarts), "expected": d.expected,
+            "actual": d.actual, "trace": str(trace)},
     }

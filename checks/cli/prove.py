@@ -45,13 +45,9 @@ def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage:
         raise usage("--bmc K needs a depth of 0 or more steps")
     if args.k < 1:
         raise usage("--k must be at least 1")
-    m = _semantics(bounds, reading, usage)
     if args.induction:
-        if reading.switches:
-            raise usage(f"prove --induction proves the conformant reading; its strengthening invariants do not "
-                        f"hold under {reading.name} (use --bmc K to check a reading)")
-        return _induction(args, bounds, usage)
-    return _bmc(args, bounds, reading, m, write)
+        return _induction(args, bounds, reading, usage, write)
+    return _bmc(args, bounds, reading, _semantics(bounds, reading, usage), write)
 
 
 def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, m: Any, write: Any) -> int:
@@ -148,53 +144,89 @@ def _bmc_reason(kind: str, depth: int | None, reached: int, needs: str | None) -
     return f"violated at depth {depth}" if depth is not None else f"holds up to {reached} steps"
 
 
-def _induction(args: argparse.Namespace, bounds: Bounds, usage: type[Exception]) -> int:
-    from ..symbolic.bmc import KIND, NAMES
-    from ..symbolic.induction import FITS, KEY, STRENGTHENING, induction_semantics, prove
-    if bounds.turns != 1 or bounds.new_turns:
-        raise usage("prove --induction proves one turn per session (--turns 1)")
-    m = induction_semantics(bounds.sessions, bounds.calls, bounds.artifacts, bounds)
-    names = tuple(n for n in NAMES if KIND[n] in (ALWAYS, "transition")) if args.all else KEY
-    proof = prove(m, names, args.k)
-    support = {inv.name for inv in STRENGTHENING} | {FITS}
-    wanted = [o for o in proof.outcomes if o.name not in support]
-    code = 0 if all(o.proved for o in proof.outcomes if o.name in KEY or o.name in support) else 1
-    scope = (f"for behaviours of any length, with {bounds.sessions} session(s) of one turn, at most {bounds.calls} "
-             f"tool call(s) per execution, {bounds.artifacts} artifact(s), held bound {bounds.held_bound}, "
-             f"{bounds.interim_writes} interim write(s), {bounds.node_failures} node failure(s), under the conformant "
-             "reading; pauses, resumes, failing write-backs and repeated observations unbounded")
+def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception], write: Any) -> int:
+    from ..symbolic.inductive import FITS, KEY, prove
+    from ..symbolic.values import TooSmall
+    if args.k != 1:
+        raise usage("prove --induction over the whole model is 1-induction, strengthened by the invariants Houdini "
+                    "proves (--k 1)")
+    if any(bounds.as_dict()[name] > 9 for name in ("sessions", "turns")) or \
+            bounds.sessions * bounds.turns + bounds.new_turns > 9:
+        raise usage("prove --induction encodes at most 9 executions (--sessions x --turns + --new-turns)")
+    names = tuple(p.name for p in PROPERTIES if p.kind in (ALWAYS, "transition")) if args.all else KEY
+    budget = active()
+    deadline = None if budget is None else budget.deadline
+    say_progress = (lambda text: None) if args.json else (lambda text: note("prove", f"induction: {text}"))
+    try:
+        proof = prove(bounds, reading, names, progress=say_progress, deadline=deadline)
+    except TooSmall as error:
+        raise usage(f"prove --induction: these bounds do not fit the symbolic encoding ({error})") from None
+    command = f"pausecheck prove --induction {_flags(bounds)}".strip() + (
+        f" --reading {reading.name}" if reading.switches else "")
+    traces: dict[str, str] = {}
+    rows = []
+    for o in proof.outcomes:
+        trace = None
+        if o.cti is not None and args.out is not None:
+            trace = str(args.out / trace_name("not-inductive", o.name))
+            write(Path(trace), dumps(cti_document(bounds, reading, o, command)))
+            traces[o.name] = trace
+        rows.append({"name": o.name, "proved": o.proved, "method": "1-induction", "k": 1, "reason": o.reason or None,
+                     "key": o.name in KEY, "trace": trace,
+                     "counterexample": None if o.cti is None else {
+                         "pre": repr(o.cti.pre), "step": str(o.cti.action), "post": repr(o.cti.post),
+                         "replays": o.cti.replays}})
+    not_proved = [o.name for o in proof.outcomes if not o.proved and o.name != FITS]
+    fits = next(o for o in proof.outcomes if o.name == FITS)
+    code = 3 if proof.incomplete else 1 if not_proved else 3 if not fits.proved else 0
+    scope = (f"for behaviours of any length at {_flags(bounds) or 'the default bounds'} (every fault they allow), "
+             f"under the reading {reading.name}")
+    strengthening = (f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
+                     f"states, kept by Houdini in {proof.rounds} rounds (each proved inductive with the others)")
     if args.json:
-        rows = [{"name": o.name, "proved": o.proved, "method": "k-induction", "k": proof.k,
-                 "reason": o.reason or None, "strengthening": o.name in support,
-                 "counterexample": None if o.pre is None else {"pre": repr(o.pre), "step": o.move,
-                                                               "post": repr(o.post)}}
-                for o in proof.outcomes]
-        print(json.dumps({"method": "k-induction", "k": proof.k, "scope": scope, "seconds": round(proof.seconds, 2),
-                          "properties": rows, "exit": code}, indent=1))
+        print(json.dumps({"method": "1-induction", "k": 1, "scope": scope, "bounds": bounds.as_dict(),
+                          "reading": reading.name, "strengthening": strengthening,
+                          "invariants": [c.name for c in proof.kept], "seconds": round(proof.seconds, 2),
+                          "complete": not proof.incomplete, "properties": rows, "exit": code}, indent=1))
         return code
     out = console(color=not args.no_color)
     say = _sayer(out)
-    say(f"pausecheck prove --induction: {proof.k}-induction with z3, {scope}.")
-    say("  strengthening invariants (proved together with the properties):")
+    say(f"pausecheck prove --induction: 1-induction with z3 over the relation derived from the rule table, {scope}.")
+    say(f"  strengthening: {strengthening}")
     for o in proof.outcomes:
-        if o.name in support:
-            say(f"    {'proved' if o.proved else 'NOT PROVED':<11} {o.name}: " + (
-                "every enabled step fits the symbolic universe" if o.name == FITS else
-                next(inv.doc for inv in STRENGTHENING if inv.name == o.name)))
-    say("  properties:")
-    for o in wanted:
         key = " (key)" if o.name in KEY else ""
         why = "" if o.proved else f": {o.reason}"
-        say(f"    {'proved' if o.proved else 'not proved':<11} {o.name}{key}{why}")
-        if o.pre is not None:
-            say(f"        counterexample to induction: from {o.pre}\n        by {o.move}\n        to {o.post}")
+        say(f"    {'proved' if o.proved else 'NOT PROVED':<11} {o.name}{key}{why}")
+        if o.cti is not None:
+            replays = "it replays on the explicit model" if o.cti.replays else "it does NOT replay: a drift"
+            where = f" -> {traces[o.name]}" if o.name in traces else " (--out DIR writes it as ITF)"
+            say(f"        counterexample to induction ({replays}){where}:\n        from {o.cti.pre}\n"
+                f"        by {o.cti.action}\n        to {o.cti.post}")
     say(f"  {proof.seconds:.1f} s")
-    if code == 0:
-        say(f"[ok] the six key properties ({', '.join(KEY)}) are proved {scope}")
+    if proof.incomplete:
+        say(f"[incomplete] stopped at --max-seconds after {proof.seconds:.1f} s: nothing is proved")
+    elif not_proved:
+        say(f"[not inductive] {', '.join(not_proved)}: each comes with a counterexample to induction above (a state "
+            "where every kept invariant holds and a step that breaks it; it may be unreachable)")
+    elif not fits.proved:
+        say(f"[incomplete] {', '.join(names)} proved for every behaviour whose states fit the symbolic capacities, "
+            f"but {fits.reason}")
     else:
-        failed = [o.name for o in proof.outcomes if not o.proved and (o.name in KEY or o.name in support)]
-        say(f"[not proved] {', '.join(failed)}: see the reasons above")
+        say(f"[ok] {', '.join(names)} are proved {scope}")
     return code
+
+
+def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str) -> dict[str, Any]:
+    """A counterexample to induction as an ITF trace that starts from its own state (`#meta.start`)."""
+    from pausecheck.traces.itf import trace_document
+    from pausecheck.traces.replay import ARBITRARY
+    prop = _PROPERTY[outcome.name]
+    meta = {"property": outcome.name, "kind": prop.kind, "clauses": list(prop.clauses),
+            "verdict": "not inductive", "message": outcome.reason, "description": prop.doc,
+            "bounds": bounds.as_dict(), "reading": reading.name, "mutant": None, "mutant_description": None,
+            "command": command, "steps": 1, "start": ARBITRARY}
+    cti = outcome.cti
+    return trace_document((cti.pre, cti.post), (cti.action,), meta, frozenset())
 
 
 def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:

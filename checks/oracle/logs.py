@@ -33,8 +33,8 @@ from pausecheck.traces.replay import first_difference
 
 from .blackbox import BLACK_BOX, History
 from .conform import STRICT, ConformResult, Divergence, divergence_at
-from .culprit import culprit
 from .cover import Sequence
+from .culprit import culprit
 from .protocol import OBSERVATION, payload, validate
 
 __all__ = ["LogError", "read_log", "validate_log"]

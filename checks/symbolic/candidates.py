@@ -1,0 +1,270 @@
+"""Candidate invariants for induction, found automatically: templates in the rule language, instantiated
+with what the explicit search sees.
+
+k-induction proves a property from an arbitrary state where the property (and whatever else is
+assumed) holds; most such states are unreachable, so a property is rarely inductive on its own. The
+strengthening invariants that rule those states out are not written by hand here: each template
+below (a field's values, a count's range, a count's range under a status or a phase, the refs'
+range, what a segment's execution looks like) is instantiated with the values observed on a sample
+of the reachable states (`mine`), and only those true on the whole sample are kept. The candidates
+are a guess, checked by z3: Houdini (`induction.py`) keeps the largest subset that is inductive, so
+a wrong guess costs strength, never soundness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pausecheck.model.config import Bounds
+from pausecheck.model.formulas import S, execution
+from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
+from pausecheck.model.lang import B, Expr, base_of, is_race, ite, lift
+from pausecheck.model.pycheck import compiled_expr
+from pausecheck.model.state import Artifact, Attempt, Execution, Question, Segment, State, Warning
+
+__all__ = ["Candidate", "mine"]
+
+
+@dataclass(frozen=True, eq=False)
+class Candidate:
+    """A candidate invariant: a name a reader follows, and its formula over the state `S`."""
+
+    name: str
+    expr: Expr
+
+
+# What is measured of a record, by name: (the record's type, measure)
+_EXECUTION_MEASURES: dict[str, Callable[[Expr], Expr]] = {
+    "calls": lambda x: x.calls, "unhandled": lambda x: x.unhandled, "write_failures": lambda x: x.write_failures,
+    "attempts": lambda x: x.attempts.size, "questions": lambda x: x.questions.size, "held": lambda x: x.held.size,
+    "messages": lambda x: x.messages.size, "node_failures": lambda x: x.node_failures.size,
+    "segments": lambda x: S.segments.count(lambda y: base_of(y.execution) == x.id),
+    "refs_on_messages": lambda x: x.messages.total(lambda m: m.size),
+}
+_ATTEMPT_STATUSES = ("running", "completed", "failed", "interrupted", "cancelled")
+_QUESTION_STATUSES = ("pending", "approved", "declined", "expired")
+for _w in _ATTEMPT_STATUSES:
+    _EXECUTION_MEASURES[f"{_w}_attempts"] = lambda x, w=_w: x.attempts.count(lambda a: a.status == w)
+for _w in _QUESTION_STATUSES:
+    _EXECUTION_MEASURES[f"{_w}_questions"] = lambda x, w=_w: x.questions.count(lambda q: q.status == w)
+
+_SEGMENT_MEASURES: dict[str, Callable[[Expr], Expr]] = {
+    "calls": lambda y: y.calls, "collected": lambda y: y.collected.size, "taken": lambda y: y.taken.size,
+    "write_failed": lambda y: y.write_failed, "final": lambda y: y.final,
+    **{f"execution's {name}": (lambda y, f=f: f(execution(S, y.execution))) for name, f in _EXECUTION_MEASURES.items()
+       if name != "segments"},
+}
+
+_STATE_MEASURES: dict[str, Callable[[Expr], Expr]] = {
+    "executions": lambda s: s.executions.size, "segments": lambda s: s.segments.size,
+    "warnings": lambda s: s.warnings.size, "artifacts": lambda s: s.artifacts.size,
+    "write_failures": lambda s: s.write_failures, "crashes": lambda s: s.crashes, "crashed": lambda s: s.crashed.size,
+    "new_turns": lambda s: s.new_turns.size, "races": lambda s: s.races,
+    "racing segments": lambda s: s.segments.count(lambda y: is_race(y.execution)),
+}
+
+
+def _in_range(refs: Expr) -> Expr:
+    return refs.all_of(lambda r: (r >= 1) & (r <= S.artifacts.size))
+
+
+def _fixed() -> list[Candidate]:
+    """Shapes no template states: refs name artifacts that exist, a segment's execution exists, ..."""
+    return [
+        Candidate("refs name artifacts that exist", S.executions.all_of(
+            lambda x: _in_range(x.held) & x.messages.all_of(_in_range))
+            & S.segments.all_of(lambda y: _in_range(y.collected) & _in_range(y.taken)) & _in_range(S.crashed)
+            & S.warnings.all_of(lambda w: (w.ref >= 1) & (w.ref <= S.artifacts.size))),
+        Candidate("a segment's execution exists", S.segments.all_of(
+            lambda y: S.executions.any_of(lambda x: x.id == base_of(y.execution)))),
+        Candidate("a warning's execution exists", S.warnings.all_of(
+            lambda w: S.executions.any_of(lambda x: x.id == w.execution))),
+        Candidate("an artifact's execution exists", S.artifacts.all_of(
+            lambda a: S.executions.any_of(lambda x: x.id == a.execution))),
+        Candidate("execution ids are distinct", S.executions.all_of(
+            lambda x: S.executions.count(lambda z: z.id == x.id) == 1)),
+        Candidate("segment keys are distinct", S.segments.all_of(
+            lambda y: S.segments.count(lambda z: z.execution == y.execution) == 1)),
+        Candidate("question ids number the questions", S.executions.all_of(
+            lambda x: x.questions.all_of(lambda q: (q.id >= 1) & (q.id <= x.questions.size)
+                                         & (x.questions.count(lambda p: p.id == q.id) == 1)))),
+        Candidate("only the latest question may be pending", S.executions.all_of(
+            lambda x: x.questions.prefix(x.questions.size - 1).all_of(lambda q: q.status != "pending"))),
+        Candidate("a question's call has an attempt", S.executions.all_of(
+            lambda x: x.questions.all_of(lambda q: x.attempts.any_of(lambda a: a.call == q.call)))),
+        Candidate("a running attempt's execution is running", S.executions.all_of(
+            lambda x: (x.attempts.count(lambda a: a.status == "running") == 0) | (x.status == "running"))),
+        Candidate("a pending question's call has an interrupted attempt", S.executions.all_of(
+            lambda x: x.questions.all_of(lambda q: (q.status != "pending") | x.attempts.any_of(
+                lambda a: (a.call == q.call) & (a.status == "interrupted"))))),
+        Candidate("a question's call has one attempt, two once approved", S.executions.all_of(
+            lambda x: x.questions.all_of(lambda q: x.attempts.count(lambda a: a.call == q.call) == ite(
+                q.status == "approved", 2, 1)))),
+        Candidate("a question's call has an interrupted attempt exactly while it is pending", S.executions.all_of(
+            lambda x: x.questions.all_of(lambda q: x.attempts.count(
+                lambda a: (a.call == q.call) & (a.status == "interrupted")) == ite(q.status == "pending", 1, 0)))),
+        Candidate("an execution's attempts are its calls, plus one per approval", S.executions.all_of(
+            lambda x: x.attempts.size == x.calls + x.questions.count(lambda q: q.status == "approved"))),
+        Candidate("a write-back under way, or to retry, that is not final has room for its interim message",
+                  S.segments.all_of(lambda y: ((y.phase == "working") & ~y.write_failed) | y.final
+                                    | (execution(S, y.execution).messages.size < B.interim_writes))),
+        Candidate("an execution not finished has written only interim messages", S.executions.all_of(
+            lambda x: x.status.one_of("completed", "failed", "cancelled") | (x.messages.size <= B.interim_writes))),
+        Candidate("sessions are within the bound", S.executions.all_of(
+            lambda x: (x.session >= 1) & (x.session <= B.sessions))),
+    ]
+
+
+def _ranges(name: str, quantify: Callable[[Callable[[Expr], Expr]], Expr], values: Iterable[Any],
+            measure: Callable[[Expr], Expr], when: Callable[[Expr], Expr] | None, label: str) -> list[Candidate]:
+    """`measure` within the observed range (under `when`, if given), as candidates."""
+    seen = sorted(set(values))
+    if not seen:
+        return []
+    low, high = seen[0], seen[-1]
+    guard = (lambda r: lift(True)) if when is None else when
+    out = []
+    if isinstance(low, bool):
+        if low == high:
+            out.append(Candidate(f"{label}: {name} is {low}", quantify(
+                lambda r: ~guard(r) | (measure(r) == low))))
+        return out
+    if low == high:
+        out.append(Candidate(f"{label}: {name} is {low}", quantify(lambda r: ~guard(r) | (measure(r) == low))))
+        return out
+    out.append(Candidate(f"{label}: {name} at most {high}", quantify(lambda r: ~guard(r) | (measure(r) <= high))))
+    if low > 0:
+        out.append(Candidate(f"{label}: {name} at least {low}", quantify(lambda r: ~guard(r) | (measure(r) >= low))))
+    return out
+
+
+def _records(sample: list[State], bounds: Bounds, records: Expr, mode: str,
+             measures: dict[str, Callable[[Expr], Expr]], kind: str) -> list[Candidate]:
+    """The templates of one kind of record: its mode's values, each measure's range, and each measure's
+    range under each value of the mode."""
+    quantify: Callable[[Callable[[Expr], Expr]], Expr] = records.all_of
+    modes_of = compiled_expr(records.map(lambda x: getattr(x, mode)), bounds)
+    per_state = [modes_of(state) for state in sample]
+    modes = sorted({m for ms in per_state for m in ms})
+    out = [Candidate(f"each {kind}'s {mode} is one of {', '.join(modes)}",
+                     quantify(lambda x: getattr(x, mode).one_of(*modes)))] if modes else []
+    for name, measure in measures.items():
+        measured = compiled_expr(records.map(measure), bounds)
+        rows = [row for state, ms in zip(sample, per_state, strict=True)
+                for row in zip(ms, measured(state), strict=True)]
+        out += _ranges(name, quantify, (v for _, v in rows), measure, None, f"each {kind}")
+        for m in modes:
+            out += _ranges(name, quantify, (v for w, v in rows if w == m), measure,
+                           lambda x, m=m: getattr(x, mode) == m, f"each {m} {kind}")
+    return out
+
+
+def _flat(field: str) -> Callable[[Expr], Expr]:
+    """The records of a field of every execution, in one sequence (its attempts, its questions)."""
+    return lambda s: s.executions.fold(lift((), getattr(S.executions.at(0), field).t),
+                                       lambda acc, x: acc + getattr(x, field))
+
+
+# Every kind of record, as (name, all of them in a state, a test of each of them in a state, its type)
+_KINDS: tuple[tuple[str, Callable[[Expr], Expr], Callable[[Callable[[Expr], Expr]], Expr], type], ...] = (
+    ("execution", lambda s: s.executions, lambda test: S.executions.all_of(test), Execution),
+    ("attempt", _flat("attempts"), lambda test: S.executions.all_of(lambda x: x.attempts.all_of(test)), Attempt),
+    ("question", _flat("questions"), lambda test: S.executions.all_of(lambda x: x.questions.all_of(test)), Question),
+    ("segment", lambda s: s.segments, lambda test: S.segments.all_of(test), Segment),
+    ("artifact", lambda s: s.artifacts, lambda test: S.artifacts.all_of(test), Artifact),
+    ("warning", lambda s: s.warnings, lambda test: S.warnings.all_of(test), Warning),
+)
+
+
+def _typed(sample: list[State], bounds: Bounds) -> list[Candidate]:
+    """Each scalar field of each kind of record within what the sample shows: its values (a word, a flag)
+    or its range (a number)."""
+    out = []
+    for kind, records, quantify, record in _KINDS:
+        for name, t in FIELD_TYPES[record].items():
+            if t not in (str, bool, int):
+                continue
+            read = compiled_expr(records(S).map(lambda r, n=name: getattr(r, n)), bounds)
+            values = {v for state in sample for v in read(state)}
+            if not values:
+                continue
+            if t is int:
+                out += _ranges(name, quantify, values, lambda r, n=name: getattr(r, n), None, f"each {kind}")
+            else:
+                ordered = sorted(values)
+                out.append(Candidate(f"each {kind}'s {name} is one of {', '.join(map(str, ordered))}",
+                                     quantify(lambda r, n=name, vs=tuple(ordered): getattr(r, n).one_of(*vs))))
+    return out
+
+
+# Measures of an execution related pairwise (a <= b + c): the counts its steps move together.
+_LINKED = ("calls", "attempts", "questions", "completed_attempts", "failed_attempts", "interrupted_attempts",
+           "cancelled_attempts", "running_attempts", "approved_questions", "declined_questions", "pending_questions",
+           "segments", "segment calls", "settled questions")
+_EXECUTION_MEASURES["segment calls"] = lambda x: S.segments.total(
+    lambda y: ite(base_of(y.execution) == x.id, y.calls, 0))
+_EXECUTION_MEASURES["settled questions"] = lambda x: x.questions.count(lambda q: q.status != "pending")
+
+
+def _times(x: Expr, k: int) -> Expr:
+    """k * x, as a sum (the language has no product)."""
+    out = x
+    for _ in range(k - 1):
+        out = out + x
+    return out
+
+
+def _at_most(a: Expr, b: Expr, c: int) -> Expr:
+    """a <= b + c, with every side at least 0 (the symbolic integers are small and non-negative)."""
+    return a <= b + c if c >= 0 else a + (-c) <= b
+
+
+def _linked(sample: list[State], bounds: Bounds) -> list[Candidate]:
+    """For two measures a, b of an execution: a <= b + c, with c the largest difference the sample shows;
+    and a <= B.calls * b + c for the calls (each segment makes at most B.calls)."""
+    values = {name: compiled_expr(S.executions.map(_EXECUTION_MEASURES[name]), bounds) for name in _LINKED}
+    rows = [{n: values[n](state) for n in _LINKED} for state in sample]
+    out = []
+    for a in _LINKED:
+        for b in _LINKED:
+            if a == b:
+                continue
+            for scale in (1, bounds.calls) if a == "calls" and bounds.calls > 1 else (1,):
+                gaps = [x - scale * y for row in rows for x, y in zip(row[a], row[b], strict=True)]
+                if not gaps:
+                    continue
+                c = max(gaps)
+                fa, fb = _EXECUTION_MEASURES[a], _EXECUTION_MEASURES[b]
+                times = f"{scale} * " if scale > 1 else ""
+                out.append(Candidate(f"each execution: {a} <= {times}{b} + {c}", S.executions.all_of(
+                    lambda x, fa=fa, fb=fb, k=scale, c=c: _at_most(fa(x), _times(fb(x), k), c))))
+    settled, own = _EXECUTION_MEASURES["settled questions"], _EXECUTION_MEASURES["segment calls"]
+    has_segment = _EXECUTION_MEASURES["segments"]
+    out.append(Candidate("each execution's calls came from its segments: at most the bound per settled question, "
+                         "plus those of its segment in flight (the bound, if none)", S.executions.all_of(
+                             lambda x: x.calls <= _times(settled(x), bounds.calls) + ite(
+                                 has_segment(x) > 0, own(x), bounds.calls)))) if bounds.calls else None
+    out.append(Candidate("a segment makes at most the bound's calls", S.segments.all_of(lambda y: y.calls <= B.calls)))
+    return out
+
+
+def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False) -> list[Candidate]:
+    """The candidate invariants that hold on every state of the sample (see the module's doc); `late` says
+    when to give up (what is returned then is cut short)."""
+    out = _fixed() + _typed(sample, bounds) + _linked(sample, bounds)
+    out += _records(sample, bounds, S.executions, "status", _EXECUTION_MEASURES, "execution")
+    out += _records(sample, bounds, S.segments, "phase", _SEGMENT_MEASURES, "segment")
+    for name, measure in _STATE_MEASURES.items():
+        read = compiled_expr(measure(S), bounds)
+        values = [read(state) for state in sample]
+        out += _ranges(name, lambda test: test(S), values, measure, None, "the state")
+    holding = []
+    for c in out:
+        if late():
+            break
+        test = compiled_expr(c.expr, bounds)
+        if all(test(state) for state in sample):
+            holding.append(c)
+    return holding

@@ -1,0 +1,263 @@
+"""Induction over the whole model: properties proved for behaviours of any length, by z3, over the
+transition relation derived from the rule table (`relation.py`) and the properties' formulas (`terms.py`).
+
+At given bounds and reading, with every fault the bounds allow, a property is proved when it holds in
+the initial state and every step from any state where it and the strengthening invariants hold keeps
+it (1-induction). The strengthening invariants are found, not written: candidates mined from the
+reachable states (`candidates.py`) are cut down by Houdini to the largest subset that holds initially
+and is inductive together, so what is assumed is itself proved. One goal more is proved with them:
+every enabled step's successor fits the symbolic capacities, so that they hide no behaviour.
+
+A property that is not inductive relative to what Houdini kept is reported with its counterexample to
+induction: a state where every kept invariant and the property hold, and a step from it, replayed on
+the explicit model (`Cti.replays`), after which the property fails. Such a state may be unreachable;
+it says that the proof needs a stronger invariant, or, where the property fails at the bounds, where.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+from pausecheck.model.config import Bounds
+from pausecheck.model.formulas import FORMULAS
+from pausecheck.model.lang import Rule
+from pausecheck.model.machine import Machine
+from pausecheck.model.properties import PROPERTIES
+from pausecheck.model.reading import CONFORMANT, Reading
+from pausecheck.model.rules import RULES
+from pausecheck.model.state import INITIAL, State
+
+from .candidates import Candidate, mine
+from .crosscheck import action_of
+from .relation import Caps, decode, fresh, moves, post_fits, well_formed
+from .terms import state_term, step_term, term_of
+from .values import Z3, same
+
+__all__ = ["KEY", "FITS", "Cti", "Outcome", "Proof", "prove", "sample_states"]
+
+# The six key properties: no double delivery, no loss, held never on the wire, no phantom failure (an
+# interrupt is recorded interrupted, not failed), no phantom pause, one question per pause.
+KEY: tuple[str, ...] = ("no_double_delivery", "no_loss", "held_hidden", "interrupted_not_failed", "no_phantom_pause",
+                        "one_question_per_pause")
+FITS = "fits_capacities"  # every enabled step's successor fits the symbolic capacities
+_ON = {p.name: p.on for p in PROPERTIES}
+SAMPLE = 20_000  # reachable states the candidates are mined from, at most (breadth-first, evenly thinned)
+
+
+@dataclass(frozen=True)
+class Cti:
+    """A counterexample to induction: a state, a step from it, and the state after."""
+
+    pre: State
+    action: Any
+    post: State
+    replays: bool  # the explicit model takes the same step to the same state
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The verdict on one goal."""
+
+    name: str
+    proved: bool
+    reason: str = ""
+    cti: Cti | None = None
+
+
+@dataclass
+class Proof:
+    """What `prove` established, and with what."""
+
+    bounds: Bounds
+    reading: Reading
+    outcomes: list[Outcome]
+    kept: list[Candidate]  # the strengthening invariants Houdini proved
+    mined: int  # candidates mined
+    rounds: int  # Houdini's rounds
+    seconds: float
+    sampled: int = 0
+    incomplete: bool = False  # stopped at the deadline (or z3 gave up): nothing is established
+
+    @property
+    def proved(self) -> bool:
+        return all(o.proved for o in self.outcomes)
+
+
+def sample_states(machine: Machine, limit: int = SAMPLE, deadline: float | None = None) -> list[State]:
+    """Reachable states, breadth first: all if there are at most `limit`, else the first 4 * limit thinned to
+    `limit` (the candidates are only a guess: Houdini checks them)."""
+    order = list(machine.init_states())
+    seen = set(order)
+    for i, state in enumerate(order):
+        if len(order) >= 4 * limit:
+            break
+        if deadline is not None and i % 512 == 0 and time.perf_counter() >= deadline:
+            raise _Late
+        for _, post in machine.successors(state):
+            if post not in seen:
+                seen.add(post)
+                order.append(post)
+    step = max(1, len(order) // limit)
+    return order[::step]
+
+
+class _Step:
+    """One symbolic step: a state `s0` (well formed), a move from it chosen by `which`, the state `s1`."""
+
+    def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...]) -> None:
+        self.bounds, self.reading = bounds, reading
+        self.caps = Caps.of(bounds, reading)
+        self.s0, self.s1 = fresh(self.caps, "s0"), fresh(self.caps, "s1")
+        self.moves = list(moves(self.caps, bounds, reading, self.s0, Z3, rules))
+        self.which = z3.BitVec("which", 16)
+        self.solver = z3.Solver()
+        self.solver.add(well_formed(Z3, self.s0), well_formed(Z3, self.s1))
+        self.solver.add(z3.Or([z3.And(self.which == k, m.guard, same(Z3, self.s1, m.post))
+                               for k, m in enumerate(self.moves)]))
+
+    def state(self, name_or_candidate: Any, s: Any) -> Any:
+        if isinstance(name_or_candidate, Candidate):
+            return term_of(name_or_candidate.expr, self.caps, self.bounds, s)
+        return state_term(name_or_candidate, self.caps, self.bounds, s)
+
+    def step(self, name: str) -> Any:
+        """The transition property `name` kept by the chosen step."""
+        on = _ON[name]
+        return z3.And([z3.Implies(self.which == k, step_term(name, self.caps, self.bounds, self.s0, m, self.s1))
+                       for k, m in enumerate(self.moves) if not on or m.kind in on])
+
+    def fits(self) -> Any:
+        return z3.And([z3.Implies(m.guard, post_fits(Z3, m.post)) for m in self.moves])
+
+    def overflow(self, model: z3.ModelRef) -> str:
+        """Which step overflows, from which state (in words)."""
+        def read(x: Any) -> Any:
+            value = model.eval(x, model_completion=True)
+            return z3.is_true(value) if z3.is_bool(value) else value.as_long()
+        for m in self.moves:
+            if read(m.guard) and not read(post_fits(Z3, m.post)):
+                try:
+                    return f"{action_of(m, read)} from {decode(self.s0, read)}"
+                except (IndexError, ValueError, KeyError):
+                    return f"a {m.kind.__name__} step"
+        return "a step"
+
+    def cti(self, model: z3.ModelRef, machine: Machine) -> Cti | None:
+        def read(x: Any) -> Any:
+            value = model.eval(x, model_completion=True)
+            return z3.is_true(value) if z3.is_bool(value) else value.as_long()
+        try:
+            pre, post = decode(self.s0, read), decode(self.s1, read)
+            action = action_of(self.moves[read(self.which)], read)
+        except (IndexError, ValueError, KeyError):
+            return None
+        try:
+            replays = machine.step(pre, action) == post
+        except (IndexError, ValueError, KeyError, TypeError):
+            replays = False
+        return Cti(pre, action, post, replays)
+
+
+class _Late(Exception):
+    """The deadline passed (or z3 gave up) before the proof was done."""
+
+
+def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] = KEY,
+          rules: tuple[Rule, ...] = RULES, progress: Callable[[str], None] | None = None,
+          deadline: float | None = None) -> Proof:
+    """1-induction of `names` at these bounds and reading, with the strengthening invariants Houdini keeps;
+    `deadline` (on `time.perf_counter`) cuts it short, as an incomplete proof."""
+    started = time.perf_counter()
+    try:
+        return _prove(bounds, reading, names, rules, progress or (lambda text: None), deadline, started)
+    except _Late:
+        return Proof(bounds, reading, [], [], 0, 0, time.perf_counter() - started, 0, incomplete=True)
+
+
+def _check(solver: z3.Solver, deadline: float | None) -> Any:
+    """The solver's verdict, within what is left of the deadline (_Late if none is, or z3 gives up)."""
+    if deadline is not None:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise _Late
+        solver.set("timeout", max(1, int(left * 1000)))
+    verdict = solver.check()
+    if verdict == z3.unknown:
+        raise _Late
+    return verdict
+
+
+def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tuple[Rule, ...],
+           say: Callable[[str], None], deadline: float | None, started: float) -> Proof:
+    machine = Machine(bounds, reading)
+    sample = sample_states(machine, deadline=deadline)
+    say(f"mining candidate invariants from {len(sample)} reachable states")
+    candidates = mine(sample, bounds, lambda: deadline is not None and time.perf_counter() >= deadline)
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise _Late
+    say(f"{len(candidates)} candidates; building the symbolic step")
+    st = _Step(bounds, reading, rules)
+    always = [n for n in names if not FORMULAS[n].step]
+    steps = [n for n in names if FORMULAS[n].step]
+    # Base: what does not hold initially is no candidate, and no property.
+    base_broken = {n for n in always if machine.judge(n, None, None, INITIAL)[0]}
+    # Houdini over the candidates and the state properties together (each may need the others).
+    active: list[Any] = list(candidates) + [n for n in always if n not in base_broken]
+    pre = {id(c): st.state(c, st.s0) for c in active}
+    post = {id(c): st.state(c, st.s1) for c in active}
+    rounds = 0
+    while True:
+        rounds += 1
+        st.solver.push()
+        st.solver.add([pre[id(c)] for c in active])
+        st.solver.add(z3.Or([z3.Not(post[id(c)]) for c in active]))
+        verdict = _check(st.solver, deadline)
+        if verdict != z3.sat:
+            st.solver.pop()
+            break
+        model = st.solver.model()
+        failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
+        st.solver.pop()
+        active = [c for c in active if all(c is not f for f in failed)]
+        kind = st.moves[model.eval(st.which, model_completion=True).as_long()].kind.__name__
+        say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(active)} left: "
+            + "; ".join(c if isinstance(c, str) else c.name for c in failed))
+    kept = [c for c in active if isinstance(c, Candidate)]
+    proved_always = {c for c in active if isinstance(c, str)}
+    outcomes: list[Outcome] = []
+    hypotheses = [pre[id(c)] for c in active]
+
+    def refuted(goal: Any, extra: list[Any]) -> Cti | None:
+        st.solver.push()
+        st.solver.add(hypotheses + extra + [z3.Not(goal)])
+        verdict = _check(st.solver, deadline)
+        found = st.cti(st.solver.model(), machine) if verdict == z3.sat else None
+        st.solver.pop()
+        return found if verdict == z3.sat else None
+
+    for name in always:
+        if name in base_broken:
+            outcomes.append(Outcome(name, False, "fails in the initial state"))
+        elif name in proved_always:
+            outcomes.append(Outcome(name, True))
+        else:
+            cti = refuted(st.state(name, st.s1), [st.state(name, st.s0)])
+            outcomes.append(Outcome(name, False, "not inductive: a step from a state where it and every kept "
+                                    "invariant hold breaks it", cti))
+    for name in steps:
+        cti = refuted(st.step(name), [])
+        outcomes.append(Outcome(name, cti is None, "" if cti is None else
+                                "not inductive: a step from a state where every kept invariant holds breaks it", cti))
+    st.solver.push()
+    st.solver.add(hypotheses + [z3.Not(st.fits())])
+    fits = _check(st.solver, deadline) != z3.sat
+    overflow = None if fits else st.overflow(st.solver.model())
+    st.solver.pop()
+    outcomes.append(Outcome(FITS, fits, "" if fits else "a step from a state where every kept invariant holds "
+                            f"overflows a capacity ({overflow}): the proof does not cover every behaviour"))
+    return Proof(bounds, reading, outcomes, kept, len(candidates), rounds, time.perf_counter() - started,
+                 len(sample))

@@ -1,0 +1,67 @@
+"""`prove --induction` over the whole model: the relation derived from the rule table, the properties'
+formulas, and strengthening invariants mined from the reachable states and cut down by Houdini."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pausecheck.checks.cli import main
+from pausecheck.checks.symbolic.candidates import mine
+from pausecheck.checks.symbolic.inductive import FITS, KEY, prove, sample_states
+from pausecheck.model import Bounds, Machine
+
+SMALL = Bounds(calls=1, pauses=1, artifacts=1, observations=0, write_failures=1, held_bound=1)
+FLAGS = ["--calls", "1", "--pauses", "1", "--artifacts", "1", "--observations", "0", "--held-bound", "1"]
+
+
+def test_the_six_key_properties_are_proved_at_small_bounds() -> None:
+    proof = prove(SMALL)
+    outcomes = {o.name: o for o in proof.outcomes}
+    assert set(outcomes) == set(KEY) | {FITS}
+    assert all(o.proved for o in proof.outcomes), [(o.name, o.reason) for o in proof.outcomes if not o.proved]
+    assert proof.kept and len(proof.kept) <= proof.mined and not proof.incomplete
+
+
+def test_candidates_hold_on_the_states_they_were_mined_from() -> None:
+    machine = Machine(SMALL)
+    sample = sample_states(machine)
+    found = mine(sample, SMALL)
+    assert len(found) > 50
+    names = [c.name for c in found]
+    assert any("refs name artifacts" in n for n in names)
+
+
+@pytest.mark.slow
+def test_a_reading_that_breaks_a_property_gives_a_counterexample_to_induction_that_replays(tmp_path: Path,
+                                                                                              capsys) -> None:
+    # A-G1=leave: a decline leaves the interrupted attempt interrupted, so a finished run holds one (G6.5).
+    code = main(["prove", "--induction", *FLAGS, "--reading", "A-G1=leave", "--out", str(tmp_path), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["exit"] == 1
+    row = next(p for p in out["properties"] if p["name"] == "no_phantom_pause")
+    assert not row["proved"] and row["counterexample"]["replays"] and row["trace"]
+    assert main(["replay", row["trace"], "--quiet"]) == 0
+
+
+@pytest.mark.slow
+def test_prove_induction_cli_says_what_it_proved(capsys) -> None:
+    assert main(["prove", "--induction", *FLAGS, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {p["name"] for p in out["properties"] if p["proved"]} == set(KEY) | {FITS}
+    assert out["invariants"] and "Houdini" in out["strengthening"]
+    assert main(["prove", "--induction", *FLAGS]) == 0
+    text = capsys.readouterr().out
+    assert "[ok]" in text and "strengthening" in text
+    assert main(["prove", "--induction", "--k", "2"]) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flag", ["--crashes", "--expiries", "--races", "--new-turns"])
+def test_each_fault_is_proved_or_refuted_with_a_replaying_counterexample(flag: str, capsys) -> None:
+    code = main(["prove", "--induction", *FLAGS, flag, "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, 1, 3), out
+    for row in out["properties"]:
+        assert row["proved"] or row["name"] == FITS or (row["counterexample"] and row["counterexample"]["replays"])
