@@ -13,7 +13,7 @@ from typing import Any
 from .lang import End, Expr, Let, Rule, Set, When
 from .rules import RULES
 
-__all__ = ["expr_text", "rule_text", "rules_markdown"]
+__all__ = ["expr_text", "rule_text", "rules_markdown", "properties_markdown"]
 
 _INFIX = {"+": "+", "-": "-", "==": "=", "!=": "≠", "<": "<", "<=": "≤", "and": "and", "or": "or"}
 _BINDER = {"sessions": "each session `session`", "executions": "each execution `e`",
@@ -139,6 +139,25 @@ def rules_markdown() -> str:
     for rule in RULES:
         cites = ", ".join(rule.clauses) or "no clause of its own"
         out += [f"### {rule.action.KIND}", "", f"{rule.doc} ({cites}).", "", "```rules", rule_text(rule), "```", ""]
+    return "\n".join(out) + "\n" + properties_markdown()
+
+
+def properties_markdown() -> str:
+    """The generated section of docs/rules.md after the rules: every property's formula, in registry order."""
+    from .formulas import FORMULAS
+    from .properties import PROPERTIES
+    out = ["## The properties, as the model has them", "",
+           "Generated from `model/formulas.py`: the one formula of each property, which the explicit search "
+           "compiles and z3 lowers (the Python functions of `model/properties.py` only say how one fails). "
+           "`S` is the state before a step, `P` the state after it, `act.f` a field of the step's action, "
+           "`kind:K` whether the step is of kind K; an invariant is checked in every state, a transition "
+           "property on every step of the kinds it names, a witness is a step of those kinds that must occur.", ""]
+    for p in PROPERTIES:
+        kinds = ", ".join(k.KIND for k in p.on) if p.on else "every kind"
+        where = "every state" if p.kind == "always" else f"steps of {kinds}"
+        cites = ", ".join(p.clauses) or "no clause"
+        out += [f"### {p.name}", "", f"{p.kind}, on {where} ({cites}): {p.doc}.", "", "```rules",
+                expr_text(FORMULAS[p.name].expr), "```", ""]
     return "\n".join(out)
 
 
