@@ -237,7 +237,10 @@ def test_prove_cli(capsys, tmp_path):
     approve = next(p for p in out["properties"] if p["name"] == "approve")
     assert approve["depth"] == 4 and approve["trace"]
     assert main(["replay", approve["trace"], "--quiet"]) == 0
-    assert main(["prove", "--bmc", "3", "--reading", "A-T12=with-artifacts"]) == 2  # not encoded: said so
+    assert main(["prove", "--bmc", "3", "--calls", "1", "--reading", "A-T12=with-artifacts"]) == 3  # every reading
+    capsys.readouterr()
+    assert main(["prove", "--bmc", "3", "--calls", "1", "--crashes", "1", "--json"]) == 3  # and every fault
+    assert json.loads(capsys.readouterr().out)["depth"] == 3
     capsys.readouterr()
     assert main(["prove", "--bmc", "4", "--calls", "1", "--reading", "A-G1=leave", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
@@ -258,14 +261,12 @@ def test_check_engines_on_chosen_variants(capsys):
 def test_a_drift_between_the_engines_is_one_verdict_line(monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """`prove --bmc` names the step where z3 and the explicit model part, in one line, never a traceback."""
-    from pausecheck.checks.symbolic import bmc as module
-    from pausecheck.checks.symbolic import induction
+    from pausecheck.checks.symbolic import unrolled as module
 
     def drifting(*args: object, **kwargs: object) -> None:
         raise module.Drift("step 3 (poll e1) from <pre> to <post> is no step of the explicit model")
 
     monkeypatch.setattr(module, "bmc", drifting)
-    monkeypatch.setattr(induction, "lemmas", lambda m: None)
     assert main(["prove", "--bmc", "3", "--calls", "1", "--pauses", "0"]) == 1
     out = capsys.readouterr().out
     last = out.strip().splitlines()[-1]

@@ -47,18 +47,16 @@ def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage:
         raise usage("--k must be at least 1")
     if args.induction:
         return _induction(args, bounds, reading, usage, write)
-    return _bmc(args, bounds, reading, _semantics(bounds, reading, usage), write)
+    return _bmc(args, bounds, reading, usage, write)
 
 
-def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, m: Any, write: Any) -> int:
-    from ..symbolic.bmc import KIND, NAMES, Drift, bmc
-    from ..symbolic.induction import lemmas
+def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception], write: Any) -> int:
+    from ..symbolic.unrolled import KIND, NAMES, Drift, UniverseTooSmall, bmc
+    from ..symbolic.values import TooSmall
     machine = Machine(bounds, reading)
     out = console(color=not args.no_color)
     say = _sayer(out)
     started = time.perf_counter()
-    note("prove", "bmc: proving the strengthening invariants first")
-    proved = lemmas(m)
     budget = active()
     deadline = None if budget is None or budget.deadline is None else budget.deadline  # set-up counted
     reached = [-1, 0]
@@ -73,10 +71,12 @@ def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, m: Any, write: 
             done(depth, note=f"{found} witnesses or counterexamples found")
 
         try:
-            result = bmc(m, machine, args.bmc, lemmas=proved, deadline=deadline, progress=progress)
+            result = bmc(machine, args.bmc, deadline=deadline, progress=progress)
         except Drift as drift:  # the engines disagree: a finding, one line, never a traceback
             say(f"[drift] {drift}")
             return 1
+        except (TooSmall, UniverseTooSmall) as error:
+            raise usage(f"prove --bmc: these bounds do not fit the symbolic encoding ({error})") from None
     if result.depth < 0:  # stopped before depth 0 was settled: nothing to tabulate
         say(f"[incomplete] stopped at --max-seconds after {time.perf_counter() - started:.1f} s, before "
             "depth 0 was checked: nothing established")
@@ -104,13 +104,12 @@ def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, m: Any, write: 
     code = 1 if broken else (3 if missing or not result.complete else 0)
     if args.json:
         print(json.dumps({"method": "bmc", "depth": result.depth, "complete": result.complete,
-                          "lemmas": proved is not None, "seconds": round(result.seconds, 2), "bounds": bounds.as_dict(),
+                          "seconds": round(result.seconds, 2), "bounds": bounds.as_dict(),
                           "reading": machine.reading.name, "properties": rows, "exit": code}, indent=1))
         return code
     say(f"pausecheck prove --bmc {args.bmc}: bounded model checking with z3 over every behaviour of up to "
-              f"{result.depth} steps; reading {machine.reading.name}; {_flags(bounds) or 'default bounds'}")
-    say("  lemmas: " + ("the strengthening invariants proved by induction here, assumed of every state" if proved
-                              else "none (induction proved no strengthening invariant here)"))
+              f"{result.depth} steps of the relation derived from the rule table (every fault the bounds allow); "
+              f"reading {machine.reading.name}; {_flags(bounds) or 'default bounds'}")
     for row in rows:
         where = f"  -> {row['trace']}" if row["trace"] else ""
         say(f"  {row['name']:<36} {row['kind']:<10} {row['reason']}{where}")
