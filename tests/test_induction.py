@@ -65,3 +65,14 @@ def test_each_fault_is_proved_or_refuted_with_a_replaying_counterexample(flag: s
     assert code in (0, 1, 3), out
     for row in out["properties"]:
         assert row["proved"] or row["name"] == FITS or (row["counterexample"] and row["counterexample"]["replays"])
+
+
+@pytest.mark.slow
+def test_every_single_switch_reading_is_proved_or_refuted_with_a_replaying_counterexample() -> None:
+    from pausecheck.checks.flips import singles
+    from pausecheck.model.reading import reading_named
+    for variant in singles(SMALL):  # each at the fault bounds its switch needs
+        proof = prove(variant.bounds, reading_named(variant.reading))
+        assert not proof.incomplete, variant.reading
+        for o in proof.outcomes:
+            assert o.proved or o.name == FITS or (o.cti is not None and o.cti.replays), (variant.reading, o.name)

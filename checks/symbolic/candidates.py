@@ -20,7 +20,7 @@ from typing import Any
 from pausecheck.model.config import Bounds
 from pausecheck.model.formulas import S, execution
 from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
-from pausecheck.model.lang import B, Expr, base_of, is_race, ite, lift
+from pausecheck.model.lang import B, Expr, base_of, exec_id, is_race, ite, lift
 from pausecheck.model.pycheck import compiled_expr
 from pausecheck.model.state import Artifact, Attempt, Execution, Question, Segment, State, Warning
 
@@ -250,10 +250,37 @@ def _linked(sample: list[State], bounds: Bounds) -> list[Candidate]:
     return out
 
 
+def _types(bounds: Bounds) -> list[Candidate]:
+    """Each field within its type at these bounds (looser than what a sample shows, so that Houdini keeps
+    them where a tighter guess fails): the words a status or a phase can be, the ids that can exist, and
+    execution n named e{n}."""
+    executions = bounds.sessions * bounds.turns + bounds.new_turns
+    calls = bounds.calls * (bounds.pauses + 1) * (bounds.crashes + 1) + bounds.races
+    ids = tuple(f"e{n}" for n in range(1, executions + 1))
+    keys = ids + tuple(f"e{n}'" for n in range(1, executions + 1))
+    call_ids = tuple(f"c{n}" for n in range(1, calls + 1))
+    return [
+        Candidate("execution n is e{n}", S.executions.fold(lift(0), lambda n, x: ite(x.id == exec_id(n + 1), n + 1, 99))
+                  == S.executions.size),
+        Candidate("statuses are statuses", S.executions.all_of(
+            lambda x: x.status.one_of("running", "paused", "completed", "failed", "cancelled")
+            & x.attempts.all_of(lambda a: a.status.one_of("running", "completed", "failed", "interrupted",
+                                                          "cancelled") & a.call.one_of(*call_ids))
+            & x.questions.all_of(lambda q: q.status.one_of("pending", "approved", "declined", "expired")
+                                 & q.call.one_of(*call_ids)))),
+        Candidate("segments are of executions that exist, in a phase", S.segments.all_of(
+            lambda y: y.execution.one_of(*keys) & y.phase.one_of("working", "taken", "write failed", "put back",
+                                                                 "read", "written")
+            & (y.closing.one_of("", *call_ids)))),
+        Candidate("artifacts and warnings name executions", S.artifacts.all_of(lambda a: a.execution.one_of(*ids))
+                  & S.warnings.all_of(lambda w: w.execution.one_of(*ids))),
+    ]
+
+
 def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False) -> list[Candidate]:
     """The candidate invariants that hold on every state of the sample (see the module's doc); `late` says
     when to give up (what is returned then is cut short)."""
-    out = _fixed() + _typed(sample, bounds) + _linked(sample, bounds)
+    out = _fixed() + _types(bounds) + _typed(sample, bounds) + _linked(sample, bounds)
     out += _records(sample, bounds, S.executions, "status", _EXECUTION_MEASURES, "execution")
     out += _records(sample, bounds, S.segments, "phase", _SEGMENT_MEASURES, "segment")
     for name, measure in _STATE_MEASURES.items():

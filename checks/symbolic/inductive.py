@@ -16,6 +16,7 @@ it says that the proof needs a stronger invariant, or, where the property fails 
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,7 +103,28 @@ def sample_states(machine: Machine, limit: int = SAMPLE, deadline: float | None 
                 seen.add(post)
                 order.append(post)
     step = max(1, len(order) // limit)
-    return order[::step]
+    return order[::step] + _walks(machine, seen, deadline)
+
+
+def _walks(machine: Machine, seen: set[State], deadline: float | None, walks: int = 200,
+           length: int = 400) -> list[State]:
+    """States deeper than a breadth-first prefix reaches: the ends of seeded random walks (the same every
+    run), each stopped where no step leads anywhere new."""
+    chooser = random.Random(0)
+    out = []
+    for _ in range(walks):
+        state = machine.init_states()[0]
+        for _ in range(length):
+            options = [post for _, post in machine.successors(state) if post != state]
+            if not options:
+                break
+            state = chooser.choice(options)
+            if state not in seen:
+                seen.add(state)
+                out.append(state)
+        if deadline is not None and time.perf_counter() >= deadline:
+            raise _Late
+    return out
 
 
 class _Step:
