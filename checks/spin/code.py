@@ -104,6 +104,10 @@ class Code(Algebra):
     def eq(self, a: Any, b: Any) -> Any:
         if isinstance(a, str) and a == b:
             return True
+        for x, y in ((a, b), (b, a)):  # `t == t + k` with k a non-zero constant (an append's new length)
+            term, step = self.sums.get(y, (None, None)) if isinstance(y, str) else (None, None)
+            if isinstance(x, str) and term == x and isinstance(step, int) and not isinstance(step, bool) and step:
+                return False
         return self._binary("==", a, b, lambda u, v: u == v)
 
     def lt(self, a: Any, b: Any) -> Any:

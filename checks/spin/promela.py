@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import dataclasses
 import textwrap
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from pausecheck.model.config import Bounds
 from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
@@ -39,7 +40,7 @@ from ..symbolic.relation import Caps, Lower, assemble, lower_block, plan
 from ..symbolic.values import CALL, EXEC, RACE, OptV, Seq, encode_str, pick
 from .code import Code, text
 
-__all__ = ["promela", "capacities", "TooLarge", "command", "header", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
+__all__ = ["promela", "generate", "Model", "Option", "Checks", "capacities", "TooLarge", "command", "header", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
 
 SPIN_FLAGS = ("-a", "-o2")  # -o2: keep in the state vector even the variables the model only writes
 CC_FLAGS = ("-O2", "-w", "-DSAFETY", "-DNOREDUCE")  # safety only; one process: nothing to reduce
@@ -204,18 +205,59 @@ def _describe(rule: Any, slot: int, index: int, given: dict[str, Any]) -> str:
     return f"{rule.action.__name__}: {where}{params}"
 
 
+@dataclass(frozen=True)
+class Option:
+    """One option of the loop: a rule at one slot and parameter values (`rule` set), or a check of the
+    properties (`check`: the property it reports); `line` is its guard's line in the model (1-based)."""
+
+    line: int
+    rule: Any = None
+    slot: int = 0
+    index: int = -1
+    given: tuple[tuple[str, Any], ...] = ()
+    check: str | None = None
+
+
+@dataclass(frozen=True)
+class Model:
+    """A generated model: its text and every option of its loop in order (what a trail's steps name)."""
+
+    text: str
+    options: tuple[Option, ...]
+
+    def option_at(self, line: int) -> Option | None:
+        """The option whose guard is on this line, or on the line before it (`:: d_step {`, to which spin's
+        trail replay attributes the guard), if any."""
+        return next((o for o in self.options if line in (o.line - 1, o.line)), None)
+
+
+class Checks(Protocol):
+    """What a model checks beside the rules (`checks/spin/assertions.py`): statements inside each step (on
+    the pre-state and the step's post-state, before any variable is written), options of their own (a
+    state's checks), and the hidden declarations they need. `moves` asks for, at each option, its guard and
+    whether it changes the state (pure expressions), which a deadlock check reads."""
+
+    moves: bool
+
+    def declarations(self) -> list[str]: ...
+    def step(self, code: Code, L: Lower, rule: Any, env: dict[str, Any], pre: Any, post: Any) -> list[str]: ...
+    def options(self, pure: Code, L: Lower, pre: Any, moves: list[tuple[Any, Any]]) -> list[tuple[str, list[str]]]: ...
+
+
 def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, effect: tuple[Any, ...],
-            caps: Caps, pre: Any) -> tuple[list[str], int]:
+            caps: Caps, pre: Any, checks: Checks | None = None) -> tuple[list[str], int]:
     """The body of one option after its guard: the effect's temporaries, the asserts that the successor
-    fits, every changed variable computed into a temporary then written, the temporaries reset."""
+    fits, the checks of the step (if any), every changed variable computed into a temporary then written,
+    the temporaries reset."""
     steps = Code(emit=True)
     L = Lower(steps, caps)
     after = lower_block(L, effect, {**env, "_ended": False})
     post = assemble(L, rule, slot, index if index >= 0 else None, env, after, pre[0], pre[1])
     fits: list[Any] = []
     _fits(steps, post, fits)
+    checked = [] if checks is None else checks.step(steps, L, rule, env, pre, post)
     changed = [(var, value) for var, value in _pairs(pre, post) if value != var]
-    body = list(steps.statements) + [f"assert({text(test)})" for test in fits]
+    body = list(steps.statements) + [f"assert({text(test)})" for test in fits] + checked
     used, total = steps.used, steps.used + len(changed)
     body += [f"_t[{used + k}] = {text(value)}" for k, (_var, value) in enumerate(changed)]
     body += [f"{var} = _t[{used + k}]" for k, (var, _value) in enumerate(changed)]
@@ -223,12 +265,25 @@ def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, e
     return [f"        {text(guard)} ->"] + [f"        {b};" for b in body[:-1]] + [f"        {body[-1]}"], total
 
 
-def _options(bounds: Bounds, reading: Reading, caps: Caps) -> tuple[list[str], int]:
-    """Every option of the loop, in the rule table's order, and the most temporaries one uses."""
+def _changes(pure: Code, caps: Caps, rule: Any, slot: int, index: int, env: dict[str, Any],
+             effect: tuple[Any, ...], pre: Any) -> Any:
+    """Does the step change the state? A pure expression (a poll never does; a late answer may not)."""
+    L = Lower(pure, caps)
+    after = lower_block(L, effect, {**env, "_ended": False})
+    post = assemble(L, rule, slot, index if index >= 0 else None, env, after, pre[0], pre[1])
+    return pure.neg(pure.conj(*[pure.eq(var, value) for var, value in _pairs(pre, post)]))
+
+
+def _options(bounds: Bounds, reading: Reading, caps: Caps,
+             checks: Checks | None = None) -> tuple[list[str], int, list[tuple[int, Option]]]:
+    """Every option of the loop, in the rule table's order (then the checks' own), the most temporaries one
+    uses, and each option with its guard's line among the lines returned."""
     pure = Code()
     pre = _paths(State, "", None, caps)
     lines: list[str] = []
     most = 0
+    found: list[tuple[int, Option]] = []
+    moves: list[tuple[Any, Any]] = []
     for rule, instances in plan(bounds, reading.switches, RULES):
         lines.append(f"    /* {rule.action.__name__}: {rule.doc} */")
         for slot, index in _slots(rule, bounds, caps):
@@ -240,10 +295,20 @@ def _options(bounds: Bounds, reading: Reading, caps: Caps) -> tuple[list[str], i
                 guard = pure.conj(present, *[Lower(pure, caps).expr(part, scope) for part in guard_parts])
                 if pure.known(guard) is False:
                     continue
-                body, used = _option(rule, slot, index, scope, guard, effect, caps, pre)
+                body, used = _option(rule, slot, index, scope, guard, effect, caps, pre, checks)
                 most = max(most, used)
-                lines += [f"    :: d_step {{ /* {_describe(rule, slot, index, given)} */", *body, "       }"]
-    return lines, most
+                if checks is not None and checks.moves:
+                    moves.append((guard, _changes(pure, caps, rule, slot, index, scope, effect, pre)))
+                lines.append(f"    :: d_step {{ /* {_describe(rule, slot, index, given)} */")
+                found.append((len(lines), Option(0, rule, slot, index, tuple(given.items()))))
+                lines += [*body, "       }"]
+    if checks is not None:
+        L = Lower(pure, caps)
+        for name, body in checks.options(pure, L, pre, moves):
+            lines.append(f"    :: d_step {{ /* check: {name} */")
+            found.append((len(lines), Option(0, check=name)))
+            lines += [*body, "       }"]
+    return lines, most, found
 
 
 def _pairs(pre: Any, post: Any) -> list[tuple[str, Any]]:
@@ -303,21 +368,32 @@ def header(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | Non
 """
 
 
-def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None) -> str:
-    """The Promela model of the rules under these bounds and this reading (see the module's doc); the
-    header's command names `out_name` as the file written. `caps` (default `Caps.of(bounds)`) sizes the
-    arrays: smaller ones make pan report the successors that do not fit."""
+def generate(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None,
+             checks: Checks | None = None) -> Model:
+    """The Promela model of the rules under these bounds and this reading (see the module's doc), with the
+    `checks` of a search if given, and the line of every option's guard; the header's command names
+    `out_name` as the file written. `caps` (default `Caps.of(bounds)`) sizes the arrays: smaller ones make
+    pan report the successors that do not fit."""
     caps = caps or capacities(bounds, reading)
     _refuse(bounds, caps)
-    options, most = _options(bounds, reading, caps)
+    options, most, found = _options(bounds, reading, caps, checks)
     out = [header(bounds, reading, out_name, caps)] + _declarations(caps)
     out.append(f"hidden int _t[{max(most, 1)}];  /* the temporaries of one step, 0 between steps */")
     out.append("hidden int _k;")
+    out += [] if checks is None else checks.declarations()
     out.append("")
     out.append("active proctype flowdrop() {")
     out.append("end:")
     out.append("    do")
+    before = "\n".join(out).count("\n") + 1  # the lines above the first option
     out += options
     out.append("    od")
     out.append("}")
-    return "\n".join(out) + "\n"
+    placed = tuple(dataclasses.replace(option, line=before + offset + 1) for offset, option in found)
+    return Model("\n".join(out) + "\n", placed)
+
+
+def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None) -> str:
+    """The Promela model of the rules under these bounds and this reading, checking nothing but that every
+    successor fits its arrays (`generate` with no checks)."""
+    return generate(bounds, reading, out_name, caps).text

@@ -1,0 +1,142 @@
+"""The properties as Promela: what pan checks beside the rules, each reported once by a failed `assert`.
+
+The properties are data in the rule language (`model/formulas.py`'s `FORMULAS`, or until it lands the
+stand-ins of `checks/spin/properties.py`), each with a `name`, a `kind` and a boolean `expr`; they are
+lowered with the algebra the rules use (`code.py`, `checks/symbolic/relation.py`'s `Lower`):
+
+- `always` (free variable `S`, the state): one option of the loop of its own, enabled exactly in a state
+  that breaks it: `!(expr)`, a pure expression evaluated once per state; its body fails
+  `assert(holds_<name>)`. Its step leaves the state as it is (no state is added; a transition is).
+- `transition` (also `P`, the post-state, and the variables the step's rule binds: `e`, `g`, `run`,
+  `session`, the parameters): checked inside every step whose rule binds what it reads (and is one of its
+  `on` action kinds, if it names any), after the successor is computed and before any variable is
+  written: the pre-state is still in the variables, the post-state in temporaries, so nothing is copied.
+- `sometimes` (a witness): the same places, reached rather than broken: `assert(witness_<name>)` fails
+  where it first holds, which pan reports like a violation, with its trail.
+- deadlock: an option enabled in a state that is not final (`Machine.is_final`: every session ran its
+  turns, every execution finished) where no rule moves (a poll, or a late answer, changes nothing):
+  `assert(holds_deadlock)`. Every state is a valid end state of the process, so pan's own end-state check
+  never fires: a final state is valid, a stuck one is this assertion.
+
+Each report happens once: a hidden flag `_r[k]` (not in the state vector: it changes no state) is set
+the first time, so that with `-c0` pan goes on to find every other property broken or witnessed and
+writes one trail each (`-e`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pausecheck.model.config import Bounds
+from pausecheck.model.lang import Expr, free_vars, specialize
+from pausecheck.model.reading import Reading
+from pausecheck.model.rules import S
+from pausecheck.model.state import CANCELLED, COMPLETED, FAILED
+
+from ..symbolic.relation import Lower
+from .code import Code, text
+
+__all__ = ["Assertions", "ALWAYS", "TRANSITION", "SOMETIMES", "DEADLOCK", "final_expr", "flag_name"]
+
+ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
+DEADLOCK = "deadlock"
+STEP_VARS = frozenset({"S", "P", "e", "g", "run", "session"})
+
+
+def final_expr(bounds: Bounds) -> Expr:
+    """`Machine.is_final` in the rule language: every session ran its turns, every execution finished."""
+    ran = S.executions.size - S.new_turns.size == bounds.sessions * bounds.turns
+    return ran & S.executions.all_of(lambda x: x.status.one_of(COMPLETED, FAILED, CANCELLED))
+
+
+def flag_name(kind: str, name: str) -> str:
+    """The hidden variable a report asserts (always 0): its name is what pan prints."""
+    return f"{'witness' if kind == SOMETIMES else 'holds'}_{name}"
+
+
+@dataclass
+class Assertions:
+    """The checks of one search (see the module's doc): `properties` are objects with `name`, `kind` and
+    `expr` (and optionally `on`, the action kinds a transition property or witness looks at)."""
+
+    bounds: Bounds
+    reading: Reading
+    properties: Sequence[Any]
+    deadlock: bool = True
+    reports: list[tuple[str, str]] = field(default_factory=list)  # (kind, name) by report index `_r[k]`
+    skipped: dict[str, str] = field(default_factory=dict)  # name -> why pan does not check it
+
+    def __post_init__(self) -> None:
+        self.moves = self.deadlock
+        self._exprs: dict[str, Expr] = {}
+        for p in self.properties:
+            if p.kind not in (ALWAYS, TRANSITION, SOMETIMES):
+                self.skipped[p.name] = f"a {p.kind} property (the Python engine judges it)"
+                continue
+            expr = specialize(p.expr, self.bounds, self.reading)
+            extra = free_vars(expr) - (STEP_VARS if p.kind != ALWAYS else {"S"})
+            if extra:
+                self.skipped[p.name] = f"reads {', '.join(sorted(extra))}, which no step binds"
+                continue
+            self._exprs[p.name] = expr
+            self.reports.append((p.kind, p.name))
+        if self.deadlock:
+            self.reports.append((DEADLOCK, DEADLOCK))
+        self._final = specialize(final_expr(self.bounds), self.bounds, self.reading)
+
+    def _index(self, name: str) -> int:
+        return next(k for k, (_kind, n) in enumerate(self.reports) if n == name)
+
+    def _state_only(self, p: Any) -> bool:
+        return p.kind == ALWAYS or (p.kind == SOMETIMES and free_vars(self._exprs[p.name]) <= {"S"})
+
+    def declarations(self) -> list[str]:
+        """The report flags and the names pan prints (hidden: outside the state vector)."""
+        out = [f"hidden byte _r[{max(len(self.reports), 1)}];  /* the reports made: each property once */"]
+        out += [f"hidden byte {flag_name(kind, name)};" for kind, name in self.reports]
+        return out
+
+    def _report(self, kind: str, name: str) -> str:
+        k = self._index(name)
+        return f"_r[{k}] = 1; assert({flag_name(kind, name)})"
+
+    def step(self, code: Code, L: Lower, rule: Any, env: dict[str, Any], pre: Any, post: Any) -> list[str]:
+        """The checks of one step (transition properties, and witnesses that read the step), as statements."""
+        out = []
+        for p in self.properties:
+            if p.name not in self._exprs or p.kind == ALWAYS or self._state_only(p):
+                continue
+            on = getattr(p, "on", ()) or ()
+            expr = self._exprs[p.name]
+            if (on and rule.action not in on) or not free_vars(expr) <= set(env) | {"P"}:
+                continue
+            value = L.expr(expr, {**env, "S": pre, "P": post})
+            shows = value if p.kind == SOMETIMES else code.neg(value)
+            if code.known(shows) is False:
+                continue
+            k = self._index(p.name)
+            out.append(f"if :: (!_r[{k}] && {text(shows)}) -> {self._report(p.kind, p.name)} :: else -> skip fi")
+        return out
+
+    def options(self, pure: Code, L: Lower, pre: Any, moves: list[tuple[Any, Any]]) -> list[tuple[str, list[str]]]:
+        """The options of the state checks: always properties, witnesses of a state, deadlock."""
+        out = []
+        for p in self.properties:
+            if p.name not in self._exprs or not self._state_only(p):
+                continue
+            value = L.expr(self._exprs[p.name], {"S": pre})
+            shows = value if p.kind == SOMETIMES else pure.neg(value)
+            if pure.known(shows) is False:
+                continue
+            out.append((p.name, self._body(p.kind, p.name, shows)))
+        if self.deadlock:
+            stuck = pure.conj(pure.neg(L.expr(self._final, {"S": pre})),
+                              pure.neg(pure.disj(*[pure.conj(guard, changes) for guard, changes in moves])))
+            out.append((DEADLOCK, self._body(DEADLOCK, DEADLOCK, stuck)))
+        return out
+
+    def _body(self, kind: str, name: str, shows: Any) -> list[str]:
+        k = self._index(name)
+        return [f"        (!_r[{k}] && {text(shows)}) ->", f"        {self._report(kind, name)}"]

@@ -1,0 +1,155 @@
+"""`pausecheck check --engine spin`: the properties checked by Spin on the generated Promela.
+
+`spin_check(bounds, reading, properties)` generates the model with every property as an assertion and
+deadlock as one (`assertions.py`), compiles it, runs pan (`pan.py`) and reads its verdicts: a property
+reported is broken (a witness reported is witnessed); one not reported holds, or is not witnessed, when
+the search was complete, and is otherwise not established. Each counterexample or witness is decoded from
+its trail into a path of the explicit model (`trail.py`) and written as an ITF document that `pausecheck
+replay` re-executes; the Python engine judges the path's end too, where it knows the property.
+
+What stays with the Python engine (`pausecheck check`): the liveness properties (weak fairness on the
+state graph), the companion searches, vacuity (each property's situation witnessed) and the report.
+Partial-order reduction: the model is one process (every rule reads and writes shared state: the
+executions, the segments in key order, the artifact ledger, the failed write-backs), so pan compiled with
+reduction stores the same states as without; `reduce=False` compiles with -DNOREDUCE.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pausecheck.model import Bounds, Machine
+from pausecheck.model.machine import DEADLOCK_DOC
+from pausecheck.model.reading import Reading
+
+from ..evidence import command_line, document_for
+from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
+from .pan import PanRun, compile_model, run_pan
+from .promela import generate
+from .trail import TrailError, path_of, trail_options
+
+__all__ = ["SpinVerdict", "SpinReport", "spin_check", "LEFT_TO_PYTHON"]
+
+LEFT_TO_PYTHON = ("liveness (eventually, under weak fairness)", "the companion searches", "vacuity (each "
+                  "property's situation witnessed)", "the report (pausecheck report)")
+
+HOLDS, VIOLATED, WITNESSED, NOT_WITNESSED, UNKNOWN = "holds", "VIOLATED", "witnessed", "NOT WITNESSED", \
+    "not established"
+
+
+@dataclass
+class SpinVerdict:
+    """One property's verdict from pan, with its trace (ITF) where pan reported it."""
+
+    name: str
+    kind: str
+    clauses: tuple[str, ...]
+    status: str
+    document: dict[str, Any] | None = None
+    note: str | None = None  # a trail that did not decode, or that the Python engine does not confirm
+
+
+@dataclass
+class SpinReport:
+    """A Spin search: what pan stored, the verdicts, what it did not check and why."""
+
+    bounds: Bounds
+    reading: Reading
+    run: PanRun
+    verdicts: list[SpinVerdict]
+    skipped: dict[str, str] = field(default_factory=dict)
+    generate_seconds: float = 0.0
+    compile_seconds: float = 0.0
+    wall_seconds: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        """1 a violation or deadlock; 3 nothing violated but something not established (an incomplete or
+        probabilistic search, a witness not found); 0 every property established."""
+        if any(v.status == VIOLATED for v in self.verdicts):
+            return 1
+        if not self.run.complete or any(v.status in (NOT_WITNESSED, UNKNOWN) for v in self.verdicts):
+            return 3
+        return 0
+
+
+def _document(machine: Machine, verdict: SpinVerdict, discovery: Any, command: str, doc: str) -> dict[str, Any]:
+    kind = DEADLOCK if verdict.kind == DEADLOCK else verdict.kind
+    shown = "witness" if verdict.kind == SOMETIMES else DEADLOCK if kind == DEADLOCK else "violation"
+    return document_for(machine, discovery, name=verdict.name, kind=kind, clauses=verdict.clauses, verdict=shown,
+                        description=doc, command=command)
+
+
+def _confirm(machine: Machine, name: str, kind: str, discovery: Any) -> tuple[str | None, str | None]:
+    """(the Python engine's message at the path's end, a note if it does not show the property there)."""
+    known = name == DEADLOCK or any(p.name == name for p in machine.properties)
+    if not known:
+        return "broken in the last state, by Spin's assertion" if kind != SOMETIMES else None, None
+    post = discovery.states[-1]
+    pre = discovery.states[-2] if len(discovery.states) > 1 else None
+    action = discovery.actions[-1] if discovery.actions else None
+    shows, message = machine.judge(name, pre, action, post)
+    if not shows:
+        return None, "the explicit model does not show it at the trace's end: the engines disagree"
+    return message, None
+
+
+def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, store: str = "exact",
+               reduce: bool = True, hash_bits: int = 22, memory_mb: int | None = None,
+               max_seconds: float | None = None, progress: Callable[[str], None] | None = None,
+               optimise: str = "-O2") -> SpinReport:
+    """Check `properties` (objects with name, kind, clauses, expr) and deadlock with Spin (see the module's
+    doc). Raises `pan.SpinError` if spin or gcc fails on the model, `promela.TooLarge` for bounds past the
+    encoding."""
+    say = progress or (lambda _line: None)
+    started = time.monotonic()
+    checks = Assertions(bounds, reading, properties)
+    model = generate(bounds, reading, "model.pml", checks=checks)
+    generated = time.monotonic()
+    say(f"generated the Promela model ({len(model.options)} options, {len(model.text) // 1024} KiB); compiling")
+    machine = Machine(bounds, reading)
+    command = command_line(bounds, reading.name, "--engine spin")
+    docs = {p.name: p.doc for p in machine.properties}
+    with tempfile.TemporaryDirectory(prefix="pausecheck-spin-") as tmp:
+        folder = Path(tmp)
+        compile_model(model.text, folder, store, reduce, memory_mb, optimise)
+        compiled = time.monotonic()
+        say("pan is searching")
+        left = None if max_seconds is None else max_seconds - (compiled - started)
+        run = run_pan(folder, store, reduce, hash_bits, progress=say, max_seconds=left)
+        trails = {flag: number for flag, number in run.reports}
+        verdicts = []
+        for kind, name in checks.reports:
+            clauses = next((tuple(p.clauses) for p in properties if p.name == name), ())
+            number = trails.get(flag_name(kind, name))
+            if number is None:
+                status = (NOT_WITNESSED if kind == SOMETIMES else HOLDS) if run.complete else UNKNOWN
+                verdicts.append(SpinVerdict(name, kind, clauses, status))
+                continue
+            verdict = SpinVerdict(name, kind, clauses, WITNESSED if kind == SOMETIMES else VIOLATED)
+            try:
+                discovery = path_of(machine, trail_options(model, folder, number), None)
+            except TrailError as error:
+                verdict.note = str(error)
+            else:
+                message, verdict.note = _confirm(machine, name, kind, discovery)
+                discovery = type(discovery)(discovery.states, discovery.actions, message)
+                verdict.document = _document(machine, verdict, discovery, command,
+                                             DEADLOCK_DOC if kind == DEADLOCK else docs.get(name, name))
+            verdicts.append(verdict)
+    report = SpinReport(bounds, reading, run, verdicts, dict(checks.skipped))
+    report.generate_seconds = generated - started
+    report.compile_seconds = compiled - generated
+    report.wall_seconds = time.monotonic() - started
+    return report
+
+
+def always_first(verdicts: list[SpinVerdict]) -> list[SpinVerdict]:
+    """The verdicts in a reading order: always, transition, deadlock, witnesses (stable within each)."""
+    rank = {ALWAYS: 0, "transition": 1, DEADLOCK: 2, SOMETIMES: 3}
+    return sorted(verdicts, key=lambda v: rank.get(v.kind, 4))
