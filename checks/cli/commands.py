@@ -48,6 +48,7 @@ from .oracle import conform_command, fuzz_command, shrink_runtime_command, valid
 from .prove import engines_command, prove_command
 from .readings import counter as _counter
 from .readings import first_searches, readings_command
+from .spin import spin_command
 
 __all__ = ["HANDLERS", "UsageError"]
 
@@ -142,6 +143,8 @@ def _check(args: argparse.Namespace) -> int:
     bounds = _bounds(args)
     if args.engines is not None:
         return engines_command(args, bounds, reading_named(args.reading), UsageError)
+    if args.engine == "spin":
+        return spin_command(args, bounds, UsageError, _write)
     with Reporter("check", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
     evidence = evidence_of(report)

@@ -17,6 +17,7 @@ from pausecheck.traces.input_file import printable
 from pausecheck import __version__
 
 from ..graph import FORMATS
+from ..spin.pan import DEPTH, STORES
 
 __all__ = ["parser"]
 
@@ -36,6 +37,8 @@ examples:
                                         the flag that would reach it; accepted, so the exit is 0
   pausecheck check --out out/           also write each counterexample and witness as ITF JSON under out/
   pausecheck check --json               one JSON object (complete, states, properties, clauses, ...)
+  pausecheck check --engine spin --crashes 1 --expiries 1 --races 1 --new-turns 1
+                                        every fault at once, searched by Spin (needs spin and gcc)
 
 {EXIT}"""
 
@@ -307,6 +310,22 @@ def parser() -> argparse.ArgumentParser:
                        "loses little: --resume DIR carries on from it")
     check.add_argument("--checkpoint-every", type=_seconds, default=60.0, metavar="S",
                        help="seconds between checkpoints (default 60)")
+    check.add_argument("--engine", choices=("bfs", "spin"), default="bfs",
+                       help="bfs (the default): the Python breadth-first search; spin: Spin on the Promela generated "
+                       "from the rule table, every safety property an assertion and a stuck state one too, compiled "
+                       "with gcc (Debian's spin and gcc must be installed); pan's progress lines on stderr; a "
+                       "counterexample is decoded into an ITF trace that replays on the explicit model; liveness, "
+                       "the companions and vacuity stay with the Python engine")
+    check.add_argument("--store", choices=STORES, default="exact",
+                       help="with --engine spin: how pan keeps the visited states: exact (the default), hash-compact "
+                       "(-DHC4, 4 bytes a state) or bitstate (-DBITSTATE, a few bits a state); the last two are "
+                       "probabilistic: exit 3, with pan's hash factor")
+    check.add_argument("--no-reduce", dest="reduce", action="store_false",
+                       help="with --engine spin: compile pan with -DNOREDUCE (no partial-order reduction)")
+    check.add_argument("--hash-bits", type=int, default=22, metavar="N",
+                       help="with --engine spin: 2^N hash slots (pan -wN; default 22); more for a large search")
+    check.add_argument("--spin-depth", type=int, default=DEPTH, metavar="N",
+                       help=f"with --engine spin: pan's depth limit (-mN, default {DEPTH:,}); a hit is exit 3")
     check.add_argument("--engines", metavar="bfs,bmc",
                        help="compare the two engines instead: the breadth-first search and z3's bounded model checking "
                        "(to the search's depth) on the default, on every mutant and on every single-switch reading "

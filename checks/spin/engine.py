@@ -29,7 +29,7 @@ from pausecheck.model.reading import Reading
 
 from ..evidence import command_line, document_for
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
-from .pan import PanRun, compile_model, run_pan
+from .pan import DEPTH, PanRun, compile_model, run_pan
 from .promela import generate
 from .trail import TrailError, path_of, trail_options
 
@@ -100,7 +100,7 @@ def _confirm(machine: Machine, name: str, kind: str, discovery: Any) -> tuple[st
 
 
 def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, store: str = "exact",
-               reduce: bool = True, hash_bits: int = 22, memory_mb: int | None = None,
+               reduce: bool = True, hash_bits: int = 22, depth: int = DEPTH, memory_mb: int | None = None,
                max_seconds: float | None = None, progress: Callable[[str], None] | None = None,
                optimise: str = "-O2") -> SpinReport:
     """Check `properties` (objects with name, kind, clauses, expr) and deadlock with Spin (see the module's
@@ -121,7 +121,7 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
         compiled = time.monotonic()
         say("pan is searching")
         left = None if max_seconds is None else max_seconds - (compiled - started)
-        run = run_pan(folder, store, reduce, hash_bits, progress=say, max_seconds=left)
+        run = run_pan(folder, store, reduce, hash_bits, depth, progress=say, max_seconds=left)
         trails = {flag: number for flag, number in run.reports}
         verdicts = []
         for kind, name in checks.reports:

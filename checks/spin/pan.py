@@ -82,11 +82,11 @@ def compile_model(text: str, folder: Path, store: str = "exact", reduce: bool = 
     _tool(["gcc", optimise, *flags, "-o", "pan", "pan.c"], folder)
 
 
-def run_pan(folder: Path, store: str = "exact", reduce: bool = True, hash_bits: int = 22,
+def run_pan(folder: Path, store: str = "exact", reduce: bool = True, hash_bits: int = 22, depth: int = DEPTH,
             progress: Callable[[str], None] | None = None, max_seconds: float | None = None) -> PanRun:
     """Run the compiled pan in `folder`; relay each progress line it prints; stop it (SIGINT, then its
     statistics) past `max_seconds`."""
-    argv = ["./pan", f"-m{DEPTH}", f"-w{hash_bits}", "-c0", "-e", "-n"]
+    argv = ["./pan", f"-m{depth}", f"-w{hash_bits}", "-c0", "-e", "-n"]
     lines: list[str] = []
     stopped: list[bool] = []
 

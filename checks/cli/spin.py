@@ -1,0 +1,135 @@
+"""`pausecheck check --engine spin`: Spin's search, printed as `check` prints its own.
+
+Progress: pan's own progress lines ("Depth= ... States= ...") are relayed on stderr as they come. The
+output: pan's statistics on one line (states stored, transitions, depth, memory, time, the store and the
+reduction), one line per property with its verdict, each counterexample as numbered steps (the same
+rendering as `check`), what stays with the Python engine, the verdict and a reproduce line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pausecheck.model import Bounds, reading_named
+from pausecheck.traces.input_file import say
+from pausecheck.traces.itf import dumps
+from pausecheck.traces.render import render
+
+from ..evidence import command_line, trace_name
+from ..spin.engine import LEFT_TO_PYTHON, UNKNOWN, VIOLATED, SpinReport, always_first, spin_check
+from ..spin.pan import SpinError, missing_tools
+from ..spin.promela import TooLarge
+from ..spin.properties import SPIN_PROPERTIES
+
+__all__ = ["spin_command", "incomplete_reason"]
+
+
+def incomplete_reason(report: SpinReport) -> str | None:
+    """Why the search does not establish what it did not find, in words; None when it is complete."""
+    run = report.run
+    if run.interrupted:
+        return "pan was stopped before the end (--max-seconds or an interrupt): the states it did not reach are " \
+               "unchecked"
+    if run.memory_hit:
+        return "pan ran out of memory (--max-memory): the states it did not reach are unchecked"
+    if run.depth_hit:
+        return f"pan hit its depth limit ({run.depth:,}): the paths past it are unchecked (raise --spin-depth)"
+    factor = f"pan's hash factor {run.hash_factor:g} (best if over 100)" if run.hash_factor is not None else \
+        "pan printed no hash factor"
+    if run.store == "hash-compact":
+        return f"probabilistic: hash compaction keeps 4 bytes of each state, so two states may share them and the " \
+               f"second goes unexplored; {factor}"
+    if run.store == "bitstate":
+        return f"probabilistic: the bitstate store keeps a few bits of each state, so states that share them go " \
+               f"unexplored and the counts are a lower bound; {factor}"
+    return None
+
+
+def _statistics(report: SpinReport) -> str:
+    run = report.run
+    reduction = "partial-order reduction on" if run.reduced else "no partial-order reduction (-DNOREDUCE)"
+    return (f"pan: {run.states:,} states stored (state vector {run.state_vector} bytes), {run.transitions:,} "
+            f"transitions, depth {run.depth:,}; {run.memory_mb:,.1f} MB; search {run.seconds:.2f} s, generate "
+            f"{report.generate_seconds:.1f} s, gcc {report.compile_seconds:.1f} s, in all {report.wall_seconds:.1f} "
+            f"s; {run.store} store, {reduction}; {'complete' if run.complete else 'INCOMPLETE'}")
+
+
+def _json(report: SpinReport, paths: dict[str, str]) -> dict[str, Any]:
+    run = report.run
+    return {
+        "engine": "spin", "bounds": report.bounds.as_dict(), "reading": report.reading.name,
+        "complete": run.complete, "incomplete": incomplete_reason(report), "exit_code": report.exit_code,
+        "states": run.states, "transitions": run.transitions, "depth": run.depth, "memory_mb": run.memory_mb,
+        "pan_seconds": run.seconds, "compile_seconds": round(report.compile_seconds, 3),
+        "seconds": round(report.wall_seconds, 3), "store": run.store, "reduced": run.reduced,
+        "hash_factor": run.hash_factor,
+        "properties": [{"name": v.name, "kind": v.kind, "clauses": list(v.clauses), "verdict": v.status,
+                        "trace": paths.get(v.name), "note": v.note} for v in always_first(report.verdicts)],
+        "not_checked": report.skipped, "left_to_python": list(LEFT_TO_PYTHON),
+    }
+
+
+def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception],
+                 write: Any) -> int:
+    """Run the check on Spin and print it (`usage` is the command line's one-line error)."""
+    missing = missing_tools()
+    if missing is not None:
+        raise usage(missing)
+    for flag in ("symmetry", "fingerprint", "compact", "checkpoint", "resume", "max_states"):
+        if getattr(args, flag, None):
+            raise usage(f"--{flag.replace('_', '-')} is a flag of the Python engine, not of --engine spin")
+    reading = reading_named(args.reading)
+    memory = None if args.max_memory is None else args.max_memory >> 20
+    try:
+        report = spin_check(bounds, reading, SPIN_PROPERTIES, store=args.store, reduce=args.reduce,
+                            hash_bits=args.hash_bits, depth=args.spin_depth, memory_mb=memory,
+                            max_seconds=args.max_seconds,
+                            progress=lambda line: print(f"[spin] {line}", file=sys.stderr, flush=True))
+    except (TooLarge, SpinError) as error:
+        raise usage(str(error)) from None
+    paths: dict[str, str] = {}
+    for v in report.verdicts if args.out else ():
+        if v.document is not None:
+            paths[v.name] = str(Path(args.out) / trace_name(v.document["#meta"]["verdict"], v.name))
+            write(Path(paths[v.name]), dumps(v.document))
+    if args.json:
+        print(json.dumps(_json(report, paths), sort_keys=True, indent=2))
+        return report.exit_code
+    _print(report, paths, args)
+    return report.exit_code
+
+
+def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) -> None:
+    say(f"Spin on the Promela generated from the rule table, reading {report.reading.name}")
+    say(_statistics(report))
+    width = max((len(v.name) for v in report.verdicts), default=8) + 2
+    for v in always_first(report.verdicts):
+        shown = "found" if v.kind == "deadlock" and v.status == VIOLATED else \
+            "none" if v.kind == "deadlock" and v.status == "holds" else v.status
+        note = f"  ({v.note})" if v.note else ""
+        say(f"  {v.name:<{width}}{v.kind:<12}{shown}{note}")
+    for name, why in sorted(report.skipped.items()):
+        say(f"  {name:<{width}}not checked by Spin: {why}")
+    for v in always_first(report.verdicts):
+        if v.status == VIOLATED and v.document is not None:
+            where = paths.get(v.name)
+            sys.stdout.write(render(v.document, f"pausecheck replay {where}" if where else None))
+    say("left to the Python engine (pausecheck check): " + "; ".join(LEFT_TO_PYTHON))
+    reason = incomplete_reason(report)
+    violated = [v.name for v in report.verdicts if v.status == VIOLATED]
+    if violated:
+        say(f"[fail] violated: {', '.join(violated)}")
+    elif reason is not None:
+        say(f"[incomplete] nothing violated in what pan reached, but nothing is established: {reason}")
+    elif any(v.status == UNKNOWN for v in report.verdicts) or report.exit_code == 3:
+        say("[incomplete] a witness was not found: " + ", ".join(
+            v.name for v in report.verdicts if v.status != "holds" and v.status != "witnessed"))
+    else:
+        say("[ok] every property Spin checks holds at these bounds, and no state is stuck (complete search)")
+    extra = "--engine spin" + ("" if args.store == "exact" else f" --store {args.store}") + \
+        ("" if args.reduce else " --no-reduce")
+    say(f"reproduce with: {command_line(report.bounds, report.reading.name, extra)} --out out/")
