@@ -19,6 +19,7 @@ from pausecheck.traces.input_file import say
 from pausecheck.traces.itf import dumps
 from pausecheck.traces.render import render
 
+from ..budget import active
 from ..evidence import command_line, trace_name
 from ..spin.engine import LEFT_TO_PYTHON, UNKNOWN, VIOLATED, SpinReport, always_first, spin_check
 from ..spin.pan import SpinError, missing_tools
@@ -83,11 +84,15 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
         if getattr(args, flag, None):
             raise usage(f"--{flag.replace('_', '-')} is a flag of the Python engine, not of --engine spin")
     reading = reading_named(args.reading)
-    memory = None if args.max_memory is None else args.max_memory >> 20
+    # pan stops itself a little before the command's limits (its statistics printed), so that the budget's
+    # watchdog (`checks/budget.py`, which counts pan's memory as the command's) need not interrupt it.
+    memory = None if args.max_memory is None else (args.max_memory * 9 // 10) >> 20
+    budget = active()
+    seconds = None if budget is None or budget.remaining() is None else max(budget.remaining() - 0.5, 0.1)
     try:
         report = spin_check(bounds, reading, SPIN_PROPERTIES, store=args.store, reduce=args.reduce,
                             hash_bits=args.hash_bits, depth=args.spin_depth, memory_mb=memory,
-                            max_seconds=args.max_seconds,
+                            max_seconds=seconds,
                             progress=lambda line: print(f"[spin] {line}", file=sys.stderr, flush=True))
     except (TooLarge, SpinError) as error:
         raise usage(str(error)) from None

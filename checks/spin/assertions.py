@@ -37,6 +37,7 @@ from pausecheck.model.state import CANCELLED, COMPLETED, FAILED
 
 from ..symbolic.relation import Lower
 from .code import Code, text
+from .promela import Move
 
 __all__ = ["Assertions", "ALWAYS", "TRANSITION", "SOMETIMES", "DEADLOCK", "final_expr", "flag_name"]
 
@@ -70,6 +71,7 @@ class Assertions:
 
     def __post_init__(self) -> None:
         self.moves = self.deadlock
+        self._scratch = 0
         self._exprs: dict[str, Expr] = {}
         for p in self.properties:
             if p.kind not in (ALWAYS, TRANSITION, SOMETIMES):
@@ -94,7 +96,8 @@ class Assertions:
 
     def declarations(self) -> list[str]:
         """The report flags and the names pan prints (hidden: outside the state vector)."""
-        out = [f"hidden byte _r[{max(len(self.reports), 1)}];  /* the reports made: each property once */"]
+        out = [f"hidden byte _r[{max(len(self.reports), 1)}];  /* the reports made: each property once */",
+               f"hidden int _c[{max(self._scratch, 1)}];  /* the temporaries of the deadlock check */"]
         out += [f"hidden byte {flag_name(kind, name)};" for kind, name in self.reports]
         return out
 
@@ -120,7 +123,7 @@ class Assertions:
             out.append(f"if :: (!_r[{k}] && {text(shows)}) -> {self._report(p.kind, p.name)} :: else -> skip fi")
         return out
 
-    def options(self, pure: Code, L: Lower, pre: Any, moves: list[tuple[Any, Any]]) -> list[tuple[str, list[str]]]:
+    def options(self, pure: Code, L: Lower, pre: Any, moves: list[Move]) -> list[tuple[str, list[str]]]:
         """The options of the state checks: always properties, witnesses of a state, deadlock."""
         out = []
         for p in self.properties:
@@ -132,10 +135,26 @@ class Assertions:
                 continue
             out.append((p.name, self._body(p.kind, p.name, shows)))
         if self.deadlock:
-            stuck = pure.conj(pure.neg(L.expr(self._final, {"S": pre})),
-                              pure.neg(pure.disj(*[pure.conj(guard, changes) for guard, changes in moves])))
-            out.append((DEADLOCK, self._body(DEADLOCK, DEADLOCK, stuck)))
+            out.append((DEADLOCK, self._stuck(pure, L, pre, moves)))
         return out
+
+    def _stuck(self, pure: Code, L: Lower, pre: Any, moves: list[Move]) -> list[str]:
+        """The deadlock check: enabled where the state is not final and no option that always changes the
+        state is enabled (a pure guard: a disjunction of guards); its body then tells, with temporaries of
+        its own (`_c`), whether an option that may leave the state as it is (a late answer) changes it."""
+        certain = [m.guard for m in moves if m.known is True]
+        guard = pure.conj(pure.neg(L.expr(self._final, {"S": pre})), pure.neg(pure.disj(*certain)))
+        code = Code(emit=True, array="_c")
+        moving = code.disj(*[code.conj(m.guard, m.changes(code)) for m in moves if m.known is None])
+        self._scratch = code.used
+        k = self._index(DEADLOCK)
+        test = f"(!_r[{k}] && {text(guard)})"
+        if code.known(moving) is True:
+            return [f"        {test} -> skip"]
+        body = [f"        {statement};" for statement in code.statements]
+        return [f"        {test} ->", *body,
+                f"        if :: !{text(moving) if code.known(moving) is None else int(moving)} -> "
+                f"{self._report(DEADLOCK, DEADLOCK)} :: else -> skip fi"]
 
     def _body(self, kind: str, name: str, shows: Any) -> list[str]:
         k = self._index(name)

@@ -33,10 +33,10 @@ def text(x: Any) -> str:
 class Code(Algebra):
     """The algebra of Promela expressions (see the module's doc)."""
 
-    def __init__(self, emit: bool = False) -> None:
-        self.emit = emit
+    def __init__(self, emit: bool = False, array: str = "_t") -> None:
+        self.emit, self.array = emit, array
         self.statements: list[str] = []
-        self.used = 0  # temporaries _t[0 .. used-1]
+        self.used = 0  # temporaries <array>[0 .. used-1]
         self.sums: dict[str, tuple[Any, Any]] = {}  # an addition's text -> its terms
         self.named: dict[str, str] = {}  # an expression's text -> the temporary that holds it
 
@@ -47,7 +47,7 @@ class Code(Algebra):
             return expr
         name = self.named.get(expr)
         if name is None:
-            name = self.named[expr] = f"_t[{self.used}]"
+            name = self.named[expr] = f"{self.array}[{self.used}]"
             self.used += 1
             self.statements.append(f"{name} = {expr}")
         return name

@@ -30,7 +30,7 @@ from pausecheck.model.reading import Reading
 from ..evidence import command_line, document_for
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
 from .pan import DEPTH, PanRun, compile_model, run_pan
-from .promela import generate
+from .promela import Model, generate
 from .trail import TrailError, path_of, trail_options
 
 __all__ = ["SpinVerdict", "SpinReport", "spin_check", "LEFT_TO_PYTHON"]
@@ -99,49 +99,53 @@ def _confirm(machine: Machine, name: str, kind: str, discovery: Any) -> tuple[st
     return message, None
 
 
+def _verdict(kind: str, name: str, properties: Sequence[Any], run: PanRun, number: int | None, machine: Machine,
+             model: Model, folder: Path, command: str) -> SpinVerdict:
+    """One property's verdict: reported by pan (its trail `number` decoded into an ITF document), or not."""
+    clauses = next((tuple(p.clauses) for p in properties if p.name == name), ())
+    if number is None:
+        status = (NOT_WITNESSED if kind == SOMETIMES else HOLDS) if run.complete else UNKNOWN
+        return SpinVerdict(name, kind, clauses, status)
+    verdict = SpinVerdict(name, kind, clauses, WITNESSED if kind == SOMETIMES else VIOLATED)
+    try:
+        discovery = path_of(machine, trail_options(model, folder, number), None)
+    except TrailError as error:
+        verdict.note = str(error)
+        return verdict
+    message, verdict.note = _confirm(machine, name, kind, discovery)
+    discovery = type(discovery)(discovery.states, discovery.actions, message)
+    doc = DEADLOCK_DOC if kind == DEADLOCK else next((p.doc for p in machine.properties if p.name == name), name)
+    verdict.document = _document(machine, verdict, discovery, command, doc)
+    return verdict
+
+
 def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, store: str = "exact",
                reduce: bool = True, hash_bits: int = 22, depth: int = DEPTH, memory_mb: int | None = None,
                max_seconds: float | None = None, progress: Callable[[str], None] | None = None,
-               optimise: str = "-O2") -> SpinReport:
+               optimise: str = "-O1", rules: tuple[Any, ...] | None = None,
+               machine: Machine | None = None) -> SpinReport:
     """Check `properties` (objects with name, kind, clauses, expr) and deadlock with Spin (see the module's
-    doc). Raises `pan.SpinError` if spin or gcc fails on the model, `promela.TooLarge` for bounds past the
-    encoding."""
+    doc): on `rules` (default the rule table; a mutant's table), its paths decoded on `machine` (default the
+    explicit model of the bounds and reading). Raises `pan.SpinError` if spin or gcc fails on the model,
+    `promela.TooLarge` for bounds past the encoding."""
     say = progress or (lambda _line: None)
     started = time.monotonic()
     checks = Assertions(bounds, reading, properties)
-    model = generate(bounds, reading, "model.pml", checks=checks)
+    model = generate(bounds, reading, "model.pml", checks=checks, **({} if rules is None else {"rules": rules}))
     generated = time.monotonic()
     say(f"generated the Promela model ({len(model.options)} options, {len(model.text) // 1024} KiB); compiling")
-    machine = Machine(bounds, reading)
+    machine = machine or Machine(bounds, reading)
     command = command_line(bounds, reading.name, "--engine spin")
-    docs = {p.name: p.doc for p in machine.properties}
     with tempfile.TemporaryDirectory(prefix="pausecheck-spin-") as tmp:
         folder = Path(tmp)
         compile_model(model.text, folder, store, reduce, memory_mb, optimise)
         compiled = time.monotonic()
         say("pan is searching")
-        left = None if max_seconds is None else max_seconds - (compiled - started)
+        left = None if max_seconds is None else max_seconds - (compiled - started)  # counted from the call
         run = run_pan(folder, store, reduce, hash_bits, depth, progress=say, max_seconds=left)
         trails = {flag: number for flag, number in run.reports}
-        verdicts = []
-        for kind, name in checks.reports:
-            clauses = next((tuple(p.clauses) for p in properties if p.name == name), ())
-            number = trails.get(flag_name(kind, name))
-            if number is None:
-                status = (NOT_WITNESSED if kind == SOMETIMES else HOLDS) if run.complete else UNKNOWN
-                verdicts.append(SpinVerdict(name, kind, clauses, status))
-                continue
-            verdict = SpinVerdict(name, kind, clauses, WITNESSED if kind == SOMETIMES else VIOLATED)
-            try:
-                discovery = path_of(machine, trail_options(model, folder, number), None)
-            except TrailError as error:
-                verdict.note = str(error)
-            else:
-                message, verdict.note = _confirm(machine, name, kind, discovery)
-                discovery = type(discovery)(discovery.states, discovery.actions, message)
-                verdict.document = _document(machine, verdict, discovery, command,
-                                             DEADLOCK_DOC if kind == DEADLOCK else docs.get(name, name))
-            verdicts.append(verdict)
+        verdicts = [_verdict(kind, name, properties, run, trails.get(flag_name(kind, name)), machine, model, folder,
+                             command) for kind, name in checks.reports]
     report = SpinReport(bounds, reading, run, verdicts, dict(checks.skipped))
     report.generate_seconds = generated - started
     report.compile_seconds = compiled - generated

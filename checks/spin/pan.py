@@ -72,8 +72,9 @@ def _tool(argv: list[str], folder: Path) -> None:
 
 
 def compile_model(text: str, folder: Path, store: str = "exact", reduce: bool = True,
-                  memory_mb: int | None = None, optimise: str = "-O2") -> None:
-    """Write the model as model.pml in `folder`, generate pan.c with spin and compile it."""
+                  memory_mb: int | None = None, optimise: str = "-O1") -> None:
+    """Write the model as model.pml in `folder`, generate pan.c with spin and compile it (-O1 by default: at two
+    sessions gcc -O2 takes 21 s here against 8 s, for a search about a tenth faster)."""
     (folder / "model.pml").write_text(text, encoding="utf-8")
     _tool(["spin", "-a", "-o2", "model.pml"], folder)
     flags = ["-w", "-DSAFETY", *STORE_FLAGS[store]] + ([] if reduce else ["-DNOREDUCE"])

@@ -25,6 +25,7 @@ The model Spin explores is the explicit one, state for state (`pan` stores exact
 from __future__ import annotations
 
 import dataclasses
+import functools
 import textwrap
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -40,7 +41,8 @@ from ..symbolic.relation import Caps, Lower, assemble, lower_block, plan
 from ..symbolic.values import CALL, EXEC, RACE, OptV, Seq, encode_str, pick
 from .code import Code, text
 
-__all__ = ["promela", "generate", "Model", "Option", "Checks", "capacities", "TooLarge", "command", "header", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
+__all__ = ["promela", "generate", "Model", "Option", "Checks", "Move", "capacities", "TooLarge", "command", "header",
+           "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
 
 SPIN_FLAGS = ("-a", "-o2")  # -o2: keep in the state vector even the variables the model only writes
 CC_FLAGS = ("-O2", "-w", "-DSAFETY", "-DNOREDUCE")  # safety only; one process: nothing to reduce
@@ -241,7 +243,7 @@ class Checks(Protocol):
 
     def declarations(self) -> list[str]: ...
     def step(self, code: Code, L: Lower, rule: Any, env: dict[str, Any], pre: Any, post: Any) -> list[str]: ...
-    def options(self, pure: Code, L: Lower, pre: Any, moves: list[tuple[Any, Any]]) -> list[tuple[str, list[str]]]: ...
+    def options(self, pure: Code, L: Lower, pre: Any, moves: list[Move]) -> list[tuple[str, list[str]]]: ...
 
 
 def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, effect: tuple[Any, ...],
@@ -265,17 +267,28 @@ def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, e
     return [f"        {text(guard)} ->"] + [f"        {b};" for b in body[:-1]] + [f"        {body[-1]}"], total
 
 
-def _changes(pure: Code, caps: Caps, rule: Any, slot: int, index: int, env: dict[str, Any],
+def _changes(code: Code, caps: Caps, rule: Any, slot: int, index: int, env: dict[str, Any],
              effect: tuple[Any, ...], pre: Any) -> Any:
-    """Does the step change the state? A pure expression (a poll never does; a late answer may not)."""
-    L = Lower(pure, caps)
+    """Does the step change the state? An expression over `code` (a poll never does; a late answer does not)."""
+    L = Lower(code, caps)
     after = lower_block(L, effect, {**env, "_ended": False})
     post = assemble(L, rule, slot, index if index >= 0 else None, env, after, pre[0], pre[1])
-    return pure.neg(pure.conj(*[pure.eq(var, value) for var, value in _pairs(pre, post)]))
+    return code.neg(code.conj(*[code.eq(var, value) for var, value in _pairs(pre, post)]))
 
 
-def _options(bounds: Bounds, reading: Reading, caps: Caps,
-             checks: Checks | None = None) -> tuple[list[str], int, list[tuple[int, Option]]]:
+@dataclass(frozen=True)
+class Move:
+    """One option as a deadlock check reads it: its guard (pure) and whether it changes the state, pure
+    where that is a constant (most rules change something whenever they are enabled), else to be lowered
+    over the check's own code (`changes(code)`), whose temporaries share the long subexpressions."""
+
+    guard: Any
+    known: bool | None
+    changes: Any  # Callable[[Code], Any]
+
+
+def _options(bounds: Bounds, reading: Reading, caps: Caps, checks: Checks | None = None,
+             rules: tuple[Any, ...] = RULES) -> tuple[list[str], int, list[tuple[int, Option]]]:
     """Every option of the loop, in the rule table's order (then the checks' own), the most temporaries one
     uses, and each option with its guard's line among the lines returned."""
     pure = Code()
@@ -283,8 +296,8 @@ def _options(bounds: Bounds, reading: Reading, caps: Caps,
     lines: list[str] = []
     most = 0
     found: list[tuple[int, Option]] = []
-    moves: list[tuple[Any, Any]] = []
-    for rule, instances in plan(bounds, reading.switches, RULES):
+    moves: list[Move] = []
+    for rule, instances in plan(bounds, reading.switches, rules):
         lines.append(f"    /* {rule.action.__name__}: {rule.doc} */")
         for slot, index in _slots(rule, bounds, caps):
             env, present = _bind(Lower(pure, caps), rule, slot, index, pre)
@@ -298,7 +311,9 @@ def _options(bounds: Bounds, reading: Reading, caps: Caps,
                 body, used = _option(rule, slot, index, scope, guard, effect, caps, pre, checks)
                 most = max(most, used)
                 if checks is not None and checks.moves:
-                    moves.append((guard, _changes(pure, caps, rule, slot, index, scope, effect, pre)))
+                    known = pure.known(_changes(Code(), caps, rule, slot, index, scope, effect, pre))
+                    moves.append(Move(guard, known, functools.partial(
+                        _changes, caps=caps, rule=rule, slot=slot, index=index, env=scope, effect=effect, pre=pre)))
                 lines.append(f"    :: d_step {{ /* {_describe(rule, slot, index, given)} */")
                 found.append((len(lines), Option(0, rule, slot, index, tuple(given.items()))))
                 lines += [*body, "       }"]
@@ -369,14 +384,15 @@ def header(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | Non
 
 
 def generate(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None,
-             checks: Checks | None = None) -> Model:
+             checks: Checks | None = None, rules: tuple[Any, ...] = RULES) -> Model:
     """The Promela model of the rules under these bounds and this reading (see the module's doc), with the
     `checks` of a search if given, and the line of every option's guard; the header's command names
     `out_name` as the file written. `caps` (default `Caps.of(bounds)`) sizes the arrays: smaller ones make
-    pan report the successors that do not fit."""
+    pan report the successors that do not fit. `rules` (default the rule table) is the table written out:
+    a mutant's deviating table, where it has one."""
     caps = caps or capacities(bounds, reading)
     _refuse(bounds, caps)
-    options, most, found = _options(bounds, reading, caps, checks)
+    options, most, found = _options(bounds, reading, caps, checks, rules)
     out = [header(bounds, reading, out_name, caps)] + _declarations(caps)
     out.append(f"hidden int _t[{max(most, 1)}];  /* the temporaries of one step, 0 between steps */")
     out.append("hidden int _k;")

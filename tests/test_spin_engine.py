@@ -1,0 +1,183 @@
+"""`pausecheck check --engine spin` (`checks/spin/engine.py`): Spin's verdicts are the Python engine's.
+
+Where `spin` and `gcc` are on the PATH: the verdict of every property Spin checks, and of deadlock, equals
+the verdict of the Python property of the same name, on the default reading at small bounds with every
+fault, and (marked slow) under every single-switch reading at tiny bounds with faults; every mutant that
+deviates in the rule table (a `rules` field) too, and until mutants have one, the test says so and is
+skipped (today's mutants patch the Python successors, which cannot reach Spin). A counterexample's trail
+becomes an ITF trace that `replay` re-executes; a stuck state is found; transition properties and
+witnesses are checked inside the steps; incomplete or probabilistic searches are exit 3. Without the tools:
+one line naming the Debian packages, exit 2 (runs everywhere).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from pausecheck.checks.cli import main
+from pausecheck.checks.explore import explore
+from pausecheck.checks.mutants import MUTANTS, bounds_of, mutate
+from pausecheck.checks.spin.engine import HOLDS, NOT_WITNESSED, VIOLATED, WITNESSED, spin_check
+from pausecheck.checks.spin.properties import SPIN_PROPERTIES, SpinProperty
+from pausecheck.model import Bounds, Machine, reading_named
+from pausecheck.model.actions import StartTurn
+from pausecheck.model.config import COMPANIONS
+from pausecheck.model.lang import var
+from pausecheck.model.properties import PROPERTIES
+from pausecheck.model.reading import SWITCHES
+from pausecheck.model.rules import ANSWER, RULES, WRITE_MESSAGE, S
+from pausecheck.model.state import PAUSED, State
+from pausecheck.traces.replay import replay
+
+TOOLS = shutil.which("spin") is not None and shutil.which("gcc") is not None
+needs_spin = pytest.mark.skipif(not TOOLS, reason="spin or gcc is not on the PATH: install the Debian packages "
+                                "spin and gcc (`apt-get install -y spin gcc`; .ci/run does)")
+
+SMALL = Bounds(calls=1, artifacts=2, pauses=2, write_failures=1, observations=0, held_bound=1)
+TINY = Bounds(calls=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1)
+SWEEP = TINY.replace(crashes=1, expiries=1, races=1)
+FAST = "-O0"  # a tenth of gcc's time; pan's search is short at these bounds
+NAMES = {p.name for p in SPIN_PROPERTIES}
+
+
+def python_verdicts(machine: Machine) -> dict[str, str]:
+    """The Python engine's verdict on each property Spin checks, and on deadlock."""
+    machine = Machine(machine.bounds, machine.reading, machine.patch, machine.block, machine.extra, machine.show,
+                      tuple(p for p in PROPERTIES if p.name in NAMES), ())
+    result = explore(machine)
+    assert result.complete
+    verdicts = {name: VIOLATED if name in result.violations else HOLDS for name in NAMES}
+    verdicts["deadlock"] = VIOLATED if result.deadlock is not None else HOLDS
+    return verdicts
+
+
+def spin_verdicts(bounds: Bounds, reading: str, **options) -> dict[str, str]:
+    report = spin_check(bounds, reading_named(reading), SPIN_PROPERTIES, optimise=FAST, **options)
+    assert report.run.complete, report.run.output
+    for v in report.verdicts:
+        assert v.note is None, (v.name, v.note)  # every trail decodes, and the Python engine confirms it
+    return {v.name: v.status for v in report.verdicts}
+
+
+def test_every_stand_in_mirrors_a_python_property() -> None:
+    python = {p.name: p for p in PROPERTIES}
+    for p in SPIN_PROPERTIES:
+        assert p.name in python and python[p.name].kind == p.kind and tuple(python[p.name].clauses) == p.clauses
+
+
+@needs_spin
+@pytest.mark.parametrize("bounds", [SMALL, SMALL.replace(crashes=1, expiries=1, races=1), TINY.replace(new_turns=1),
+                                    dict(COMPANIONS)["two sessions"]], ids=["small", "faults", "new turns", "sessions"])
+def test_spin_agrees_on_the_default_reading(bounds: Bounds) -> None:
+    assert spin_verdicts(bounds, "conformant") == python_verdicts(Machine(bounds, reading_named("conformant")))
+
+
+SINGLE_SWITCHES = [f"conformant+{switch.ambiguity}={value}" for switch in SWITCHES for value in switch.values
+                   if value != reading_named("conformant").value(switch.ambiguity)]
+
+
+@needs_spin
+@pytest.mark.slow
+@pytest.mark.parametrize("name", SINGLE_SWITCHES)
+def test_spin_agrees_under_every_single_switch_reading(name: str) -> None:
+    assert spin_verdicts(SWEEP, name) == python_verdicts(Machine(SWEEP, reading_named(name))), name
+
+
+def test_some_single_switch_reading_breaks_a_property_spin_checks() -> None:
+    """The sweep compares violations, not only agreement on `holds`: at least one reading breaks one."""
+    machine = Machine(TINY, reading_named("conformant+A-G4=failed-unmarked"))
+    assert VIOLATED in python_verdicts(machine).values()
+
+
+RULE_MUTANTS = [m for m in MUTANTS if getattr(m, "rules", None) is not None]
+
+
+@needs_spin
+@pytest.mark.skipif(not RULE_MUTANTS, reason="no mutant deviates in the rule table yet (a `rules` field): today's "
+                    "mutants patch the Python successors, which the generated Promela cannot carry")
+@pytest.mark.parametrize("mutant", RULE_MUTANTS or [None], ids=lambda m: getattr(m, "name", "none"))
+def test_spin_agrees_on_every_mutant(mutant) -> None:
+    bounds = bounds_of(mutant, SMALL)
+    machine = mutate(Machine(bounds, reading_named("conformant")), mutant)
+    assert spin_verdicts(bounds, "conformant", rules=mutant.rules, machine=machine) == python_verdicts(machine)
+
+
+@needs_spin
+def test_a_counterexample_becomes_an_itf_trace_that_replays(tmp_path: Path, capsys) -> None:
+    code = main(["check", "--engine", "spin", "--calls", "1", "--artifacts", "1", "--pauses", "1", "--observations",
+                 "0", "--held-bound", "1", "--reading", "conformant+A-G4=failed-unmarked", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "tool_failures_handled   always      VIOLATED" in out and "[fail] violated:" in out
+    assert "[spin] pan is searching" in err
+    trace = tmp_path / "violation-tool_failures_handled.itf.json"
+    from pausecheck.traces.itf import load_trace
+    document = load_trace(trace)
+    outcome = replay(document, Machine(TINY, reading_named("conformant+A-G4=failed-unmarked")))
+    assert outcome.diverged_at is None and outcome.reproduced
+    assert main(["replay", "--quiet", str(trace)]) == 1
+    assert "and the trace breaks tool_failures_handled" in capsys.readouterr().out
+
+
+@needs_spin
+@pytest.mark.parametrize("rule", [WRITE_MESSAGE, ANSWER], ids=["no write", "no answer"])
+def test_a_stuck_state_is_found_and_a_final_one_is_not(rule) -> None:
+    """Without the rule that writes the message, no execution finishes (no option is enabled); without the
+    answer, a paused execution can only be polled (a step that changes nothing): pan reports deadlock either
+    way, on a path the explicit model without that rule confirms; with every rule, the final states (every
+    turn run, every execution finished) are valid end states."""
+    rules = tuple(r for r in RULES if r is not rule)
+    machine = Machine(TINY, reading_named("conformant"), block=lambda _b, _s, action: type(action) is rule.action)
+    stuck = spin_check(TINY, reading_named("conformant"), (), optimise=FAST, rules=rules, machine=machine)
+    assert [(v.name, v.status, v.note) for v in stuck.verdicts] == [("deadlock", VIOLATED, None)]
+    assert stuck.exit_code == 1 and stuck.verdicts[0].document["#meta"]["verdict"] == "deadlock"
+    fine = spin_check(TINY, reading_named("conformant"), (), optimise=FAST)
+    assert [(v.name, v.status) for v in fine.verdicts] == [("deadlock", HOLDS)] and fine.exit_code == 0
+
+
+@needs_spin
+def test_transition_properties_and_witnesses_are_checked_in_the_steps() -> None:
+    P = var("P", State)
+    properties = (
+        SpinProperty("turns_never_start", "transition", (), P.executions.size == S.executions.size, (StartTurn,)),
+        SpinProperty("executions_never_shrink", "transition", (), S.executions.size <= P.executions.size),
+        SpinProperty("pauses", "sometimes", (), S.executions.any_of(lambda x: x.status == PAUSED)),
+        SpinProperty("holds_ten", "sometimes", (), S.executions.any_of(lambda x: x.held.size > 10)),
+    )
+    report = spin_check(TINY, reading_named("conformant"), properties, optimise=FAST)
+    verdicts = {v.name: v for v in report.verdicts}
+    assert verdicts["turns_never_start"].status == VIOLATED
+    assert len(verdicts["turns_never_start"].document["states"]) == 2  # the first step breaks it
+    assert verdicts["executions_never_shrink"].status == HOLDS
+    assert verdicts["pauses"].status == WITNESSED and verdicts["pauses"].document["#meta"]["verdict"] == "witness"
+    assert verdicts["holds_ten"].status == NOT_WITNESSED
+
+
+@needs_spin
+@pytest.mark.parametrize("flags, words", [(["--store", "hash-compact"], "probabilistic: hash compaction"),
+                                          (["--store", "bitstate"], "probabilistic: the bitstate store"),
+                                          (["--spin-depth", "3"], "depth limit")])
+def test_an_incomplete_or_probabilistic_search_is_exit_3_in_words(flags: list[str], words: str, capsys) -> None:
+    code = main(["check", "--engine", "spin", "--calls", "1", "--artifacts", "1", "--pauses", "1", "--observations",
+                 "0", "--held-bound", "1", *flags])
+    out = capsys.readouterr().out
+    assert code == 3 and "[incomplete]" in out and words in out, out
+
+
+def test_without_spin_or_gcc_one_line_names_the_packages(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(shutil, "which", lambda tool: None)
+    assert main(["check", "--engine", "spin"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "spin and gcc" in err and "apt-get install" in err
+
+
+@pytest.mark.parametrize("flags, words", [(["--sessions", "10"], "at most 9 executions"),
+                                          (["--calls", "-1"], "calls"), (["--symmetry"], "Python engine")])
+def test_bad_bounds_and_flags_are_one_line(flags: list[str], words: str, capsys) -> None:
+    if not TOOLS and words != "calls":
+        pytest.skip("the tools are checked first: without them the error names the packages")
+    assert main(["check", "--engine", "spin", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err
