@@ -174,10 +174,18 @@ def test_without_spin_or_gcc_one_line_names_the_packages(monkeypatch, capsys) ->
 
 
 @pytest.mark.parametrize("flags, words", [(["--sessions", "10"], "at most 9 executions"),
-                                          (["--calls", "-1"], "calls"), (["--symmetry"], "Python engine")])
+                                          (["--calls", "-1"], "calls"), (["--symmetry"], "Python engine"),
+                                          (["--hash-bits", "3"], "from 10 to 36"),
+                                          (["--engines", "bfs,bmc"], "--engines")])
 def test_bad_bounds_and_flags_are_one_line(flags: list[str], words: str, capsys) -> None:
-    if not TOOLS and words != "calls":
+    if not TOOLS and words not in ("calls", "--engines"):
         pytest.skip("the tools are checked first: without them the error names the packages")
     assert main(["check", "--engine", "spin", *flags]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err, err
+
+
+def test_a_flag_of_the_spin_engine_without_it_is_one_line(capsys) -> None:
+    assert main(["check", "--store", "bitstate"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--store: a flag of --engine spin" in err

@@ -48,7 +48,7 @@ from .oracle import conform_command, fuzz_command, shrink_runtime_command, valid
 from .prove import engines_command, prove_command
 from .readings import counter as _counter
 from .readings import first_searches, readings_command
-from .spin import spin_command
+from .spin import spin_command, spin_flags_given
 
 __all__ = ["HANDLERS", "UsageError"]
 
@@ -141,10 +141,14 @@ def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, check
 
 def _check(args: argparse.Namespace) -> int:
     bounds = _bounds(args)
+    if args.engines is not None and args.engine == "spin":
+        raise UsageError("--engine spin and --engines: choose one (--engines compares bfs with z3's bmc)")
     if args.engines is not None:
         return engines_command(args, bounds, reading_named(args.reading), UsageError)
     if args.engine == "spin":
         return spin_command(args, bounds, UsageError, _write)
+    if spin_flags_given(args):
+        raise UsageError(f"{' '.join(spin_flags_given(args))}: a flag of --engine spin (add --engine spin)")
     with Reporter("check", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
     evidence = evidence_of(report)

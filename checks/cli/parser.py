@@ -17,7 +17,7 @@ from pausecheck.traces.input_file import printable
 from pausecheck import __version__
 
 from ..graph import FORMATS
-from ..spin.pan import DEPTH, STORES
+from ..spin.pan import DEPTH, HASH_BITS, STORES
 
 __all__ = ["parser"]
 
@@ -322,8 +322,9 @@ def parser() -> argparse.ArgumentParser:
                        "probabilistic: exit 3, with pan's hash factor")
     check.add_argument("--no-reduce", dest="reduce", action="store_false",
                        help="with --engine spin: compile pan with -DNOREDUCE (no partial-order reduction)")
-    check.add_argument("--hash-bits", type=int, default=22, metavar="N",
-                       help="with --engine spin: 2^N hash slots (pan -wN; default 22); more for a large search")
+    check.add_argument("--hash-bits", type=int, default=HASH_BITS, metavar="N",
+                       help=f"with --engine spin: 2^N hash slots (pan -wN, from 10 to 36; default {HASH_BITS}, 16 "
+                       "million slots, 128 MB); one more for each doubling of the states past that")
     check.add_argument("--spin-depth", type=int, default=DEPTH, metavar="N",
                        help=f"with --engine spin: pan's depth limit (-mN, default {DEPTH:,}); a hit is exit 3")
     check.add_argument("--engines", metavar="bfs,bmc",

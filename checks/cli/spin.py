@@ -22,11 +22,19 @@ from pausecheck.traces.render import render
 from ..budget import active
 from ..evidence import command_line, trace_name
 from ..spin.engine import LEFT_TO_PYTHON, UNKNOWN, VIOLATED, SpinReport, always_first, spin_check
-from ..spin.pan import SpinError, missing_tools
+from ..spin.pan import DEPTH, HASH_BITS, SpinError, missing_tools
 from ..spin.promela import TooLarge
 from ..spin.properties import SPIN_PROPERTIES
 
-__all__ = ["spin_command", "incomplete_reason"]
+__all__ = ["spin_command", "incomplete_reason", "spin_flags_given"]
+
+
+def spin_flags_given(args: argparse.Namespace) -> list[str]:
+    """The flags of --engine spin set to something else than their defaults (an error without it)."""
+    given = {"--store": args.store != "exact", "--no-reduce": not args.reduce,
+             "--hash-bits": args.hash_bits != HASH_BITS,
+             "--spin-depth": args.spin_depth != DEPTH}
+    return [flag for flag, set_ in given.items() if set_]
 
 
 def incomplete_reason(report: SpinReport) -> str | None:
@@ -83,6 +91,10 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
     for flag in ("symmetry", "fingerprint", "compact", "checkpoint", "resume", "max_states"):
         if getattr(args, flag, None):
             raise usage(f"--{flag.replace('_', '-')} is a flag of the Python engine, not of --engine spin")
+    if not 10 <= args.hash_bits <= 36:
+        raise usage(f"--hash-bits must be from 10 to 36, not {args.hash_bits}")
+    if args.spin_depth < 1:
+        raise usage("--spin-depth must be at least 1")
     reading = reading_named(args.reading)
     # pan stops itself a little before the command's limits (its statistics printed), so that the budget's
     # watchdog (`checks/budget.py`, which counts pan's memory as the command's) need not interrupt it.

@@ -29,7 +29,7 @@ from pausecheck.model.reading import Reading
 
 from ..evidence import command_line, document_for
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
-from .pan import DEPTH, PanRun, compile_model, run_pan
+from .pan import DEPTH, HASH_BITS, PanRun, compile_model, run_pan
 from .promela import Model, generate
 from .trail import TrailError, path_of, trail_options
 
@@ -120,7 +120,7 @@ def _verdict(kind: str, name: str, properties: Sequence[Any], run: PanRun, numbe
 
 
 def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, store: str = "exact",
-               reduce: bool = True, hash_bits: int = 22, depth: int = DEPTH, memory_mb: int | None = None,
+               reduce: bool = True, hash_bits: int = HASH_BITS, depth: int = DEPTH, memory_mb: int | None = None,
                max_seconds: float | None = None, progress: Callable[[str], None] | None = None,
                optimise: str = "-O1", rules: tuple[Any, ...] | None = None,
                machine: Machine | None = None) -> SpinReport:

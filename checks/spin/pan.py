@@ -19,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["PanRun", "SpinError", "missing_tools", "STORES", "compile_model", "run_pan", "parse"]
+__all__ = ["PanRun", "SpinError", "missing_tools", "STORES", "DEPTH", "HASH_BITS", "compile_model", "run_pan", "parse"]
 
 STORES = ("exact", "hash-compact", "bitstate")
 STORE_FLAGS = {"exact": (), "hash-compact": ("-DHC4",), "bitstate": ("-DBITSTATE",)}
+HASH_BITS = 24  # pan's default hash table (-w): 2^24 slots; pan chains past them, slower
 DEPTH = 100_000  # pan's default depth limit (-m): far past the depth of these searches; a hit is reported incomplete
 
 
@@ -83,7 +84,7 @@ def compile_model(text: str, folder: Path, store: str = "exact", reduce: bool = 
     _tool(["gcc", optimise, *flags, "-o", "pan", "pan.c"], folder)
 
 
-def run_pan(folder: Path, store: str = "exact", reduce: bool = True, hash_bits: int = 22, depth: int = DEPTH,
+def run_pan(folder: Path, store: str = "exact", reduce: bool = True, hash_bits: int = HASH_BITS, depth: int = DEPTH,
             progress: Callable[[str], None] | None = None, max_seconds: float | None = None) -> PanRun:
     """Run the compiled pan in `folder`; relay each progress line it prints; stop it (SIGINT, then its
     statistics) past `max_seconds`."""
