@@ -189,3 +189,25 @@ def test_a_flag_of_the_spin_engine_without_it_is_one_line(capsys) -> None:
     assert main(["check", "--store", "bitstate"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--store: a flag of --engine spin" in err
+
+
+@needs_spin
+def test_a_step_formula_reads_the_action_and_its_kind() -> None:
+    """As `model/formulas.py` writes them: `act.<field>` (neutral where the action has none), `kind:<Action>`."""
+    P = var("P", State)
+    started = var("kind:StartTurn", bool)
+    properties = (
+        # a fresh execution's id is the action's own: broken by nothing
+        SpinProperty("own_execution", "transition", (),
+                     ~started | P.executions.any_of(lambda x: x.session == var("act.session", int))),
+        # `act.call` is "" on a step without a call: StartTurn breaks "every step names a call"
+        SpinProperty("every_step_names_a_call", "transition", (), var("act.call", str) != ""),
+        SpinProperty("approve", "sometimes", (), var("act.approve", bool)),
+    )
+    verdicts = {v.name: v for v in spin_check(TINY, reading_named("conformant"), properties, optimise=FAST).verdicts}
+    assert verdicts["own_execution"].status == HOLDS
+    assert verdicts["every_step_names_a_call"].status == VIOLATED
+    assert verdicts["every_step_names_a_call"].document["states"][1]["#meta"]["action"]["kind"] == "start-turn"
+    assert verdicts["approve"].status == WITNESSED
+    steps = verdicts["approve"].document["states"]
+    assert steps[-1]["#meta"]["action"]["kind"] == "answer" and steps[-1]["#meta"]["action"]["approve"] is True

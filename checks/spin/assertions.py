@@ -7,10 +7,13 @@ lowered with the algebra the rules use (`code.py`, `checks/symbolic/relation.py`
 - `always` (free variable `S`, the state): one option of the loop of its own, enabled exactly in a state
   that breaks it: `!(expr)`, a pure expression evaluated once per state; its body fails
   `assert(holds_<name>)`. Its step leaves the state as it is (no state is added; a transition is).
-- `transition` (also `P`, the post-state, and the variables the step's rule binds: `e`, `g`, `run`,
-  `session`, the parameters): checked inside every step whose rule binds what it reads (and is one of its
-  `on` action kinds, if it names any), after the successor is computed and before any variable is
-  written: the pre-state is still in the variables, the post-state in temporaries, so nothing is copied.
+- `transition` (also `P`, the post-state; `act.<field>`, a field of the step's action, read as a neutral
+  constant ("", 0, False) where the action has no such field; `kind:<Action>`, whether the step is of
+  that kind, a constant per rule (`model/formulas.py`'s `act` and `kind`); and the variables the step's
+  rule binds: `e`, `g`, `run`, `session`, the parameters): checked inside every step whose rule binds what
+  it reads (and is one of its `on` action kinds, if it names any), after the successor is computed and
+  before any variable is written: the pre-state is still in the variables, the post-state in
+  temporaries, so nothing is copied.
 - `sometimes` (a witness): the same places, reached rather than broken: `assert(witness_<name>)` fails
   where it first holds, which pan reports like a violation, with its trail.
 - deadlock: an option enabled in a state that is not final (`Machine.is_final`: every session ran its
@@ -25,12 +28,13 @@ writes one trail each (`-e`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pausecheck.model.config import Bounds
-from pausecheck.model.lang import Expr, free_vars, specialize
+from pausecheck.model.lang import Expr, free_vars, specialize, walk
 from pausecheck.model.reading import Reading
 from pausecheck.model.rules import S
 from pausecheck.model.state import CANCELLED, COMPLETED, FAILED
@@ -44,6 +48,8 @@ __all__ = ["Assertions", "ALWAYS", "TRANSITION", "SOMETIMES", "DEADLOCK", "final
 ALWAYS, TRANSITION, SOMETIMES = "always", "transition", "sometimes"
 DEADLOCK = "deadlock"
 STEP_VARS = frozenset({"S", "P", "e", "g", "run", "session"})
+STEP_PREFIXES = ("act.", "kind:")  # the step's action's fields and kind (`model/formulas.py`)
+_NEUTRAL = {str: "", int: 0, bool: False}
 
 
 def final_expr(bounds: Bounds) -> Expr:
@@ -78,7 +84,8 @@ class Assertions:
                 self.skipped[p.name] = f"a {p.kind} property (the Python engine judges it)"
                 continue
             expr = specialize(p.expr, self.bounds, self.reading)
-            extra = free_vars(expr) - (STEP_VARS if p.kind != ALWAYS else {"S"})
+            extra = {v for v in free_vars(expr) if p.kind == ALWAYS or not v.startswith(STEP_PREFIXES)} \
+                - (STEP_VARS if p.kind != ALWAYS else {"S"})
             if extra:
                 self.skipped[p.name] = f"reads {', '.join(sorted(extra))}, which no step binds"
                 continue
@@ -105,23 +112,44 @@ class Assertions:
         k = self._index(name)
         return f"_r[{k}] = 1; assert({flag_name(kind, name)})"
 
-    def step(self, code: Code, L: Lower, rule: Any, env: dict[str, Any], pre: Any, post: Any) -> list[str]:
-        """The checks of one step (transition properties, and witnesses that read the step), as statements."""
+    def step(self, code: Code, L: Lower, rule: Any, env: dict[str, Any], pre: Any, post: Any,
+             fields: tuple[Any, ...]) -> list[str]:
+        """The checks of one step (transition properties, and witnesses that read the step), as statements;
+        `fields` are the action's fields (specialised expressions, in the order of its dataclass)."""
         out = []
+        names = [f.name for f in dataclasses.fields(rule.action)]
+        field_of = {f"act.{n}": x for n, x in zip(names, fields, strict=True)}
+        acts: dict[str, Any] = {}  # the fields read so far, lowered once (a field no check reads adds no code)
         for p in self.properties:
             if p.name not in self._exprs or p.kind == ALWAYS or self._state_only(p):
                 continue
             on = getattr(p, "on", ()) or ()
-            expr = self._exprs[p.name]
-            if (on and rule.action not in on) or not free_vars(expr) <= set(env) | {"P"}:
+            expr = self._of_step(self._exprs[p.name], rule.action, names)
+            if (on and rule.action not in on) or not free_vars(expr) <= set(env) | set(field_of) | {"P"}:
                 continue
-            value = L.expr(expr, {**env, "S": pre, "P": post})
+            for v in free_vars(expr) & set(field_of) - set(acts):
+                acts[v] = L.expr(field_of[v], env)
+            value = L.expr(expr, {**env, **acts, "S": pre, "P": post})
             shows = value if p.kind == SOMETIMES else code.neg(value)
             if code.known(shows) is False:
                 continue
             k = self._index(p.name)
             out.append(f"if :: (!_r[{k}] && {text(shows)}) -> {self._report(p.kind, p.name)} :: else -> skip fi")
         return out
+
+    def _of_step(self, expr: Expr, action: type, names: list[str]) -> Expr:
+        """The expression for a step of this action kind: `kind:<K>` and the fields it lacks as constants."""
+        values = {}
+        for v in free_vars(expr):
+            if v.startswith("kind:"):
+                values[v] = v[len("kind:"):] == action.__name__
+            elif v.startswith("act.") and v[len("act."):] not in names:
+                values[v] = None
+        if not values:
+            return expr
+        typed = {x.args[0]: x.t for x in walk(expr) if x.op == "var" and x.args[0] in values}
+        values = {v: _NEUTRAL[typed[v]] if value is None else value for v, value in values.items()}
+        return specialize(expr, self.bounds, self.reading, values)
 
     def options(self, pure: Code, L: Lower, pre: Any, moves: list[Move]) -> list[tuple[str, list[str]]]:
         """The options of the state checks: always properties, witnesses of a state, deadlock."""

@@ -94,7 +94,7 @@ class Code(Algebra):
         k = self.known(x)
         if k is not None:
             return not k
-        return self._name(f"!{x}" if x.startswith("(") or " " not in x else f"!({x})")
+        return self._name(f"!{x}" if (x.startswith("(") or " " not in x) and not x.startswith("!") else f"!({x})")
 
     def _binary(self, op: str, a: Any, b: Any, fold: Any) -> Any:
         if not isinstance(a, str) and not isinstance(b, str):

@@ -242,12 +242,13 @@ class Checks(Protocol):
     moves: bool
 
     def declarations(self) -> list[str]: ...
-    def step(self, code: Code, L: Lower, rule: Any, env: dict[str, Any], pre: Any, post: Any) -> list[str]: ...
+    def step(self, code: Code, L: Lower, rule: Any, env: dict[str, Any], pre: Any, post: Any,
+             fields: tuple[Any, ...]) -> list[str]: ...
     def options(self, pure: Code, L: Lower, pre: Any, moves: list[Move]) -> list[tuple[str, list[str]]]: ...
 
 
 def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, effect: tuple[Any, ...],
-            caps: Caps, pre: Any, checks: Checks | None = None) -> tuple[list[str], int]:
+            caps: Caps, pre: Any, checks: Checks | None = None, fields: tuple[Any, ...] = ()) -> tuple[list[str], int]:
     """The body of one option after its guard: the effect's temporaries, the asserts that the successor
     fits, the checks of the step (if any), every changed variable computed into a temporary then written,
     the temporaries reset."""
@@ -257,7 +258,7 @@ def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, e
     post = assemble(L, rule, slot, index if index >= 0 else None, env, after, pre[0], pre[1])
     fits: list[Any] = []
     _fits(steps, post, fits)
-    checked = [] if checks is None else checks.step(steps, L, rule, env, pre, post)
+    checked = [] if checks is None else checks.step(steps, L, rule, env, pre, post, fields)
     changed = [(var, value) for var, value in _pairs(pre, post) if value != var]
     body = list(steps.statements) + [f"assert({text(test)})" for test in fits] + checked
     used, total = steps.used, steps.used + len(changed)
@@ -303,12 +304,12 @@ def _options(bounds: Bounds, reading: Reading, caps: Caps, checks: Checks | None
             env, present = _bind(Lower(pure, caps), rule, slot, index, pre)
             if pure.known(present) is False:
                 continue
-            for given, guard_parts, _fields, effect in instances:
+            for given, guard_parts, fields, effect in instances:
                 scope = {**env, **given}
                 guard = pure.conj(present, *[Lower(pure, caps).expr(part, scope) for part in guard_parts])
                 if pure.known(guard) is False:
                     continue
-                body, used = _option(rule, slot, index, scope, guard, effect, caps, pre, checks)
+                body, used = _option(rule, slot, index, scope, guard, effect, caps, pre, checks, fields)
                 most = max(most, used)
                 if checks is not None and checks.moves:
                     known = pure.known(_changes(Code(), caps, rule, slot, index, scope, effect, pre))
