@@ -19,7 +19,15 @@ import pytest
 from pausecheck.checks.cli import main
 from pausecheck.checks.explore import explore
 from pausecheck.checks.mutants import MUTANTS, bounds_of, mutate
-from pausecheck.checks.spin.engine import HOLDS, NOT_WITNESSED, VIOLATED, WITNESSED, spin_check
+from pausecheck.checks.spin.engine import (
+    HOLDS,
+    NOT_EXERCISED,
+    NOT_WITNESSED,
+    VACUOUS,
+    VIOLATED,
+    WITNESSED,
+    spin_check,
+)
 from pausecheck.checks.spin.properties import SPIN_PROPERTIES, SpinProperty
 from pausecheck.model import Bounds, Machine, reading_named
 from pausecheck.model.actions import StartTurn
@@ -211,3 +219,21 @@ def test_a_step_formula_reads_the_action_and_its_kind() -> None:
     assert verdicts["approve"].status == WITNESSED
     steps = verdicts["approve"].document["states"]
     assert steps[-1]["#meta"]["action"]["kind"] == "answer" and steps[-1]["#meta"]["action"]["approve"] is True
+
+
+@needs_spin
+def test_vacuity_and_what_the_bounds_cannot_exercise_are_judged_as_the_python_engine_does() -> None:
+    never = S.executions.any_of(lambda x: x.held.size > 10)
+    properties = (
+        SpinProperty("bounded", "always", (), S.executions.size <= 1, situation="holds_ten"),
+        SpinProperty("holds_ten", "sometimes", (), never),
+        SpinProperty("two_sessions", "sometimes", (), never, requires=lambda bounds: "--sessions 2"),
+        SpinProperty("bounded_too", "always", (), S.executions.size <= 1, situation="two_sessions"),
+    )
+    report = spin_check(TINY, reading_named("conformant"), properties, optimise=FAST)
+    status = {v.name: v.status for v in report.verdicts}
+    assert status == {"bounded": VACUOUS, "holds_ten": NOT_WITNESSED, "two_sessions": NOT_EXERCISED,
+                      "bounded_too": NOT_EXERCISED, "deadlock": HOLDS}
+    assert report.exit_code == 3 and not any("vacuity" in left for left in report.left_to_python)
+    accepted = spin_check(TINY, reading_named("conformant"), properties[2:], optimise=FAST, accept_unexercised=True)
+    assert accepted.exit_code == 0

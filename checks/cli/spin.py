@@ -21,7 +21,16 @@ from pausecheck.traces.render import render
 
 from ..budget import active
 from ..evidence import command_line, trace_name
-from ..spin.engine import LEFT_TO_PYTHON, UNKNOWN, VIOLATED, SpinReport, always_first, spin_check
+from ..spin.engine import (
+    NOT_EXERCISED,
+    NOT_WITNESSED,
+    UNKNOWN,
+    VACUOUS,
+    VIOLATED,
+    SpinReport,
+    always_first,
+    spin_check,
+)
 from ..spin.pan import DEPTH, HASH_BITS, SpinError, missing_tools
 from ..spin.promela import TooLarge
 from ..spin.properties import SPIN_PROPERTIES
@@ -78,7 +87,7 @@ def _json(report: SpinReport, paths: dict[str, str]) -> dict[str, Any]:
         "hash_factor": run.hash_factor,
         "properties": [{"name": v.name, "kind": v.kind, "clauses": list(v.clauses), "verdict": v.status,
                         "trace": paths.get(v.name), "note": v.note} for v in always_first(report.verdicts)],
-        "not_checked": report.skipped, "left_to_python": list(LEFT_TO_PYTHON),
+        "not_checked": report.skipped, "left_to_python": list(report.left_to_python),
     }
 
 
@@ -104,7 +113,7 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
     try:
         report = spin_check(bounds, reading, SPIN_PROPERTIES, store=args.store, reduce=args.reduce,
                             hash_bits=args.hash_bits, depth=args.spin_depth, memory_mb=memory,
-                            max_seconds=seconds,
+                            max_seconds=seconds, accept_unexercised=args.accept_unexercised,
                             progress=lambda line: print(f"[spin] {line}", file=sys.stderr, flush=True))
     except (TooLarge, SpinError) as error:
         raise usage(str(error)) from None
@@ -135,16 +144,18 @@ def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) 
         if v.status == VIOLATED and v.document is not None:
             where = paths.get(v.name)
             sys.stdout.write(render(v.document, f"pausecheck replay {where}" if where else None))
-    say("left to the Python engine (pausecheck check): " + "; ".join(LEFT_TO_PYTHON))
+    say("left to the Python engine (pausecheck check): " + "; ".join(report.left_to_python))
     reason = incomplete_reason(report)
     violated = [v.name for v in report.verdicts if v.status == VIOLATED]
     if violated:
         say(f"[fail] violated: {', '.join(violated)}")
     elif reason is not None:
         say(f"[incomplete] nothing violated in what pan reached, but nothing is established: {reason}")
-    elif any(v.status == UNKNOWN for v in report.verdicts) or report.exit_code == 3:
-        say("[incomplete] a witness was not found: " + ", ".join(
-            v.name for v in report.verdicts if v.status != "holds" and v.status != "witnessed"))
+    elif report.exit_code == 3:
+        shown = [v.name for v in report.verdicts if v.status in (NOT_WITNESSED, VACUOUS, UNKNOWN, NOT_EXERCISED)]
+        say("[fail] not established: " + ", ".join(shown) + " (a witness not found, a vacuous property, or one "
+            "these bounds cannot exercise: --accept-unexercised accepts those; the companion searches of pausecheck "
+            "check exercise them)")
     else:
         say("[ok] every property Spin checks holds at these bounds, and no state is stuck (complete search)")
     extra = "--engine spin" + ("" if args.store == "exact" else f" --store {args.store}") + \

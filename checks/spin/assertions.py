@@ -99,7 +99,12 @@ class Assertions:
         return next(k for k, (_kind, n) in enumerate(self.reports) if n == name)
 
     def _state_only(self, p: Any) -> bool:
-        return p.kind == ALWAYS or (p.kind == SOMETIMES and free_vars(self._exprs[p.name]) <= {"S"})
+        """Is it checked on states (an option of its own), not inside steps? An invariant; a witness of a
+        state, which names no action kind (`on`), is not a step formula (`step`) and reads only `S`."""
+        if p.kind == ALWAYS:
+            return True
+        stepwise = bool(getattr(p, "on", ())) or getattr(p, "step", False)
+        return p.kind == SOMETIMES and not stepwise and free_vars(self._exprs[p.name]) <= {"S"}
 
     def declarations(self) -> list[str]:
         """The report flags and the names pan prints (hidden: outside the state vector)."""

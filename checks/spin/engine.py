@@ -35,11 +35,12 @@ from .trail import TrailError, path_of, trail_options
 
 __all__ = ["SpinVerdict", "SpinReport", "spin_check", "LEFT_TO_PYTHON"]
 
-LEFT_TO_PYTHON = ("liveness (eventually, under weak fairness)", "the companion searches", "vacuity (each "
-                  "property's situation witnessed)", "the report (pausecheck report)")
+LEFT_TO_PYTHON = ("liveness (eventually, under weak fairness)", "the companion searches",
+                  "the report (pausecheck report)")
 
 HOLDS, VIOLATED, WITNESSED, NOT_WITNESSED, UNKNOWN = "holds", "VIOLATED", "witnessed", "NOT WITNESSED", \
     "not established"
+VACUOUS, NOT_EXERCISED = "VACUOUS", "not exercised"  # as the Python engine says them
 
 
 @dataclass
@@ -52,6 +53,7 @@ class SpinVerdict:
     status: str
     document: dict[str, Any] | None = None
     note: str | None = None  # a trail that did not decode, or that the Python engine does not confirm
+    situation: str | None = None  # the witness of its situation, if it has one
 
 
 @dataclass
@@ -63,6 +65,7 @@ class SpinReport:
     run: PanRun
     verdicts: list[SpinVerdict]
     skipped: dict[str, str] = field(default_factory=dict)
+    accept_unexercised: bool = False
     generate_seconds: float = 0.0
     compile_seconds: float = 0.0
     wall_seconds: float = 0.0
@@ -70,12 +73,22 @@ class SpinReport:
     @property
     def exit_code(self) -> int:
         """1 a violation or deadlock; 3 nothing violated but something not established (an incomplete or
-        probabilistic search, a witness not found); 0 every property established."""
+        probabilistic search, a witness not found, a vacuous property, one the bounds cannot exercise unless
+        that is accepted); 0 every property established."""
         if any(v.status == VIOLATED for v in self.verdicts):
             return 1
-        if not self.run.complete or any(v.status in (NOT_WITNESSED, UNKNOWN) for v in self.verdicts):
+        failing = {NOT_WITNESSED, UNKNOWN, VACUOUS} | (set() if self.accept_unexercised else {NOT_EXERCISED})
+        if not self.run.complete or any(v.status in failing for v in self.verdicts):
             return 3
         return 0
+
+    @property
+    def left_to_python(self) -> tuple[str, ...]:
+        """What this search did not judge, which `pausecheck check` does."""
+        judged = {v.name for v in self.verdicts}
+        vacuity = () if all(v.situation in judged for v in self.verdicts if v.situation) and \
+            any(v.situation for v in self.verdicts) else ("vacuity (each property's situation witnessed)",)
+        return LEFT_TO_PYTHON + vacuity
 
 
 def _document(machine: Machine, verdict: SpinVerdict, discovery: Any, command: str, doc: str) -> dict[str, Any]:
@@ -102,11 +115,12 @@ def _confirm(machine: Machine, name: str, kind: str, discovery: Any) -> tuple[st
 def _verdict(kind: str, name: str, properties: Sequence[Any], run: PanRun, number: int | None, machine: Machine,
              model: Model, folder: Path, command: str) -> SpinVerdict:
     """One property's verdict: reported by pan (its trail `number` decoded into an ITF document), or not."""
-    clauses = next((tuple(p.clauses) for p in properties if p.name == name), ())
+    prop = next((p for p in properties if p.name == name), None)
+    clauses, situation = tuple(getattr(prop, "clauses", ())), getattr(prop, "situation", None)
     if number is None:
         status = (NOT_WITNESSED if kind == SOMETIMES else HOLDS) if run.complete else UNKNOWN
-        return SpinVerdict(name, kind, clauses, status)
-    verdict = SpinVerdict(name, kind, clauses, WITNESSED if kind == SOMETIMES else VIOLATED)
+        return SpinVerdict(name, kind, clauses, status, situation=situation)
+    verdict = SpinVerdict(name, kind, clauses, WITNESSED if kind == SOMETIMES else VIOLATED, situation=situation)
     try:
         discovery = path_of(machine, trail_options(model, folder, number), None)
     except TrailError as error:
@@ -119,11 +133,32 @@ def _verdict(kind: str, name: str, properties: Sequence[Any], run: PanRun, numbe
     return verdict
 
 
+def _situations(verdicts: list[SpinVerdict], properties: Sequence[Any], bounds: Bounds) -> None:
+    """As the Python engine judges them: a witness the bounds cannot reach (its `requires` names the flag
+    they lack) is not exercised; a property that holds is vacuous where its situation's witness was not
+    found, and not exercised where the bounds cannot reach it. A situation Spin does not check is left to
+    the Python engine."""
+    by_name = {v.name: v for v in verdicts}
+    for p in properties:
+        v, requires = by_name.get(p.name), getattr(p, "requires", None)
+        missing = requires(bounds) if v is not None and requires is not None else None
+        if v is not None and v.status == NOT_WITNESSED and missing:
+            v.status, v.note = NOT_EXERCISED, f"these bounds cannot reach it: {missing}"
+    for v in verdicts:
+        w = by_name.get(v.situation) if v.situation else None
+        if w is None or v.status != HOLDS:
+            continue
+        if w.status == NOT_EXERCISED:
+            v.status, v.note = NOT_EXERCISED, f"its situation, {w.name}, is not exercised at these bounds"
+        elif w.status == NOT_WITNESSED:
+            v.status, v.note = VACUOUS, f"its situation, {w.name}, is never reached"
+
+
 def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, store: str = "exact",
                reduce: bool = True, hash_bits: int = HASH_BITS, depth: int = DEPTH, memory_mb: int | None = None,
                max_seconds: float | None = None, progress: Callable[[str], None] | None = None,
                optimise: str = "-O1", rules: tuple[Any, ...] | None = None,
-               machine: Machine | None = None) -> SpinReport:
+               machine: Machine | None = None, accept_unexercised: bool = False) -> SpinReport:
     """Check `properties` (objects with name, kind, clauses, expr) and deadlock with Spin (see the module's
     doc): on `rules` (default the rule table; a mutant's table), its paths decoded on `machine` (default the
     explicit model of the bounds and reading). Raises `pan.SpinError` if spin or gcc fails on the model,
@@ -146,7 +181,8 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
         trails = {flag: number for flag, number in run.reports}
         verdicts = [_verdict(kind, name, properties, run, trails.get(flag_name(kind, name)), machine, model, folder,
                              command) for kind, name in checks.reports]
-    report = SpinReport(bounds, reading, run, verdicts, dict(checks.skipped))
+    _situations(verdicts, properties, bounds)
+    report = SpinReport(bounds, reading, run, verdicts, dict(checks.skipped), accept_unexercised)
     report.generate_seconds = generated - started
     report.compile_seconds = compiled - generated
     report.wall_seconds = time.monotonic() - started

@@ -8,13 +8,16 @@ data for every engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from pausecheck.model.config import Bounds
 from pausecheck.model.lang import B, Expr, span
+from pausecheck.model.properties import property_named
 from pausecheck.model.rules import S
 from pausecheck.model.state import CANCELLED, COMPLETED, FAILED, INTERRUPTED, PAUSED, PENDING
 
-__all__ = ["SpinProperty", "STAND_INS", "SPIN_PROPERTIES"]
+__all__ = ["SpinProperty", "STAND_INS", "SPIN_PROPERTIES", "from_registry"]
 
 
 class SpinProperty(NamedTuple):
@@ -24,8 +27,10 @@ class SpinProperty(NamedTuple):
     kind: str
     clauses: tuple[str, ...]
     expr: Expr
-    on: tuple[type, ...] = ()
-
+    on: tuple[type, ...] = ()  # a step property's action kinds (empty: every step)
+    step: bool = False  # over a step (S, P, act, kind) even where it reads only S
+    situation: str | None = None  # the witness that it is exercised (vacuity), if Spin checks it too
+    requires: Callable[[Bounds], str | None] | None = None  # a witness: the flag the bounds lack, or None
 
 def _finished(status: Expr) -> Expr:
     return status.one_of(COMPLETED, FAILED, CANCELLED)
@@ -69,5 +74,19 @@ STAND_INS: tuple[SpinProperty, ...] = (
         | ((_unrouted(x) > 0) & (x.status == FAILED)) | ((_unrouted(x) == 0) & (x.status == COMPLETED)))),
 )
 
-# The properties `check --engine spin` checks. When model/formulas.py lands: SPIN_PROPERTIES = FORMULAS.
+
+
+def from_registry(formulas: Iterable[Any]) -> tuple[SpinProperty, ...]:
+    """Formulas (`name`, `expr`, `step`) with what the property registry says of each property: its kind,
+    clauses, action kinds, situation and the bounds it requires."""
+    out = []
+    for f in formulas:
+        p = property_named(f.name)
+        out.append(SpinProperty(f.name, p.kind, tuple(p.clauses), f.expr, tuple(p.on), getattr(f, "step", False),
+                                p.situation, p.requires))
+    return tuple(out)
+
+
+# The properties `check --engine spin` checks. When model/formulas.py lands:
+# SPIN_PROPERTIES = from_registry(FORMULAS.values())
 SPIN_PROPERTIES: tuple[Any, ...] = STAND_INS
