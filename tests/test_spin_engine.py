@@ -23,6 +23,7 @@ from pausecheck.checks.spin.engine import (
     HOLDS,
     NOT_EXERCISED,
     NOT_WITNESSED,
+    UNKNOWN,
     VACUOUS,
     VIOLATED,
     WITNESSED,
@@ -237,3 +238,14 @@ def test_vacuity_and_what_the_bounds_cannot_exercise_are_judged_as_the_python_en
     assert report.exit_code == 3 and not any("vacuity" in left for left in report.left_to_python)
     accepted = spin_check(TINY, reading_named("conformant"), properties[2:], optimise=FAST, accept_unexercised=True)
     assert accepted.exit_code == 0
+
+
+@needs_spin
+def test_a_search_stopped_by_its_time_limit_says_so_and_is_exit_3() -> None:
+    """Two sessions and a new turn at tiny bounds: millions of states, so pan is stopped (SIGINT: it prints
+    the statistics it reached) once the seconds given are spent."""
+    report = spin_check(TINY.replace(sessions=2, new_turns=1), reading_named("conformant"), SPIN_PROPERTIES,
+                        optimise=FAST, max_seconds=12)
+    assert report.run.interrupted and not report.run.complete and report.run.states > 0
+    assert report.exit_code == 3 and {v.status for v in report.verdicts} == {UNKNOWN}
+    assert report.wall_seconds < 20

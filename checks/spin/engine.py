@@ -177,7 +177,10 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
         compiled = time.monotonic()
         say("pan is searching")
         left = None if max_seconds is None else max_seconds - (compiled - started)  # counted from the call
-        run = run_pan(folder, store, reduce, hash_bits, depth, progress=say, max_seconds=left)
+        if left is not None and left <= 0:  # spent before pan could start: nothing searched
+            run = PanRun("", interrupted=True, store=store, reduced=reduce)
+        else:
+            run = run_pan(folder, store, reduce, hash_bits, depth, progress=say, max_seconds=left)
         trails = {flag: number for flag, number in run.reports}
         verdicts = [_verdict(kind, name, properties, run, trails.get(flag_name(kind, name)), machine, model, folder,
                              command) for kind, name in checks.reports]
