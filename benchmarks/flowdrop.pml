@@ -93,7 +93,7 @@ byte crashed[3];
 byte new_turns_n;
 byte new_turns[1];
 byte races;
-hidden int _t[152];  /* the temporaries of one step, 0 between steps */
+hidden int _t[144];  /* the temporaries of one step, 0 between steps */
 hidden int _k;
 
 active proctype flowdrop() {
@@ -237,21 +237,15 @@ end:
         _t[117] = ((executions_n == 0) -> 0 : executions[0].write_failures);
         _t[118] = ((executions_n == 0) -> 0 : executions[0].node_failures_n);
         _t[119] = ((_t[48] -> 1 : 0) + 1);
-        _t[120] = _t[50];
-        _t[121] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].calls : 0) : 0);
-        _t[122] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].collected_n : 0) : 0);
-        _t[123] = _t[51];
-        _t[124] = _t[52];
-        _t[125] = _t[53];
-        _t[126] = _t[54];
-        _t[127] = _t[55];
-        _t[128] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken_n : 0) : 0);
-        _t[129] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[0] : 0) : 0);
-        _t[130] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[1] : 0) : 0);
-        _t[131] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[2] : 0) : 0);
-        _t[132] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].final : 0) : 0);
-        _t[133] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].closing : 0) : 0);
-        _t[134] = (new_turns_n + (!_t[47] -> 1 : 0));
+        _t[120] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].calls : 0) : 0);
+        _t[121] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].collected_n : 0) : 0);
+        _t[122] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken_n : 0) : 0);
+        _t[123] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[0] : 0) : 0);
+        _t[124] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[1] : 0) : 0);
+        _t[125] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].taken[2] : 0) : 0);
+        _t[126] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].final : 0) : 0);
+        _t[127] = ((0 < (_t[49] -> 1 : 0)) -> (_t[48] -> segments[0].closing : 0) : 0);
+        _t[128] = (new_turns_n + (!_t[47] -> 1 : 0));
         executions_n = _t[72];
         executions[0].id = _t[73];
         executions[0].session = _t[74];
@@ -300,22 +294,22 @@ end:
         executions[0].write_failures = _t[117];
         executions[0].node_failures_n = _t[118];
         segments_n = _t[119];
-        segments[0].execution = _t[120];
-        segments[0].calls = _t[121];
-        segments[0].collected_n = _t[122];
-        segments[0].collected[0] = _t[123];
-        segments[0].collected[1] = _t[124];
-        segments[0].collected[2] = _t[125];
-        segments[0].write_failed = _t[126];
-        segments[0].phase = _t[127];
-        segments[0].taken_n = _t[128];
-        segments[0].taken[0] = _t[129];
-        segments[0].taken[1] = _t[130];
-        segments[0].taken[2] = _t[131];
-        segments[0].final = _t[132];
-        segments[0].closing = _t[133];
-        new_turns_n = _t[134];
-        _k = 0; do :: _k < 135 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        segments[0].calls = _t[120];
+        segments[0].collected_n = _t[121];
+        segments[0].taken_n = _t[122];
+        segments[0].taken[0] = _t[123];
+        segments[0].taken[1] = _t[124];
+        segments[0].taken[2] = _t[125];
+        segments[0].final = _t[126];
+        segments[0].closing = _t[127];
+        new_turns_n = _t[128];
+        segments[0].execution = _t[50];
+        segments[0].collected[0] = _t[51];
+        segments[0].collected[1] = _t[52];
+        segments[0].collected[2] = _t[53];
+        segments[0].write_failed = _t[54];
+        segments[0].phase = _t[55];
+        _k = 0; do :: _k < 129 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* CallTool: the consumer issues a fresh call; its first attempt runs */
     :: d_step { /* CallTool: segment slot 0 of execution slot 0 */
@@ -354,43 +348,27 @@ end:
         assert((new_turns_n <= 0));
         _t[17] = (executions[0].calls + 1);
         _t[18] = (executions[0].attempts_n + 1);
-        _t[19] = _t[0];
-        _t[20] = _t[1];
-        _t[21] = _t[2];
-        _t[22] = _t[3];
-        _t[23] = _t[4];
-        _t[24] = _t[5];
-        _t[25] = _t[6];
-        _t[26] = _t[7];
-        _t[27] = _t[8];
-        _t[28] = _t[9];
-        _t[29] = _t[10];
-        _t[30] = _t[11];
-        _t[31] = _t[12];
-        _t[32] = _t[13];
-        _t[33] = _t[14];
-        _t[34] = _t[15];
-        _t[35] = (segments[0].calls + 1);
+        _t[19] = (segments[0].calls + 1);
         executions[0].calls = _t[17];
         executions[0].attempts_n = _t[18];
-        executions[0].attempts[0].call = _t[19];
-        executions[0].attempts[0].status = _t[20];
-        executions[0].attempts[1].call = _t[21];
-        executions[0].attempts[1].status = _t[22];
-        executions[0].attempts[2].call = _t[23];
-        executions[0].attempts[2].status = _t[24];
-        executions[0].attempts[3].call = _t[25];
-        executions[0].attempts[3].status = _t[26];
-        executions[0].attempts[4].call = _t[27];
-        executions[0].attempts[4].status = _t[28];
-        executions[0].attempts[5].call = _t[29];
-        executions[0].attempts[5].status = _t[30];
-        executions[0].attempts[6].call = _t[31];
-        executions[0].attempts[6].status = _t[32];
-        executions[0].attempts[7].call = _t[33];
-        executions[0].attempts[7].status = _t[34];
-        segments[0].calls = _t[35];
-        _k = 0; do :: _k < 36 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        segments[0].calls = _t[19];
+        executions[0].attempts[0].call = _t[0];
+        executions[0].attempts[0].status = _t[1];
+        executions[0].attempts[1].call = _t[2];
+        executions[0].attempts[1].status = _t[3];
+        executions[0].attempts[2].call = _t[4];
+        executions[0].attempts[2].status = _t[5];
+        executions[0].attempts[3].call = _t[6];
+        executions[0].attempts[3].status = _t[7];
+        executions[0].attempts[4].call = _t[8];
+        executions[0].attempts[4].status = _t[9];
+        executions[0].attempts[5].call = _t[10];
+        executions[0].attempts[5].status = _t[11];
+        executions[0].attempts[6].call = _t[12];
+        executions[0].attempts[6].status = _t[13];
+        executions[0].attempts[7].call = _t[14];
+        executions[0].attempts[7].status = _t[15];
+        _k = 0; do :: _k < 20 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* ToolReturns: the attempt completes; its artifacts are collected by the segment in arrival order */
     :: d_step { /* ToolReturns: segment slot 0 of execution slot 0, count=0 */
@@ -447,29 +425,25 @@ end:
         assert((new_turns_n <= 0));
         _t[35] = ((_t[8] && !_t[21]) -> 3 : executions[0].attempts[0].status);
         _t[36] = (_t[20] -> 3 : executions[0].attempts[1].status);
-        _t[37] = _t[19];
-        _t[38] = _t[18];
-        _t[39] = _t[17];
-        _t[40] = _t[16];
-        _t[41] = ((_t[14] && !_t[15]) -> 3 : executions[0].attempts[6].status);
-        _t[42] = (_t[15] -> 3 : executions[0].attempts[7].status);
-        _t[43] = (segments[0].collected_n + _t[24]);
-        _t[44] = ((0 < segments[0].collected_n) -> segments[0].collected[0] : _t[25]);
-        _t[45] = ((1 < segments[0].collected_n) -> segments[0].collected[1] : _t[26]);
-        _t[46] = ((2 < segments[0].collected_n) -> segments[0].collected[2] : _t[28]);
+        _t[37] = ((_t[14] && !_t[15]) -> 3 : executions[0].attempts[6].status);
+        _t[38] = (_t[15] -> 3 : executions[0].attempts[7].status);
+        _t[39] = (segments[0].collected_n + _t[24]);
+        _t[40] = ((0 < segments[0].collected_n) -> segments[0].collected[0] : _t[25]);
+        _t[41] = ((1 < segments[0].collected_n) -> segments[0].collected[1] : _t[26]);
+        _t[42] = ((2 < segments[0].collected_n) -> segments[0].collected[2] : _t[28]);
         executions[0].attempts[0].status = _t[35];
         executions[0].attempts[1].status = _t[36];
-        executions[0].attempts[2].status = _t[37];
-        executions[0].attempts[3].status = _t[38];
-        executions[0].attempts[4].status = _t[39];
-        executions[0].attempts[5].status = _t[40];
-        executions[0].attempts[6].status = _t[41];
-        executions[0].attempts[7].status = _t[42];
-        segments[0].collected_n = _t[43];
-        segments[0].collected[0] = _t[44];
-        segments[0].collected[1] = _t[45];
-        segments[0].collected[2] = _t[46];
-        _k = 0; do :: _k < 47 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].attempts[6].status = _t[37];
+        executions[0].attempts[7].status = _t[38];
+        segments[0].collected_n = _t[39];
+        segments[0].collected[0] = _t[40];
+        segments[0].collected[1] = _t[41];
+        segments[0].collected[2] = _t[42];
+        executions[0].attempts[2].status = _t[19];
+        executions[0].attempts[3].status = _t[18];
+        executions[0].attempts[4].status = _t[17];
+        executions[0].attempts[5].status = _t[16];
+        _k = 0; do :: _k < 43 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     :: d_step { /* ToolReturns: segment slot 0 of execution slot 0, count=1 */
         (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (!((48 < segments[0].execution) && (segments[0].execution < 64)) && (segments[0].closing == 0)) && !(!(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)))))))))) && (1 <= ((1 < (3 - artifacts_n)) -> 1 : (3 - artifacts_n)))) ->
@@ -528,43 +502,36 @@ end:
         assert((new_turns_n <= 0));
         _t[38] = ((_t[8] && !_t[21]) -> 3 : executions[0].attempts[0].status);
         _t[39] = (_t[20] -> 3 : executions[0].attempts[1].status);
-        _t[40] = _t[19];
-        _t[41] = _t[18];
-        _t[42] = _t[17];
-        _t[43] = _t[16];
-        _t[44] = ((_t[14] && !_t[15]) -> 3 : executions[0].attempts[6].status);
-        _t[45] = (_t[15] -> 3 : executions[0].attempts[7].status);
-        _t[46] = (segments[0].collected_n + _t[24]);
-        _t[47] = ((0 < segments[0].collected_n) -> segments[0].collected[0] : _t[25]);
-        _t[48] = ((1 < segments[0].collected_n) -> segments[0].collected[1] : _t[26]);
-        _t[49] = ((2 < segments[0].collected_n) -> segments[0].collected[2] : _t[28]);
-        _t[50] = (artifacts_n + 1);
-        _t[51] = _t[35];
-        _t[52] = ((0 < artifacts_n) -> artifacts[0].call : 0);
-        _t[53] = _t[36];
-        _t[54] = ((1 < artifacts_n) -> artifacts[1].call : 0);
-        _t[55] = _t[37];
-        _t[56] = ((2 < artifacts_n) -> artifacts[2].call : 0);
+        _t[40] = ((_t[14] && !_t[15]) -> 3 : executions[0].attempts[6].status);
+        _t[41] = (_t[15] -> 3 : executions[0].attempts[7].status);
+        _t[42] = (segments[0].collected_n + _t[24]);
+        _t[43] = ((0 < segments[0].collected_n) -> segments[0].collected[0] : _t[25]);
+        _t[44] = ((1 < segments[0].collected_n) -> segments[0].collected[1] : _t[26]);
+        _t[45] = ((2 < segments[0].collected_n) -> segments[0].collected[2] : _t[28]);
+        _t[46] = (artifacts_n + 1);
+        _t[47] = ((0 < artifacts_n) -> artifacts[0].call : 0);
+        _t[48] = ((1 < artifacts_n) -> artifacts[1].call : 0);
+        _t[49] = ((2 < artifacts_n) -> artifacts[2].call : 0);
         executions[0].attempts[0].status = _t[38];
         executions[0].attempts[1].status = _t[39];
-        executions[0].attempts[2].status = _t[40];
-        executions[0].attempts[3].status = _t[41];
-        executions[0].attempts[4].status = _t[42];
-        executions[0].attempts[5].status = _t[43];
-        executions[0].attempts[6].status = _t[44];
-        executions[0].attempts[7].status = _t[45];
-        segments[0].collected_n = _t[46];
-        segments[0].collected[0] = _t[47];
-        segments[0].collected[1] = _t[48];
-        segments[0].collected[2] = _t[49];
-        artifacts_n = _t[50];
-        artifacts[0].execution = _t[51];
-        artifacts[0].call = _t[52];
-        artifacts[1].execution = _t[53];
-        artifacts[1].call = _t[54];
-        artifacts[2].execution = _t[55];
-        artifacts[2].call = _t[56];
-        _k = 0; do :: _k < 57 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].attempts[6].status = _t[40];
+        executions[0].attempts[7].status = _t[41];
+        segments[0].collected_n = _t[42];
+        segments[0].collected[0] = _t[43];
+        segments[0].collected[1] = _t[44];
+        segments[0].collected[2] = _t[45];
+        artifacts_n = _t[46];
+        artifacts[0].call = _t[47];
+        artifacts[1].call = _t[48];
+        artifacts[2].call = _t[49];
+        executions[0].attempts[2].status = _t[19];
+        executions[0].attempts[3].status = _t[18];
+        executions[0].attempts[4].status = _t[17];
+        executions[0].attempts[5].status = _t[16];
+        artifacts[0].execution = _t[35];
+        artifacts[1].execution = _t[36];
+        artifacts[2].execution = _t[37];
+        _k = 0; do :: _k < 50 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* ToolFails: the attempt is recorded failed, handled: the unhandled count is untouched */
     :: d_step { /* ToolFails: segment slot 0 of execution slot 0 */
@@ -608,21 +575,17 @@ end:
         assert((new_turns_n <= 0));
         _t[22] = ((_t[8] && !_t[21]) -> 4 : executions[0].attempts[0].status);
         _t[23] = (_t[20] -> 4 : executions[0].attempts[1].status);
-        _t[24] = _t[19];
-        _t[25] = _t[18];
-        _t[26] = _t[17];
-        _t[27] = _t[16];
-        _t[28] = ((_t[14] && !_t[15]) -> 4 : executions[0].attempts[6].status);
-        _t[29] = (_t[15] -> 4 : executions[0].attempts[7].status);
+        _t[24] = ((_t[14] && !_t[15]) -> 4 : executions[0].attempts[6].status);
+        _t[25] = (_t[15] -> 4 : executions[0].attempts[7].status);
         executions[0].attempts[0].status = _t[22];
         executions[0].attempts[1].status = _t[23];
-        executions[0].attempts[2].status = _t[24];
-        executions[0].attempts[3].status = _t[25];
-        executions[0].attempts[4].status = _t[26];
-        executions[0].attempts[5].status = _t[27];
-        executions[0].attempts[6].status = _t[28];
-        executions[0].attempts[7].status = _t[29];
-        _k = 0; do :: _k < 30 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].attempts[6].status = _t[24];
+        executions[0].attempts[7].status = _t[25];
+        executions[0].attempts[2].status = _t[19];
+        executions[0].attempts[3].status = _t[18];
+        executions[0].attempts[4].status = _t[17];
+        executions[0].attempts[5].status = _t[16];
+        _k = 0; do :: _k < 26 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* ToolInterrupts: the attempt is interrupted, one question raised, the run pauses, its artifacts held */
     :: d_step { /* ToolInterrupts: segment slot 0 of execution slot 0 */
@@ -736,107 +699,72 @@ end:
         assert((artifacts_n <= 3));
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
-        _t[96] = 2;
-        _t[97] = ((_t[20] && !_t[33]) -> 5 : executions[0].attempts[0].status);
-        _t[98] = (_t[32] -> 5 : executions[0].attempts[1].status);
-        _t[99] = _t[31];
-        _t[100] = _t[30];
-        _t[101] = _t[29];
-        _t[102] = _t[28];
-        _t[103] = ((_t[26] && !_t[27]) -> 5 : executions[0].attempts[6].status);
-        _t[104] = (_t[27] -> 5 : executions[0].attempts[7].status);
-        _t[105] = (executions[0].questions_n + 1);
-        _t[106] = _t[34];
-        _t[107] = _t[35];
-        _t[108] = _t[36];
-        _t[109] = _t[37];
-        _t[110] = _t[38];
-        _t[111] = _t[39];
-        _t[112] = _t[40];
-        _t[113] = _t[41];
-        _t[114] = _t[11];
-        _t[115] = _t[0];
-        _t[116] = ((1 < executions[0].held_n) -> executions[0].held[1] : _t[1]);
-        _t[117] = 0;
-        _t[118] = (segments_n - 1);
-        _t[119] = 0;
-        _t[120] = 0;
-        _t[121] = 0;
-        _t[122] = 0;
-        _t[123] = 0;
-        _t[124] = 0;
-        _t[125] = 0;
-        _t[126] = 0;
-        _t[127] = 0;
-        _t[128] = 0;
-        _t[129] = 0;
-        _t[130] = 0;
-        _t[131] = 0;
-        _t[132] = 0;
-        _t[133] = (warnings_n + _t[10]);
-        _t[134] = _t[44];
-        _t[135] = _t[45];
-        _t[136] = ((1 < warnings_n) -> warnings[1].execution : _t[46]);
-        _t[137] = ((1 < warnings_n) -> warnings[1].ref : _t[47]);
-        _t[138] = _t[50];
-        _t[139] = _t[51];
-        _t[140] = ((3 < warnings_n) -> warnings[3].execution : _t[54]);
-        _t[141] = ((3 < warnings_n) -> warnings[3].ref : _t[55]);
-        _t[142] = _t[60];
-        _t[143] = ((4 < warnings_n) -> warnings[4].ref : _t[59]);
-        _t[144] = ((5 < warnings_n) -> warnings[5].execution : _t[64]);
-        _t[145] = ((5 < warnings_n) -> warnings[5].ref : _t[65]);
-        executions[0].status = _t[96];
-        executions[0].attempts[0].status = _t[97];
-        executions[0].attempts[1].status = _t[98];
-        executions[0].attempts[2].status = _t[99];
-        executions[0].attempts[3].status = _t[100];
-        executions[0].attempts[4].status = _t[101];
-        executions[0].attempts[5].status = _t[102];
-        executions[0].attempts[6].status = _t[103];
-        executions[0].attempts[7].status = _t[104];
-        executions[0].questions_n = _t[105];
-        executions[0].questions[0].call = _t[106];
-        executions[0].questions[0].status = _t[107];
-        executions[0].questions[0].observations = _t[108];
-        executions[0].questions[0].id = _t[109];
-        executions[0].questions[1].call = _t[110];
-        executions[0].questions[1].status = _t[111];
-        executions[0].questions[1].observations = _t[112];
-        executions[0].questions[1].id = _t[113];
-        executions[0].held_n = _t[114];
-        executions[0].held[0] = _t[115];
-        executions[0].held[1] = _t[116];
-        executions[0].held[2] = _t[117];
-        segments_n = _t[118];
-        segments[0].execution = _t[119];
-        segments[0].calls = _t[120];
-        segments[0].collected_n = _t[121];
-        segments[0].collected[0] = _t[122];
-        segments[0].collected[1] = _t[123];
-        segments[0].collected[2] = _t[124];
-        segments[0].write_failed = _t[125];
-        segments[0].phase = _t[126];
-        segments[0].taken_n = _t[127];
-        segments[0].taken[0] = _t[128];
-        segments[0].taken[1] = _t[129];
-        segments[0].taken[2] = _t[130];
-        segments[0].final = _t[131];
-        segments[0].closing = _t[132];
-        warnings_n = _t[133];
-        warnings[0].execution = _t[134];
-        warnings[0].ref = _t[135];
-        warnings[1].execution = _t[136];
-        warnings[1].ref = _t[137];
-        warnings[2].execution = _t[138];
-        warnings[2].ref = _t[139];
-        warnings[3].execution = _t[140];
-        warnings[3].ref = _t[141];
-        warnings[4].execution = _t[142];
-        warnings[4].ref = _t[143];
-        warnings[5].execution = _t[144];
-        warnings[5].ref = _t[145];
-        _k = 0; do :: _k < 146 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        _t[96] = ((_t[20] && !_t[33]) -> 5 : executions[0].attempts[0].status);
+        _t[97] = (_t[32] -> 5 : executions[0].attempts[1].status);
+        _t[98] = ((_t[26] && !_t[27]) -> 5 : executions[0].attempts[6].status);
+        _t[99] = (_t[27] -> 5 : executions[0].attempts[7].status);
+        _t[100] = (executions[0].questions_n + 1);
+        _t[101] = ((1 < executions[0].held_n) -> executions[0].held[1] : _t[1]);
+        _t[102] = (segments_n - 1);
+        _t[103] = (warnings_n + _t[10]);
+        _t[104] = ((1 < warnings_n) -> warnings[1].execution : _t[46]);
+        _t[105] = ((1 < warnings_n) -> warnings[1].ref : _t[47]);
+        _t[106] = ((3 < warnings_n) -> warnings[3].execution : _t[54]);
+        _t[107] = ((3 < warnings_n) -> warnings[3].ref : _t[55]);
+        _t[108] = ((4 < warnings_n) -> warnings[4].ref : _t[59]);
+        _t[109] = ((5 < warnings_n) -> warnings[5].execution : _t[64]);
+        _t[110] = ((5 < warnings_n) -> warnings[5].ref : _t[65]);
+        executions[0].attempts[0].status = _t[96];
+        executions[0].attempts[1].status = _t[97];
+        executions[0].attempts[6].status = _t[98];
+        executions[0].attempts[7].status = _t[99];
+        executions[0].questions_n = _t[100];
+        executions[0].held[1] = _t[101];
+        segments_n = _t[102];
+        warnings_n = _t[103];
+        warnings[1].execution = _t[104];
+        warnings[1].ref = _t[105];
+        warnings[3].execution = _t[106];
+        warnings[3].ref = _t[107];
+        warnings[4].ref = _t[108];
+        warnings[5].execution = _t[109];
+        warnings[5].ref = _t[110];
+        executions[0].status = 2;
+        executions[0].attempts[2].status = _t[31];
+        executions[0].attempts[3].status = _t[30];
+        executions[0].attempts[4].status = _t[29];
+        executions[0].attempts[5].status = _t[28];
+        executions[0].questions[0].call = _t[34];
+        executions[0].questions[0].status = _t[35];
+        executions[0].questions[0].observations = _t[36];
+        executions[0].questions[0].id = _t[37];
+        executions[0].questions[1].call = _t[38];
+        executions[0].questions[1].status = _t[39];
+        executions[0].questions[1].observations = _t[40];
+        executions[0].questions[1].id = _t[41];
+        executions[0].held_n = _t[11];
+        executions[0].held[0] = _t[0];
+        executions[0].held[2] = 0;
+        segments[0].execution = 0;
+        segments[0].calls = 0;
+        segments[0].collected_n = 0;
+        segments[0].collected[0] = 0;
+        segments[0].collected[1] = 0;
+        segments[0].collected[2] = 0;
+        segments[0].write_failed = 0;
+        segments[0].phase = 0;
+        segments[0].taken_n = 0;
+        segments[0].taken[0] = 0;
+        segments[0].taken[1] = 0;
+        segments[0].taken[2] = 0;
+        segments[0].final = 0;
+        segments[0].closing = 0;
+        warnings[0].execution = _t[44];
+        warnings[0].ref = _t[45];
+        warnings[2].execution = _t[50];
+        warnings[2].ref = _t[51];
+        warnings[4].execution = _t[60];
+        _k = 0; do :: _k < 111 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* ObserveAgain: the same interrupt is seen again: no new question */
     :: d_step { /* ObserveAgain: execution slot 0 */
@@ -872,23 +800,15 @@ end:
         assert((artifacts_n <= 3));
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
-        _t[16] = _t[8];
-        _t[17] = _t[9];
-        _t[18] = _t[10];
-        _t[19] = _t[11];
-        _t[20] = _t[12];
-        _t[21] = _t[13];
-        _t[22] = _t[14];
-        _t[23] = _t[15];
-        executions[0].questions[0].call = _t[16];
-        executions[0].questions[0].status = _t[17];
-        executions[0].questions[0].observations = _t[18];
-        executions[0].questions[0].id = _t[19];
-        executions[0].questions[1].call = _t[20];
-        executions[0].questions[1].status = _t[21];
-        executions[0].questions[1].observations = _t[22];
-        executions[0].questions[1].id = _t[23];
-        _k = 0; do :: _k < 24 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].questions[0].call = _t[8];
+        executions[0].questions[0].status = _t[9];
+        executions[0].questions[0].observations = _t[10];
+        executions[0].questions[0].id = _t[11];
+        executions[0].questions[1].call = _t[12];
+        executions[0].questions[1].status = _t[13];
+        executions[0].questions[1].observations = _t[14];
+        executions[0].questions[1].id = _t[15];
+        _k = 0; do :: _k < 16 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* Poll: a caller reads the live turn; nothing changes */
     :: d_step { /* Poll: execution slot 0 */
@@ -1220,86 +1140,78 @@ end:
         _t[111] = ((_t[5] == 7) -> 1 : executions[0].status);
         _t[112] = (executions[0].attempts_n + ((_t[5] == 7) -> 1 : 0));
         _t[113] = ((_t[5] == 7) -> _t[36] : executions[0].attempts[0].call);
-        _t[114] = _t[103];
-        _t[115] = ((_t[5] == 7) -> _t[37] : executions[0].attempts[1].call);
-        _t[116] = _t[104];
-        _t[117] = ((_t[5] == 7) -> _t[38] : executions[0].attempts[2].call);
-        _t[118] = _t[105];
-        _t[119] = ((_t[5] == 7) -> _t[39] : executions[0].attempts[3].call);
-        _t[120] = _t[106];
-        _t[121] = ((_t[5] == 7) -> _t[40] : executions[0].attempts[4].call);
-        _t[122] = _t[107];
-        _t[123] = ((_t[5] == 7) -> _t[41] : executions[0].attempts[5].call);
-        _t[124] = _t[108];
-        _t[125] = ((_t[5] == 7) -> _t[42] : executions[0].attempts[6].call);
-        _t[126] = _t[109];
-        _t[127] = ((_t[5] == 7) -> _t[43] : executions[0].attempts[7].call);
-        _t[128] = _t[110];
-        _t[129] = ((_t[5] == 7) -> _t[8] : executions[0].questions[0].call);
-        _t[130] = ((_t[5] == 7) -> _t[9] : executions[0].questions[0].status);
-        _t[131] = ((_t[5] == 7) -> _t[10] : executions[0].questions[0].observations);
-        _t[132] = ((_t[5] == 7) -> _t[11] : executions[0].questions[0].id);
-        _t[133] = ((_t[5] == 7) -> _t[12] : executions[0].questions[1].call);
-        _t[134] = ((_t[5] == 7) -> _t[13] : executions[0].questions[1].status);
-        _t[135] = ((_t[5] == 7) -> _t[14] : executions[0].questions[1].observations);
-        _t[136] = ((_t[5] == 7) -> _t[15] : executions[0].questions[1].id);
-        _t[137] = ((_t[5] == 7) -> (_t[44] + 1) : segments_n);
-        _t[138] = ((_t[5] == 7) -> _t[61] : segments[0].execution);
-        _t[139] = ((_t[5] == 7) -> _t[62] : segments[0].calls);
-        _t[140] = ((_t[5] == 7) -> _t[63] : segments[0].collected_n);
-        _t[141] = ((_t[5] == 7) -> _t[64] : segments[0].collected[0]);
-        _t[142] = ((_t[5] == 7) -> _t[65] : segments[0].collected[1]);
-        _t[143] = ((_t[5] == 7) -> _t[66] : segments[0].collected[2]);
-        _t[144] = ((_t[5] == 7) -> _t[67] : segments[0].write_failed);
-        _t[145] = ((_t[5] == 7) -> _t[68] : segments[0].phase);
-        _t[146] = ((_t[5] == 7) -> _t[69] : segments[0].taken_n);
-        _t[147] = ((_t[5] == 7) -> _t[70] : segments[0].taken[0]);
-        _t[148] = ((_t[5] == 7) -> _t[71] : segments[0].taken[1]);
-        _t[149] = ((_t[5] == 7) -> _t[72] : segments[0].taken[2]);
-        _t[150] = ((_t[5] == 7) -> _t[73] : segments[0].final);
-        _t[151] = ((_t[5] == 7) -> _t[74] : segments[0].closing);
+        _t[114] = ((_t[5] == 7) -> _t[37] : executions[0].attempts[1].call);
+        _t[115] = ((_t[5] == 7) -> _t[38] : executions[0].attempts[2].call);
+        _t[116] = ((_t[5] == 7) -> _t[39] : executions[0].attempts[3].call);
+        _t[117] = ((_t[5] == 7) -> _t[40] : executions[0].attempts[4].call);
+        _t[118] = ((_t[5] == 7) -> _t[41] : executions[0].attempts[5].call);
+        _t[119] = ((_t[5] == 7) -> _t[42] : executions[0].attempts[6].call);
+        _t[120] = ((_t[5] == 7) -> _t[43] : executions[0].attempts[7].call);
+        _t[121] = ((_t[5] == 7) -> _t[8] : executions[0].questions[0].call);
+        _t[122] = ((_t[5] == 7) -> _t[9] : executions[0].questions[0].status);
+        _t[123] = ((_t[5] == 7) -> _t[10] : executions[0].questions[0].observations);
+        _t[124] = ((_t[5] == 7) -> _t[11] : executions[0].questions[0].id);
+        _t[125] = ((_t[5] == 7) -> _t[12] : executions[0].questions[1].call);
+        _t[126] = ((_t[5] == 7) -> _t[13] : executions[0].questions[1].status);
+        _t[127] = ((_t[5] == 7) -> _t[14] : executions[0].questions[1].observations);
+        _t[128] = ((_t[5] == 7) -> _t[15] : executions[0].questions[1].id);
+        _t[129] = ((_t[5] == 7) -> (_t[44] + 1) : segments_n);
+        _t[130] = ((_t[5] == 7) -> _t[61] : segments[0].execution);
+        _t[131] = ((_t[5] == 7) -> _t[62] : segments[0].calls);
+        _t[132] = ((_t[5] == 7) -> _t[63] : segments[0].collected_n);
+        _t[133] = ((_t[5] == 7) -> _t[64] : segments[0].collected[0]);
+        _t[134] = ((_t[5] == 7) -> _t[65] : segments[0].collected[1]);
+        _t[135] = ((_t[5] == 7) -> _t[66] : segments[0].collected[2]);
+        _t[136] = ((_t[5] == 7) -> _t[67] : segments[0].write_failed);
+        _t[137] = ((_t[5] == 7) -> _t[68] : segments[0].phase);
+        _t[138] = ((_t[5] == 7) -> _t[69] : segments[0].taken_n);
+        _t[139] = ((_t[5] == 7) -> _t[70] : segments[0].taken[0]);
+        _t[140] = ((_t[5] == 7) -> _t[71] : segments[0].taken[1]);
+        _t[141] = ((_t[5] == 7) -> _t[72] : segments[0].taken[2]);
+        _t[142] = ((_t[5] == 7) -> _t[73] : segments[0].final);
+        _t[143] = ((_t[5] == 7) -> _t[74] : segments[0].closing);
         executions[0].status = _t[111];
         executions[0].attempts_n = _t[112];
         executions[0].attempts[0].call = _t[113];
-        executions[0].attempts[0].status = _t[114];
-        executions[0].attempts[1].call = _t[115];
-        executions[0].attempts[1].status = _t[116];
-        executions[0].attempts[2].call = _t[117];
-        executions[0].attempts[2].status = _t[118];
-        executions[0].attempts[3].call = _t[119];
-        executions[0].attempts[3].status = _t[120];
-        executions[0].attempts[4].call = _t[121];
-        executions[0].attempts[4].status = _t[122];
-        executions[0].attempts[5].call = _t[123];
-        executions[0].attempts[5].status = _t[124];
-        executions[0].attempts[6].call = _t[125];
-        executions[0].attempts[6].status = _t[126];
-        executions[0].attempts[7].call = _t[127];
-        executions[0].attempts[7].status = _t[128];
-        executions[0].questions[0].call = _t[129];
-        executions[0].questions[0].status = _t[130];
-        executions[0].questions[0].observations = _t[131];
-        executions[0].questions[0].id = _t[132];
-        executions[0].questions[1].call = _t[133];
-        executions[0].questions[1].status = _t[134];
-        executions[0].questions[1].observations = _t[135];
-        executions[0].questions[1].id = _t[136];
-        segments_n = _t[137];
-        segments[0].execution = _t[138];
-        segments[0].calls = _t[139];
-        segments[0].collected_n = _t[140];
-        segments[0].collected[0] = _t[141];
-        segments[0].collected[1] = _t[142];
-        segments[0].collected[2] = _t[143];
-        segments[0].write_failed = _t[144];
-        segments[0].phase = _t[145];
-        segments[0].taken_n = _t[146];
-        segments[0].taken[0] = _t[147];
-        segments[0].taken[1] = _t[148];
-        segments[0].taken[2] = _t[149];
-        segments[0].final = _t[150];
-        segments[0].closing = _t[151];
-        _k = 0; do :: _k < 152 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].attempts[1].call = _t[114];
+        executions[0].attempts[2].call = _t[115];
+        executions[0].attempts[3].call = _t[116];
+        executions[0].attempts[4].call = _t[117];
+        executions[0].attempts[5].call = _t[118];
+        executions[0].attempts[6].call = _t[119];
+        executions[0].attempts[7].call = _t[120];
+        executions[0].questions[0].call = _t[121];
+        executions[0].questions[0].status = _t[122];
+        executions[0].questions[0].observations = _t[123];
+        executions[0].questions[0].id = _t[124];
+        executions[0].questions[1].call = _t[125];
+        executions[0].questions[1].status = _t[126];
+        executions[0].questions[1].observations = _t[127];
+        executions[0].questions[1].id = _t[128];
+        segments_n = _t[129];
+        segments[0].execution = _t[130];
+        segments[0].calls = _t[131];
+        segments[0].collected_n = _t[132];
+        segments[0].collected[0] = _t[133];
+        segments[0].collected[1] = _t[134];
+        segments[0].collected[2] = _t[135];
+        segments[0].write_failed = _t[136];
+        segments[0].phase = _t[137];
+        segments[0].taken_n = _t[138];
+        segments[0].taken[0] = _t[139];
+        segments[0].taken[1] = _t[140];
+        segments[0].taken[2] = _t[141];
+        segments[0].final = _t[142];
+        segments[0].closing = _t[143];
+        executions[0].attempts[0].status = _t[103];
+        executions[0].attempts[1].status = _t[104];
+        executions[0].attempts[2].status = _t[105];
+        executions[0].attempts[3].status = _t[106];
+        executions[0].attempts[4].status = _t[107];
+        executions[0].attempts[5].status = _t[108];
+        executions[0].attempts[6].status = _t[109];
+        executions[0].attempts[7].status = _t[110];
+        _k = 0; do :: _k < 144 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* StartWriteBack: the write-back takes the held list */
     :: d_step { /* StartWriteBack: segment slot 0 of execution slot 0, final=0 */
@@ -1318,27 +1230,21 @@ end:
         assert((artifacts_n <= 3));
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
-        _t[0] = 0;
-        _t[1] = 0;
-        _t[2] = 0;
-        _t[3] = 0;
-        _t[4] = 12;
-        _t[5] = executions[0].held_n;
-        _t[6] = executions[0].held[0];
-        _t[7] = executions[0].held[1];
-        _t[8] = executions[0].held[2];
-        _t[9] = 0;
-        executions[0].held_n = _t[0];
-        executions[0].held[0] = _t[1];
-        executions[0].held[1] = _t[2];
-        executions[0].held[2] = _t[3];
-        segments[0].phase = _t[4];
-        segments[0].taken_n = _t[5];
-        segments[0].taken[0] = _t[6];
-        segments[0].taken[1] = _t[7];
-        segments[0].taken[2] = _t[8];
-        segments[0].final = _t[9];
-        _k = 0; do :: _k < 10 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        _t[0] = executions[0].held_n;
+        _t[1] = executions[0].held[0];
+        _t[2] = executions[0].held[1];
+        _t[3] = executions[0].held[2];
+        segments[0].taken_n = _t[0];
+        segments[0].taken[0] = _t[1];
+        segments[0].taken[1] = _t[2];
+        segments[0].taken[2] = _t[3];
+        executions[0].held_n = 0;
+        executions[0].held[0] = 0;
+        executions[0].held[1] = 0;
+        executions[0].held[2] = 0;
+        segments[0].phase = 12;
+        segments[0].final = 0;
+        _k = 0; do :: _k < 4 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     :: d_step { /* StartWriteBack: segment slot 0 of execution slot 0, final=1 */
         (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 11) && (segments[0].closing == 0) && (((48 < segments[0].execution) && (segments[0].execution < 64)) || !(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)))))))))) && (segments[0].write_failed -> segments[0].final : 1)) ->
@@ -1356,27 +1262,21 @@ end:
         assert((artifacts_n <= 3));
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
-        _t[0] = 0;
-        _t[1] = 0;
-        _t[2] = 0;
-        _t[3] = 0;
-        _t[4] = 12;
-        _t[5] = executions[0].held_n;
-        _t[6] = executions[0].held[0];
-        _t[7] = executions[0].held[1];
-        _t[8] = executions[0].held[2];
-        _t[9] = 1;
-        executions[0].held_n = _t[0];
-        executions[0].held[0] = _t[1];
-        executions[0].held[1] = _t[2];
-        executions[0].held[2] = _t[3];
-        segments[0].phase = _t[4];
-        segments[0].taken_n = _t[5];
-        segments[0].taken[0] = _t[6];
-        segments[0].taken[1] = _t[7];
-        segments[0].taken[2] = _t[8];
-        segments[0].final = _t[9];
-        _k = 0; do :: _k < 10 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        _t[0] = executions[0].held_n;
+        _t[1] = executions[0].held[0];
+        _t[2] = executions[0].held[1];
+        _t[3] = executions[0].held[2];
+        segments[0].taken_n = _t[0];
+        segments[0].taken[0] = _t[1];
+        segments[0].taken[1] = _t[2];
+        segments[0].taken[2] = _t[3];
+        executions[0].held_n = 0;
+        executions[0].held[0] = 0;
+        executions[0].held[1] = 0;
+        executions[0].held[2] = 0;
+        segments[0].phase = 12;
+        segments[0].final = 1;
+        _k = 0; do :: _k < 4 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* WriteMessage: the message carries taken ++ collected; a final one ends the segment, the ladder decides the status */
     :: d_step { /* WriteMessage: segment slot 0 of execution slot 0, ok=0 */
@@ -1406,19 +1306,18 @@ end:
         assert((artifacts_n <= 3));
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
-        _t[10] = 13;
-        _t[11] = ((segments[0].phase == 15) -> 0 : segments[0].taken_n);
-        _t[12] = ((segments[0].phase == 15) -> 0 : segments[0].taken[0]);
-        _t[13] = ((segments[0].phase == 15) -> 0 : segments[0].taken[1]);
-        _t[14] = ((segments[0].phase == 15) -> 0 : segments[0].taken[2]);
-        _t[15] = (write_failures + 1);
-        segments[0].phase = _t[10];
-        segments[0].taken_n = _t[11];
-        segments[0].taken[0] = _t[12];
-        segments[0].taken[1] = _t[13];
-        segments[0].taken[2] = _t[14];
-        write_failures = _t[15];
-        _k = 0; do :: _k < 16 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        _t[10] = ((segments[0].phase == 15) -> 0 : segments[0].taken_n);
+        _t[11] = ((segments[0].phase == 15) -> 0 : segments[0].taken[0]);
+        _t[12] = ((segments[0].phase == 15) -> 0 : segments[0].taken[1]);
+        _t[13] = ((segments[0].phase == 15) -> 0 : segments[0].taken[2]);
+        _t[14] = (write_failures + 1);
+        segments[0].taken_n = _t[10];
+        segments[0].taken[0] = _t[11];
+        segments[0].taken[1] = _t[12];
+        segments[0].taken[2] = _t[13];
+        write_failures = _t[14];
+        segments[0].phase = 13;
+        _k = 0; do :: _k < 15 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     :: d_step { /* WriteMessage: segment slot 0 of execution slot 0, ok=1 */
         (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 12)) ->
@@ -1495,55 +1394,32 @@ end:
         assert((new_turns_n <= 0));
         _t[56] = ((segments[0].phase == 15) -> executions[0].status : _t[30]);
         _t[57] = (executions[0].messages_n + 1);
-        _t[58] = _t[10];
-        _t[59] = _t[11];
-        _t[60] = _t[12];
-        _t[61] = _t[13];
-        _t[62] = _t[14];
-        _t[63] = _t[15];
-        _t[64] = _t[16];
-        _t[65] = _t[17];
-        _t[66] = _t[41];
-        _t[67] = _t[42];
-        _t[68] = _t[43];
-        _t[69] = _t[44];
-        _t[70] = _t[45];
-        _t[71] = _t[46];
-        _t[72] = _t[47];
-        _t[73] = _t[48];
-        _t[74] = _t[49];
-        _t[75] = _t[50];
-        _t[76] = _t[51];
-        _t[77] = _t[52];
-        _t[78] = _t[53];
-        _t[79] = _t[54];
-        _t[80] = _t[55];
         executions[0].status = _t[56];
         executions[0].messages_n = _t[57];
-        executions[0].messages[0].n = _t[58];
-        executions[0].messages[0].v[0] = _t[59];
-        executions[0].messages[0].v[1] = _t[60];
-        executions[0].messages[0].v[2] = _t[61];
-        executions[0].messages[1].n = _t[62];
-        executions[0].messages[1].v[0] = _t[63];
-        executions[0].messages[1].v[1] = _t[64];
-        executions[0].messages[1].v[2] = _t[65];
-        segments_n = _t[66];
-        segments[0].execution = _t[67];
-        segments[0].calls = _t[68];
-        segments[0].collected_n = _t[69];
-        segments[0].collected[0] = _t[70];
-        segments[0].collected[1] = _t[71];
-        segments[0].collected[2] = _t[72];
-        segments[0].write_failed = _t[73];
-        segments[0].phase = _t[74];
-        segments[0].taken_n = _t[75];
-        segments[0].taken[0] = _t[76];
-        segments[0].taken[1] = _t[77];
-        segments[0].taken[2] = _t[78];
-        segments[0].final = _t[79];
-        segments[0].closing = _t[80];
-        _k = 0; do :: _k < 81 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].messages[0].n = _t[10];
+        executions[0].messages[0].v[0] = _t[11];
+        executions[0].messages[0].v[1] = _t[12];
+        executions[0].messages[0].v[2] = _t[13];
+        executions[0].messages[1].n = _t[14];
+        executions[0].messages[1].v[0] = _t[15];
+        executions[0].messages[1].v[1] = _t[16];
+        executions[0].messages[1].v[2] = _t[17];
+        segments_n = _t[41];
+        segments[0].execution = _t[42];
+        segments[0].calls = _t[43];
+        segments[0].collected_n = _t[44];
+        segments[0].collected[0] = _t[45];
+        segments[0].collected[1] = _t[46];
+        segments[0].collected[2] = _t[47];
+        segments[0].write_failed = _t[48];
+        segments[0].phase = _t[49];
+        segments[0].taken_n = _t[50];
+        segments[0].taken[0] = _t[51];
+        segments[0].taken[1] = _t[52];
+        segments[0].taken[2] = _t[53];
+        segments[0].final = _t[54];
+        segments[0].closing = _t[55];
+        _k = 0; do :: _k < 58 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* PutBack: a failed write-back puts what it took back in front of the held list */
     :: d_step { /* PutBack: segment slot 0 of execution slot 0 */
@@ -1573,24 +1449,17 @@ end:
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
         _t[10] = (segments[0].taken_n + executions[0].held_n);
-        _t[11] = _t[0];
-        _t[12] = ((1 < segments[0].taken_n) -> segments[0].taken[1] : _t[1]);
-        _t[13] = _t[3];
-        _t[14] = 14;
-        _t[15] = 0;
-        _t[16] = 0;
-        _t[17] = 0;
-        _t[18] = 0;
+        _t[11] = ((1 < segments[0].taken_n) -> segments[0].taken[1] : _t[1]);
         executions[0].held_n = _t[10];
-        executions[0].held[0] = _t[11];
-        executions[0].held[1] = _t[12];
-        executions[0].held[2] = _t[13];
-        segments[0].phase = _t[14];
-        segments[0].taken_n = _t[15];
-        segments[0].taken[0] = _t[16];
-        segments[0].taken[1] = _t[17];
-        segments[0].taken[2] = _t[18];
-        _k = 0; do :: _k < 19 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].held[1] = _t[11];
+        executions[0].held[0] = _t[0];
+        executions[0].held[2] = _t[3];
+        segments[0].phase = 14;
+        segments[0].taken_n = 0;
+        segments[0].taken[0] = 0;
+        segments[0].taken[1] = 0;
+        segments[0].taken[2] = 0;
+        _k = 0; do :: _k < 12 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* ReportFailure: then it reports the failure; the segment only retries */
     :: d_step { /* ReportFailure: segment slot 0 of execution slot 0 */
@@ -1611,12 +1480,10 @@ end:
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
         _t[0] = (executions[0].write_failures + 1);
-        _t[1] = 1;
-        _t[2] = 11;
         executions[0].write_failures = _t[0];
-        segments[0].write_failed = _t[1];
-        segments[0].phase = _t[2];
-        _k = 0; do :: _k < 3 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        segments[0].write_failed = 1;
+        segments[0].phase = 11;
+        _k = 0; do :: _k < 1 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* ClearHeld: where the take is split (A-T6 write-first, A-T7 read-then-clear), what was read leaves the held list */
     :: d_step { /* ClearHeld: segment slot 0 of execution slot 0 */
@@ -1693,46 +1560,28 @@ end:
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
         _t[56] = ((segments[0].phase == 16) -> _t[30] : executions[0].status);
-        _t[57] = _t[11];
-        _t[58] = _t[15];
-        _t[59] = _t[18];
-        _t[60] = (_t[19] -> executions[0].held[2] : 0);
-        _t[61] = _t[41];
-        _t[62] = _t[42];
-        _t[63] = _t[43];
-        _t[64] = _t[44];
-        _t[65] = _t[45];
-        _t[66] = _t[46];
-        _t[67] = _t[47];
-        _t[68] = _t[48];
-        _t[69] = _t[49];
-        _t[70] = _t[50];
-        _t[71] = _t[51];
-        _t[72] = _t[52];
-        _t[73] = _t[53];
-        _t[74] = _t[54];
-        _t[75] = _t[55];
+        _t[57] = (_t[19] -> executions[0].held[2] : 0);
         executions[0].status = _t[56];
-        executions[0].held_n = _t[57];
-        executions[0].held[0] = _t[58];
-        executions[0].held[1] = _t[59];
-        executions[0].held[2] = _t[60];
-        segments_n = _t[61];
-        segments[0].execution = _t[62];
-        segments[0].calls = _t[63];
-        segments[0].collected_n = _t[64];
-        segments[0].collected[0] = _t[65];
-        segments[0].collected[1] = _t[66];
-        segments[0].collected[2] = _t[67];
-        segments[0].write_failed = _t[68];
-        segments[0].phase = _t[69];
-        segments[0].taken_n = _t[70];
-        segments[0].taken[0] = _t[71];
-        segments[0].taken[1] = _t[72];
-        segments[0].taken[2] = _t[73];
-        segments[0].final = _t[74];
-        segments[0].closing = _t[75];
-        _k = 0; do :: _k < 76 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].held[2] = _t[57];
+        executions[0].held_n = _t[11];
+        executions[0].held[0] = _t[15];
+        executions[0].held[1] = _t[18];
+        segments_n = _t[41];
+        segments[0].execution = _t[42];
+        segments[0].calls = _t[43];
+        segments[0].collected_n = _t[44];
+        segments[0].collected[0] = _t[45];
+        segments[0].collected[1] = _t[46];
+        segments[0].collected[2] = _t[47];
+        segments[0].write_failed = _t[48];
+        segments[0].phase = _t[49];
+        segments[0].taken_n = _t[50];
+        segments[0].taken[0] = _t[51];
+        segments[0].taken[1] = _t[52];
+        segments[0].taken[2] = _t[53];
+        segments[0].final = _t[54];
+        segments[0].closing = _t[55];
+        _k = 0; do :: _k < 58 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     /* CloseSuperseded: where the resume is split (A-G3 new-first), the superseded attempt is closed as cancelled */
     :: d_step { /* CloseSuperseded: segment slot 0 of execution slot 0 */
@@ -1772,25 +1621,16 @@ end:
         assert((artifacts_n <= 3));
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
-        _t[20] = _t[18];
-        _t[21] = _t[17];
-        _t[22] = _t[15];
-        _t[23] = _t[14];
-        _t[24] = _t[12];
-        _t[25] = _t[11];
-        _t[26] = _t[9];
-        _t[27] = _t[8];
-        _t[28] = 0;
-        executions[0].attempts[0].status = _t[20];
-        executions[0].attempts[1].status = _t[21];
-        executions[0].attempts[2].status = _t[22];
-        executions[0].attempts[3].status = _t[23];
-        executions[0].attempts[4].status = _t[24];
-        executions[0].attempts[5].status = _t[25];
-        executions[0].attempts[6].status = _t[26];
-        executions[0].attempts[7].status = _t[27];
-        segments[0].closing = _t[28];
-        _k = 0; do :: _k < 29 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        executions[0].attempts[0].status = _t[18];
+        executions[0].attempts[1].status = _t[17];
+        executions[0].attempts[2].status = _t[15];
+        executions[0].attempts[3].status = _t[14];
+        executions[0].attempts[4].status = _t[12];
+        executions[0].attempts[5].status = _t[11];
+        executions[0].attempts[6].status = _t[9];
+        executions[0].attempts[7].status = _t[8];
+        segments[0].closing = 0;
+        _k = 0; do :: _k < 20 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     od
 }

@@ -29,6 +29,7 @@ writes one trail each (`-e`).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,8 +60,8 @@ def final_expr(bounds: Bounds) -> Expr:
 
 
 def flag_name(kind: str, name: str) -> str:
-    """The hidden variable a report asserts (always 0): its name is what pan prints."""
-    return f"{'witness' if kind == SOMETIMES else 'holds'}_{name}"
+    """The hidden variable a report asserts (always 0): its name is what pan prints (a Promela identifier)."""
+    return f"{'witness' if kind == SOMETIMES else 'holds'}_{re.sub(r'[^A-Za-z0-9_]', '_', name)}"
 
 
 @dataclass

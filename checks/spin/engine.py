@@ -29,7 +29,7 @@ from pausecheck.model.reading import Reading
 
 from ..evidence import command_line, document_for
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
-from .pan import DEPTH, HASH_BITS, PanRun, compile_model, run_pan
+from .pan import DEPTH, HASH_BITS, PanRun, SpinError, compile_model, run_pan
 from .promela import Model, generate
 from .trail import TrailError, path_of, trail_options
 
@@ -181,6 +181,9 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
             run = PanRun("", interrupted=True, store=store, reduced=reduce)
         else:
             run = run_pan(folder, store, reduce, hash_bits, depth, progress=say, max_seconds=left)
+        if run.overflows:
+            raise SpinError(f"pan: {run.overflows[0]}: a successor does not fit the model's arrays (a defect of the "
+                            f"generator's capacities, checks/symbolic/relation.py Caps)")
         trails = {flag: number for flag, number in run.reports}
         verdicts = [_verdict(kind, name, properties, run, trails.get(flag_name(kind, name)), machine, model, folder,
                              command) for kind, name in checks.reports]

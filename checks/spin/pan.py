@@ -52,6 +52,7 @@ class PanRun:
     seconds: float = 0.0
     state_vector: int = 0
     reports: list[tuple[str, int]] = field(default_factory=list)  # (flag name, trail number)
+    overflows: list[str] = field(default_factory=list)  # other assertions: a successor that does not fit
     depth_hit: bool = False
     memory_hit: bool = False
     interrupted: bool = False
@@ -139,10 +140,13 @@ def parse(output: str) -> PanRun:
     run.interrupted = "Interrupted" in output
     pending: str | None = None
     for line in output.splitlines():
-        violated = re.match(r"pan:\d+: assertion violated (\w+)", line)
+        violated = re.match(r"pan:\d+: assertion violated (\w+) \(at depth", line)
         if violated:
             pending = violated.group(1)
             continue
+        other = re.match(r"pan:\d+: (.*)", line)
+        if other and not other.group(1).startswith("wrote"):
+            run.overflows.append(other.group(1))
         wrote = re.match(r"pan: wrote model\.pml(\d+)\.trail", line)
         if wrote and pending is not None:
             run.reports.append((pending, int(wrote.group(1))))

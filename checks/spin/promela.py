@@ -17,8 +17,8 @@ The model Spin explores is the explicit one, state for state (`pan` stores exact
   statement is the guard, a pure expression, then the effect. Sequence operations (filter, count,
   fold, update_last, insert, ...) are unrolled over the arrays' capacities, as in the z3 relation,
   rather than written as loops: straight-line code whose every long intermediate value, and then every
-  changed field, is put in a hidden temporary `_t[k]` before any field is written (the rules read the
-  state before the step); the temporaries are reset to 0 before the step ends (a loop);
+  changed field that reads the state, is put in a hidden temporary `_t[k]` before any field is written
+  (the rules read the state before the step); the temporaries are reset to 0 before the step ends (a loop);
 - where a successor would not fit an array, an `assert` fails, so pan reports it.
 """
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -218,6 +219,7 @@ class Option:
     index: int = -1
     given: tuple[tuple[str, Any], ...] = ()
     check: str | None = None
+    end: int = 0  # its last line (an option split into several d_steps goes on past its guard's)
 
 
 @dataclass(frozen=True)
@@ -231,6 +233,10 @@ class Model:
         """The option whose guard is on this line, or on the line before it (`:: d_step {`, to which spin's
         trail replay attributes the guard), if any."""
         return next((o for o in self.options if line in (o.line - 1, o.line)), None)
+
+    def continues(self, line: int) -> bool:
+        """Is this line inside an option past its guard (the second d_step of an atomic one)?"""
+        return any(o.line < line <= o.end for o in self.options)
 
 
 class Checks(Protocol):
@@ -260,12 +266,50 @@ def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, e
     _fits(steps, post, fits)
     checked = [] if checks is None else checks.step(steps, L, rule, env, pre, post, fields)
     changed = [(var, value) for var, value in _pairs(pre, post) if value != var]
+    # A new value that reads no variable of the state (a constant, or a temporary) is written as it is; the
+    # others are put in a temporary first, before any variable is written (Spin allows a d_step at most
+    # 2,047 statements: a crash with two executions needs this).
+    staged = [(var, value) for var, value in changed if not _settled(value)]
     body = list(steps.statements) + [f"assert({text(test)})" for test in fits] + checked
-    used, total = steps.used, steps.used + len(changed)
-    body += [f"_t[{used + k}] = {text(value)}" for k, (_var, value) in enumerate(changed)]
-    body += [f"{var} = _t[{used + k}]" for k, (var, _value) in enumerate(changed)]
+    used, total = steps.used, steps.used + len(staged)
+    body += [f"_t[{used + k}] = {text(value)}" for k, (_var, value) in enumerate(staged)]
+    body += [f"{var} = _t[{used + k}]" for k, (var, _value) in enumerate(staged)]
+    body += [f"{var} = {text(value)}" for var, value in changed if _settled(value)]
     body.append(f"_k = 0; do :: _k < {total} -> _t[_k] = 0; _k++ :: else -> break od; _k = 0" if total else "skip")
     return [f"        {text(guard)} ->"] + [f"        {b};" for b in body[:-1]] + [f"        {body[-1]}"], total
+
+
+D_STEP = 1_900  # statements in one d_step: Spin refuses more than 2,047
+
+
+def _chunks(body: list[str]) -> list[list[str]]:
+    """The option's lines (guard first, each statement but the last ending in `;`) in d_steps Spin accepts:
+    an option longer than D_STEP statements (a crash with two executions) becomes several d_steps in one
+    `atomic`, whose states between them pan neither stores nor interleaves (it counts them as atomic
+    steps), so that the states stored are the same. The temporaries carry the values across."""
+    if len(body) <= D_STEP:
+        return [body]
+    chunks = [body[k:k + D_STEP] for k in range(0, len(body), D_STEP)]
+    for chunk in chunks[:-1]:
+        chunk[-1] = chunk[-1].removesuffix(";")
+    return chunks
+
+
+def _emit(lines: list[str], found: list[tuple[int, Option]], comment: str, option: Option, body: list[str]) -> None:
+    """Append one option (its d_step, or d_steps in an atomic), noting where its guard is."""
+    chunks = _chunks(body)
+    opening = "    :: d_step {" if len(chunks) == 1 else "    :: atomic { d_step {"
+    lines.append(f"{opening} /* {comment} */")
+    found.append((len(lines), option))
+    for k, chunk in enumerate(chunks):
+        lines += ["       }; d_step {"] if k else []
+        lines += chunk
+    lines.append("       }" if len(chunks) == 1 else "       } }")
+
+
+def _settled(value: Any) -> bool:
+    """Does a new value read no variable of the state: a constant, or one temporary of the step?"""
+    return not isinstance(value, str) or re.fullmatch(r"_t\[\d+\]", value) is not None
 
 
 def _changes(code: Code, caps: Caps, rule: Any, slot: int, index: int, env: dict[str, Any],
@@ -315,15 +359,12 @@ def _options(bounds: Bounds, reading: Reading, caps: Caps, checks: Checks | None
                     known = pure.known(_changes(Code(), caps, rule, slot, index, scope, effect, pre))
                     moves.append(Move(guard, known, functools.partial(
                         _changes, caps=caps, rule=rule, slot=slot, index=index, env=scope, effect=effect, pre=pre)))
-                lines.append(f"    :: d_step {{ /* {_describe(rule, slot, index, given)} */")
-                found.append((len(lines), Option(0, rule, slot, index, tuple(given.items()))))
-                lines += [*body, "       }"]
+                _emit(lines, found, _describe(rule, slot, index, given), Option(0, rule, slot, index,
+                                                                                tuple(given.items())), body)
     if checks is not None:
         L = Lower(pure, caps)
         for name, body in checks.options(pure, L, pre, moves):
-            lines.append(f"    :: d_step {{ /* check: {name} */")
-            found.append((len(lines), Option(0, check=name)))
-            lines += [*body, "       }"]
+            _emit(lines, found, f"check: {name}", Option(0, check=name), body)
     return lines, most, found
 
 
@@ -406,7 +447,9 @@ def generate(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Cap
     out += options
     out.append("    od")
     out.append("}")
-    placed = tuple(dataclasses.replace(option, line=before + offset + 1) for offset, option in found)
+    ends = [offset for offset, _ in found[1:]] + [len(options) + 1]
+    placed = tuple(dataclasses.replace(option, line=before + offset + 1, end=before + end - 1)
+                   for (offset, option), end in zip(found, ends, strict=True))
     return Model("\n".join(out) + "\n", placed)
 
 

@@ -45,6 +45,8 @@ def trail_options(model: Model, folder: Path, number: int) -> list[Option]:
             continue
         last_step = found.group(1)
         option = model.option_at(int(found.group(2)))
+        if option is None and model.continues(int(found.group(2))):
+            continue  # the next d_step of an option split in several (`promela._chunks`): the same step
         if option is None:
             raise TrailError(f"trail {number}: step {last_step} starts on line {found.group(2)}, no option's guard")
         taken.append(option)
