@@ -51,6 +51,7 @@ DEADLOCK = "deadlock"
 STEP_VARS = frozenset({"S", "P", "e", "g", "run", "session"})
 STEP_PREFIXES = ("act.", "kind:")  # the step's action's fields and kind (`model/formulas.py`)
 _NEUTRAL = {str: "", int: 0, bool: False}
+GUARD = 4_000  # characters: a state check longer than this is computed with temporaries, not as a guard
 
 
 def final_expr(bounds: Bounds) -> Expr:
@@ -78,7 +79,7 @@ class Assertions:
 
     def __post_init__(self) -> None:
         self.moves = self.deadlock
-        self._scratch = 0
+        self._scratch = self._heavy = 0
         self._exprs: dict[str, Expr] = {}
         for p in self.properties:
             if p.kind not in (ALWAYS, TRANSITION, SOMETIMES):
@@ -110,7 +111,8 @@ class Assertions:
     def declarations(self) -> list[str]:
         """The report flags and the names pan prints (hidden: outside the state vector)."""
         out = [f"hidden byte _r[{max(len(self.reports), 1)}];  /* the reports made: each property once */",
-               f"hidden int _c[{max(self._scratch, 1)}];  /* the temporaries of the deadlock check */"]
+               f"hidden int _c[{max(self._scratch, 1)}];  /* the temporaries of the deadlock check */",
+               f"hidden int _i[{max(self._heavy, 1)}];  /* the temporaries of the long state checks */"]
         out += [f"hidden byte {flag_name(kind, name)};" for kind, name in self.reports]
         return out
 
@@ -158,19 +160,43 @@ class Assertions:
         return specialize(expr, self.bounds, self.reading, values)
 
     def options(self, pure: Code, L: Lower, pre: Any, moves: list[Move]) -> list[tuple[str, list[str]]]:
-        """The options of the state checks: always properties, witnesses of a state, deadlock."""
-        out = []
+        """The options of the state checks: always properties and witnesses of a state, each an option
+        enabled exactly where it shows, when its test is short (GUARD characters); the longer ones together in
+        one option, enabled until each is reported, whose body computes them with temporaries (`_i`: a pure
+        expression of `no_loss` under faults runs to megabytes); then deadlock."""
+        out, heavy = [], []
         for p in self.properties:
             if p.name not in self._exprs or not self._state_only(p):
                 continue
-            value = L.expr(self._exprs[p.name], {"S": pre})
-            shows = value if p.kind == SOMETIMES else pure.neg(value)
-            if pure.known(shows) is False:
+            trial = Code(emit=True, array="_i", long=GUARD)
+            value = Lower(trial, L.caps).expr(self._exprs[p.name], {"S": pre})
+            if trial.used:
+                heavy.append(p)
                 continue
-            out.append((p.name, self._body(p.kind, p.name, shows)))
+            shows = value if p.kind == SOMETIMES else trial.neg(value)
+            if trial.known(shows) is not False:
+                out.append((p.name, self._body(p.kind, p.name, shows)))
+        if heavy:
+            out.append((", ".join(p.name for p in heavy), self._together(L, pre, heavy)))
         if self.deadlock:
             out.append((DEADLOCK, self._stuck(pure, L, pre, moves)))
         return out
+
+    def _together(self, L: Lower, pre: Any, heavy: list[Any]) -> list[str]:
+        """One option for the state checks whose tests are long: enabled while one of them is unreported (a
+        step that leaves the state as it is, once in each state), computing them with temporaries."""
+        code = Code(emit=True, array="_i")
+        tests = []
+        for p in heavy:
+            value = Lower(code, L.caps).expr(self._exprs[p.name], {"S": pre})
+            tests.append((p, value if p.kind == SOMETIMES else code.neg(value)))
+        self._heavy = code.used
+        pending = " || ".join(f"!_r[{self._index(p.name)}]" for p in heavy)
+        body = [f"        {statement};" for statement in code.statements]
+        body += [f"        if :: (!_r[{self._index(p.name)}] && {text(shows)}) -> {self._report(p.kind, p.name)} "
+                 f":: else -> skip fi;" for p, shows in tests if code.known(shows) is not False]
+        body[-1] = body[-1].removesuffix(";") if body else body
+        return [f"        ({pending}) ->", *body] if body else [f"        ({pending}) -> skip"]
 
     def _stuck(self, pure: Code, L: Lower, pre: Any, moves: list[Move]) -> list[str]:
         """The deadlock check: enabled where the state is not final and no option that always changes the

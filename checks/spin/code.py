@@ -33,8 +33,8 @@ def text(x: Any) -> str:
 class Code(Algebra):
     """The algebra of Promela expressions (see the module's doc)."""
 
-    def __init__(self, emit: bool = False, array: str = "_t") -> None:
-        self.emit, self.array = emit, array
+    def __init__(self, emit: bool = False, array: str = "_t", long: int = LONG) -> None:
+        self.emit, self.array, self.long = emit, array, long
         self.statements: list[str] = []
         self.used = 0  # temporaries <array>[0 .. used-1]
         self.sums: dict[str, tuple[Any, Any]] = {}  # an addition's text -> its terms
@@ -43,7 +43,7 @@ class Code(Algebra):
     def _name(self, expr: str) -> str:
         """The expression, or (emitting, and long) the temporary that holds it: one per distinct expression,
         as every expression is pure and no temporary is written twice in a step."""
-        if not self.emit or len(expr) <= LONG:
+        if not self.emit or len(expr) <= self.long:
             return expr
         name = self.named.get(expr)
         if name is None:
