@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,13 @@ from pausecheck.traces.render import render
 from ..budget import active
 from ..evidence import command_line, trace_name
 from ..spin.engine import (
+    HOLDS,
     NOT_EXERCISED,
     NOT_WITNESSED,
     UNKNOWN,
     VACUOUS,
     VIOLATED,
+    WITNESSED,
     SpinReport,
     always_first,
     spin_check,
@@ -132,10 +135,16 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
 def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) -> None:
     say(f"Spin on the Promela generated from the rule table, reading {report.reading.name}")
     say(_statistics(report))
+    counts = Counter(v.status for v in report.verdicts)
+    say("verdicts: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) +
+        ("" if args.verbose else "; below, those that need attention (--verbose: every one)"))
     width = max((len(v.name) for v in report.verdicts), default=8) + 2
     for v in always_first(report.verdicts):
+        if not args.verbose and v.status in (HOLDS, WITNESSED) or (v.status == NOT_EXERCISED and
+                                                                   args.accept_unexercised and not args.verbose):
+            continue
         shown = "found" if v.kind == "deadlock" and v.status == VIOLATED else \
-            "none" if v.kind == "deadlock" and v.status == "holds" else v.status
+            "none" if v.kind == "deadlock" and v.status == HOLDS else v.status
         note = f"  ({v.note})" if v.note else ""
         say(f"  {v.name:<{width}}{v.kind:<12}{shown}{note}")
     for name, why in sorted(report.skipped.items()):
