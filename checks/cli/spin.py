@@ -62,8 +62,10 @@ def incomplete_reason(report: SpinReport) -> str | None:
     factor = f"pan's hash factor {run.hash_factor:g} (best if over 100)" if run.hash_factor is not None else \
         "pan printed no hash factor"
     if run.store == "hash-compact":
+        missed = run.states * run.states / 2 ** 33  # pairs of states, each sharing 32 bits with chance 2^-32
         return f"probabilistic: hash compaction keeps 4 bytes of each state, so two states may share them and the " \
-               f"second goes unexplored; {factor}"
+               f"second goes unexplored: of {run.states:,} states, about {missed:,.2g} expected missed at most " \
+               f"(n^2/2^33)"
     if run.store == "bitstate":
         return f"probabilistic: the bitstate store keeps a few bits of each state, so states that share them go " \
                f"unexplored and the counts are a lower bound; {factor}"

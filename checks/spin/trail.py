@@ -1,13 +1,13 @@
 """A Spin counterexample made a path of the explicit model, then an ITF trace that `pausecheck replay` runs.
 
-`spin -t<N> -p model.pml` replays pan's trail N and prints, for each step, the source line of each
-statement it runs; a step's first statement is the guard of the `do` option taken, whose line the
-generator recorded (`promela.Model.options`). Each option is a rule at one binder slot with given
-parameter values: the step is the one successor of the explicit model (`Machine.successors`) of that
-rule whose action names that slot (its session, or the id of the execution or segment in that slot) and
-those values. Options of the checks (`assertions.py`) change no state and are skipped. A step that
-matches no successor, or more than one different post-state, means the Promela and the explicit model
-disagree: `TrailError`.
+Each step of pan's trail N (`model.pmlN.trail`: depth, process, transition) is a d_step, named in pan's
+transition table (`pan.t`) by the line it opens on (`spin -t<N> -p` prints the same, much slower on a large
+model); that is the `do` option taken, whose line the generator recorded (`promela.Model.options`). Each
+option is a rule at one binder slot with given parameter values: the step is the one successor of the
+explicit model (`Machine.successors`) of that rule whose action names that slot (its session, or the id
+of the execution or segment in that slot) and those values. Options of the checks (`assertions.py`)
+change no state and are skipped. A step that matches no successor, or more than one different
+post-state, means the Promela and the explicit model disagree: `TrailError`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from .promela import Model, Option
 __all__ = ["TrailError", "trail_options", "path_of"]
 
 _STEP = re.compile(r"^\s*(\d+):\s+proc\s+\d+ \(\S+\) \S+?:(\d+) ")
+_SETTR = re.compile(r"settr\((\d+),[^\n]*?\"D_STEP(\d+)\"")
 
 
 class TrailError(RuntimeError):
@@ -35,22 +36,49 @@ class TrailError(RuntimeError):
 
 
 def trail_options(model: Model, folder: Path, number: int) -> list[Option]:
-    """The options trail `number` takes, in order (checks included)."""
-    done = subprocess.run(["spin", f"-t{number}", "-p", "model.pml"], cwd=folder, capture_output=True, text=True)
+    """The options trail `number` takes, in order (checks included): read from the trail file itself, each
+    step's transition named by the line its d_step opens on in pan's table (`pan.t`: `D_STEP<line>`; no
+    parse of the model, which `spin -t -p` spends seconds on for a large one), or by spin where a step is
+    not a d_step."""
+    steps = _trail_lines(folder, number)
+    lines = steps if steps is not None else _spin_lines(folder, number)
     taken: list[Option] = []
-    last_step = None
+    for step, line in enumerate(lines, 1):
+        option = model.option_at(line)
+        if option is None and model.continues(line):
+            continue  # the next d_step of an option split in several (`promela._chunks`): the same step
+        if option is None:
+            raise TrailError(f"trail {number}: step {step} starts on line {line}, no option's guard")
+        taken.append(option)
+    return taken
+
+
+def _trail_lines(folder: Path, number: int) -> list[int] | None:
+    """The line each step of trail `number` opens on, from the trail (depth:process:transition) and pan's
+    transition table; None if a step is not a d_step."""
+    table = {int(t): int(line) for t, line in _SETTR.findall((folder / "pan.t").read_text(encoding="utf-8"))}
+    lines = []
+    for entry in (folder / f"model.pml{number}.trail").read_text(encoding="utf-8").split():
+        depth, _process, transition = (int(x) for x in entry.split(":"))
+        if depth < 0:  # the header, and pan's markers (-4: the trail's start, -1: a cycle's)
+            continue
+        if transition not in table:
+            return None
+        lines.append(table[transition])
+    return lines
+
+
+def _spin_lines(folder: Path, number: int) -> list[int]:
+    """The line each step of trail `number` starts on, as `spin -t -p` prints them."""
+    done = subprocess.run(["spin", f"-t{number}", "-p", "model.pml"], cwd=folder, capture_output=True, text=True)
+    lines, last_step = [], None
     for line in done.stdout.splitlines():
         found = _STEP.match(line)
         if found is None or found.group(1) == last_step:
             continue
         last_step = found.group(1)
-        option = model.option_at(int(found.group(2)))
-        if option is None and model.continues(int(found.group(2))):
-            continue  # the next d_step of an option split in several (`promela._chunks`): the same step
-        if option is None:
-            raise TrailError(f"trail {number}: step {last_step} starts on line {found.group(2)}, no option's guard")
-        taken.append(option)
-    return taken
+        lines.append(int(found.group(2)))
+    return lines
 
 
 def _field_index(rule: Any, name: str) -> int | None:
