@@ -256,10 +256,10 @@ def test_a_search_stopped_by_its_time_limit_says_so_and_is_exit_3() -> None:
     """Two sessions and a new turn at tiny bounds: millions of states, so pan is stopped (SIGINT: it prints
     the statistics it reached) once the seconds given are spent (deadlock only: a short compile)."""
     report = spin_check(TINY.replace(sessions=2, new_turns=1), reading_named("conformant"), (),
-                        optimise=FAST, max_seconds=12)
+                        optimise=FAST, max_seconds=30)  # gcc takes 4 to 12 s of them here, pan a minute in all
     assert report.run.interrupted and not report.run.complete and report.run.states > 0
     assert report.exit_code == 3 and {v.status for v in report.verdicts} == {UNKNOWN}
-    assert report.wall_seconds < 20
+    assert report.wall_seconds < 40
 
 
 @needs_spin
