@@ -397,17 +397,16 @@ end:
         _t[21] = ((((((_t[15] || _t[14]) || _t[13]) || _t[12]) || _t[11]) || _t[10]) || _t[9]);
         _t[22] = ((((artifacts_n + 1) + 1) < (artifacts_n + 1)) -> ((artifacts_n + 1) + 1) : 0);
         _t[23] = ((((artifacts_n + 1) + 2) < (artifacts_n + 1)) -> ((artifacts_n + 1) + 2) : 0);
-        _t[24] = (((artifacts_n + 1) < (artifacts_n + 1)) -> ((artifacts_n + 1) - (artifacts_n + 1)) : 0);
-        _t[25] = ((segments[0].collected_n == 0) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : 0);
-        _t[26] = ((segments[0].collected_n == 1) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : ((segments[0].collected_n == 0) -> _t[22] : 0));
-        _t[27] = ((segments[0].collected_n == 1) -> _t[22] : ((segments[0].collected_n == 0) -> _t[23] : 0));
-        _t[28] = ((segments[0].collected_n == 2) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[27]);
-        _t[29] = ((segments[0].collected_n == 2) -> _t[22] : ((segments[0].collected_n == 1) -> _t[23] : 0));
-        _t[30] = ((segments[0].collected_n == 3) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[29]);
-        _t[31] = ((segments[0].collected_n == 3) -> _t[22] : ((segments[0].collected_n == 2) -> _t[23] : 0));
-        _t[32] = ((segments[0].collected_n == 4) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[31]);
-        _t[33] = ((segments[0].collected_n == 4) -> _t[22] : ((segments[0].collected_n == 3) -> _t[23] : 0));
-        _t[34] = ((segments[0].collected_n == 5) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[33]);
+        _t[24] = ((segments[0].collected_n == 0) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : 0);
+        _t[25] = ((segments[0].collected_n == 1) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : ((segments[0].collected_n == 0) -> _t[22] : 0));
+        _t[26] = ((segments[0].collected_n == 1) -> _t[22] : ((segments[0].collected_n == 0) -> _t[23] : 0));
+        _t[27] = ((segments[0].collected_n == 2) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[26]);
+        _t[28] = ((segments[0].collected_n == 2) -> _t[22] : ((segments[0].collected_n == 1) -> _t[23] : 0));
+        _t[29] = ((segments[0].collected_n == 3) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[28]);
+        _t[30] = ((segments[0].collected_n == 3) -> _t[22] : ((segments[0].collected_n == 2) -> _t[23] : 0));
+        _t[31] = ((segments[0].collected_n == 4) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[30]);
+        _t[32] = ((segments[0].collected_n == 4) -> _t[22] : ((segments[0].collected_n == 3) -> _t[23] : 0));
+        _t[33] = ((segments[0].collected_n == 5) -> (((artifacts_n + 1) < (artifacts_n + 1)) -> (artifacts_n + 1) : 0) : _t[32]);
         assert((executions_n <= 1));
         assert((executions[0].attempts_n <= 8));
         assert((executions[0].questions_n <= 2));
@@ -417,33 +416,31 @@ end:
         assert((executions[0].messages[1].n <= 3));
         assert((executions[0].node_failures_n <= 0));
         assert((segments_n <= 1));
-        assert(((segments[0].collected_n + _t[24]) <= 3));
+        assert((segments[0].collected_n <= 3));
         assert((segments[0].taken_n <= 3));
         assert((warnings_n <= 6));
         assert((artifacts_n <= 3));
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
-        _t[35] = ((_t[8] && !_t[21]) -> 3 : executions[0].attempts[0].status);
-        _t[36] = (_t[20] -> 3 : executions[0].attempts[1].status);
-        _t[37] = ((_t[14] && !_t[15]) -> 3 : executions[0].attempts[6].status);
-        _t[38] = (_t[15] -> 3 : executions[0].attempts[7].status);
-        _t[39] = (segments[0].collected_n + _t[24]);
-        _t[40] = ((0 < segments[0].collected_n) -> segments[0].collected[0] : _t[25]);
-        _t[41] = ((1 < segments[0].collected_n) -> segments[0].collected[1] : _t[26]);
-        _t[42] = ((2 < segments[0].collected_n) -> segments[0].collected[2] : _t[28]);
-        executions[0].attempts[0].status = _t[35];
-        executions[0].attempts[1].status = _t[36];
-        executions[0].attempts[6].status = _t[37];
-        executions[0].attempts[7].status = _t[38];
-        segments[0].collected_n = _t[39];
-        segments[0].collected[0] = _t[40];
-        segments[0].collected[1] = _t[41];
-        segments[0].collected[2] = _t[42];
+        _t[34] = ((_t[8] && !_t[21]) -> 3 : executions[0].attempts[0].status);
+        _t[35] = (_t[20] -> 3 : executions[0].attempts[1].status);
+        _t[36] = ((_t[14] && !_t[15]) -> 3 : executions[0].attempts[6].status);
+        _t[37] = (_t[15] -> 3 : executions[0].attempts[7].status);
+        _t[38] = ((0 < segments[0].collected_n) -> segments[0].collected[0] : _t[24]);
+        _t[39] = ((1 < segments[0].collected_n) -> segments[0].collected[1] : _t[25]);
+        _t[40] = ((2 < segments[0].collected_n) -> segments[0].collected[2] : _t[27]);
+        executions[0].attempts[0].status = _t[34];
+        executions[0].attempts[1].status = _t[35];
+        executions[0].attempts[6].status = _t[36];
+        executions[0].attempts[7].status = _t[37];
+        segments[0].collected[0] = _t[38];
+        segments[0].collected[1] = _t[39];
+        segments[0].collected[2] = _t[40];
         executions[0].attempts[2].status = _t[19];
         executions[0].attempts[3].status = _t[18];
         executions[0].attempts[4].status = _t[17];
         executions[0].attempts[5].status = _t[16];
-        _k = 0; do :: _k < 43 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
+        _k = 0; do :: _k < 41 -> _t[_k] = 0; _k++ :: else -> break od; _k = 0
        }
     :: d_step { /* ToolReturns: segment slot 0 of execution slot 0, count=1 */
         (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (!((48 < segments[0].execution) && (segments[0].execution < 64)) && (segments[0].closing == 0)) && !(!(((0 < executions[0].attempts_n) && (executions[0].attempts[0].status == 1)) || (((1 < executions[0].attempts_n) && (executions[0].attempts[1].status == 1)) || (((2 < executions[0].attempts_n) && (executions[0].attempts[2].status == 1)) || (((3 < executions[0].attempts_n) && (executions[0].attempts[3].status == 1)) || (((4 < executions[0].attempts_n) && (executions[0].attempts[4].status == 1)) || (((5 < executions[0].attempts_n) && (executions[0].attempts[5].status == 1)) || (((6 < executions[0].attempts_n) && (executions[0].attempts[6].status == 1)) || ((7 < executions[0].attempts_n) && (executions[0].attempts[7].status == 1)))))))))) && (1 <= ((1 < (3 - artifacts_n)) -> 1 : (3 - artifacts_n)))) ->

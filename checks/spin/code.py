@@ -129,4 +129,6 @@ class Code(Algebra):
     def sub(self, a: Any, b: Any) -> Any:
         if not isinstance(b, str) and b is not True and b == 0:
             return a
+        if isinstance(a, str) and a == b:  # `t - t`: what a step appended to an unchanged list is nothing
+            return 0
         return self._binary("-", a, b, lambda u, v: int(u) - int(v))
