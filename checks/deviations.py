@@ -509,3 +509,163 @@ def resume_without_answer(b: Bounds, pre: State) -> Iterator[tuple[Answer, State
         if e.status == "paused" and not e.messages:
             post = with_segment(_set(pre, e.id, status=RUNNING), e.id, Segment(e.id, 0, ()))
             yield Answer(e.id, 0, True), post
+
+
+# =============================================================================================
+# The same deviations as edits of the rule table (`model/deviate.py`): every engine runs them.
+
+from pausecheck.model.deviate import After, Also, Drop, Effect, First, Only, Reads, Replace, deviate  # noqa: E402
+from pausecheck.model.deviate import on as in_rule  # noqa: E402
+from pausecheck.model.lang import B, End, Let, Rule, When, call_id, ite, lift, minimum, new, span, var  # noqa: E402
+from pausecheck.model.lang import Set as SetTo  # noqa: E402
+from pausecheck.model.rules import (  # noqa: E402
+    EXECUTIONS,
+    S,
+    approve,
+    close_superseded,
+    e,
+    final,
+    g,
+    merged,
+    message,
+    moved,
+    ok,
+    q,
+    reissue,
+    run,
+    warned,
+)
+from pausecheck.model.state import INTERRUPTED as _INTERRUPTED  # noqa: E402
+from pausecheck.model.state import PAUSED as _PAUSED  # noqa: E402
+from pausecheck.model.state import Execution as _Execution  # noqa: E402
+
+_m = merged.ref  # what a pause holds: the held list, then what the segment collected
+_call = var("call", str)  # the call the answered question asked about
+
+# The write-back: take, merge, deliver (T7.4-T7.8)
+TAKE_KEEPS_HELD = deviate(in_rule(StartWriteBack, Drop(e.held)))
+WRITE_BACK_SKIPS_HELD = deviate(in_rule(StartWriteBack, Drop(e.held), Replace(g.taken, ())))
+HELD_MERGED_AFTER = deviate(in_rule(WriteMessage, Replace(message, g.collected + g.taken)))
+HELD_ON_SEPARATE_MESSAGE = deviate(in_rule(WriteMessage, Replace(
+    e.messages, e.messages.append(g.taken).append(g.collected), when=(g.taken.size > 0) & (g.collected.size > 0))))
+_again = span(1, S.artifacts.size + 1).filter(lambda r: S.artifacts.at(r - 1).execution == e.id)
+RESUME_REEMITS_ARTIFACTS = deviate(in_rule(Answer, Replace(
+    S.segments, lambda old: old.update_where(lambda y: y.execution == e.id, lambda y: y.but(collected=_again)),
+    when=approve.ref)))
+
+# A failed write-back: write nothing, put back, then report (T7.10-T7.12)
+NO_PUT_BACK = deviate(in_rule(PutBack, Drop(e.held)))
+READ_THEN_CLEAR_TAKE = deviate(in_rule(StartWriteBack, Drop(e.held)),
+                               in_rule(WriteMessage, Also(When(ok.ref, (SetTo(e.held, ()),)))))
+REPORT_BEFORE_PUT_BACK = deviate(in_rule(WriteMessage, Replace(g.phase, PUT_BACK, when=~ok.ref)),
+                                 in_rule(StartWriteBack, Replace(g.taken, lambda old: g.taken + old)))
+FAILURE_NOT_REPORTED = deviate(in_rule(ReportFailure, Drop(e.write_failures)))
+FAILED_WRITE_LANDS = deviate(in_rule(WriteMessage, Reads("A-T14", "ambiguous")))
+FAILED_WRITE_BACK_RELEASES_COLLECTED = deviate(in_rule(ReportFailure, Reads("A-T4", "release")))
+PUT_BACK_BY_ASSIGNMENT = deviate(in_rule(PutBack, Reads("A-T5", "assign")))
+PUT_BACK_MERGED_BOUNDED = deviate(in_rule(PutBack, Reads("A-T4", "merge"), Reads("A-T9", "put-back")))
+
+# The hold at a pause (T7.1, T7.9, T7.13-T7.15)
+_cut = _m.size - minimum(_m.size, B.held_bound)  # how far the held list overflows
+DROP_OLDEST = deviate(in_rule(ToolInterrupts, Replace("dropped", _m.prefix(_cut)), Replace(e.held, _m.suffix(_cut))))
+_overflows = B.held_bound < _m.size
+DROP_ALL_ON_OVERFLOW = deviate(in_rule(
+    ToolInterrupts, Replace("dropped", e.held.suffix(B.held_bound) + g.collected, when=_overflows),
+    Replace(e.held, e.held.prefix(B.held_bound), when=_overflows)))
+DROP_WITHOUT_WARNING = deviate(in_rule(ToolInterrupts, Drop(S.warnings)))
+UNBOUNDED_HELD = deviate(in_rule(ToolInterrupts, Replace("dropped", ()), Replace(e.held, _m)))
+REPAUSE_HOLDS_ONLY_NEW = deviate(in_rule(ToolInterrupts, Replace("merged", g.collected)))
+REPAUSE_PREPENDS_NEW = deviate(in_rule(ToolInterrupts, Reads("A-T15", "new-first")))
+PAUSE_DISCARDS_COLLECTED = deviate(in_rule(ToolInterrupts, Drop(e.held), Drop(S.warnings)))
+PAUSE_WRITES_INTERIM_MESSAGE = deviate(in_rule(
+    ToolInterrupts, Replace(e.held, ()), Drop(S.warnings), Also(SetTo(e.messages, e.messages.append(_m)))))
+POLL_DELIVERS_HELD = deviate(in_rule(Poll, Also(When(e.held.size > 0, (
+    SetTo(e.messages, e.messages.append(e.held)), SetTo(e.held, ()))))))
+
+
+def _pooled_hold(shares: Callable[[Any], Any]) -> tuple[Rule, ...]:
+    """A pause that holds into one list shared by every execution x with `shares(x)` (its own included):
+    the pooled refs, oldest first, then what the segment collected, bounded; the list lives with the
+    execution that paused last, the others' emptied. The rule language lets an effect edit its own
+    execution or the state's list of executions, not both, so the pause is restated on the list."""
+    pooled = span(1, S.artifacts.size + 1).filter(
+        lambda r: S.executions.any_of(lambda x: shares(x) & x.held.contains(r)))
+    paused = e.but(held=_m.prefix(B.held_bound), attempts=moved(e.attempts, run.call, RUNNING, _INTERRUPTED),
+                   status=_PAUSED, questions=e.questions.append(new(Question, run.call, PENDING, 0,
+                                                                    e.questions.size + 1)))
+    return deviate(in_rule(ToolInterrupts, Effect(
+        Let("merged", pooled + g.collected),
+        Let("dropped", _m.suffix(B.held_bound)),
+        Let("paused", paused),
+        SetTo(S.executions, S.executions.map(lambda x: ite(x.id == e.id, var("paused", _Execution),
+                                                             ite(shares(x), x.but(held=()), x)))),
+        warned(e.id, var("dropped", _m.t)),
+        End(),
+    )))
+
+
+HELD_KEYED_PER_WORKFLOW = _pooled_hold(lambda x: x.id == x.id)
+HELD_KEYED_PER_SESSION = _pooled_hold(lambda x: x.session == e.session)
+
+# The attempt trail (G6.1-G6.5)
+INTERRUPT_RECORDED_FAILED = deviate(in_rule(ToolInterrupts, Replace(
+    e.attempts, moved(e.attempts, run.call, RUNNING, FAILED))))
+INTERRUPT_KEEPS_RUNNING = deviate(in_rule(ToolInterrupts, Replace(e.status, RUNNING)))
+INTERRUPT_CLOSES_ATTEMPT = deviate(in_rule(ToolInterrupts, Replace(
+    e.attempts, moved(e.attempts, run.call, RUNNING, CANCELLED))))
+_flipped = e.attempts.update_where(lambda a: (a.call == _call) & (a.status == INTERRUPTED),
+                                   lambda a: a.but(status=RUNNING))
+RESUME_FLIPS_ATTEMPT = deviate(in_rule(Answer, Replace(close_superseded, SetTo(e.attempts, _flipped), when=approve.ref),
+                                       Drop(reissue)))
+RESUME_AS_FRESH_CALL = deviate(in_rule(Answer, Replace(reissue, When(approve.ref, (
+    SetTo(e.attempts, e.attempts.append(new(Attempt, call_id(e.calls + 1), RUNNING))),
+    SetTo(e.calls, e.calls + 1))))))
+SUPERSEDED_LEFT_INTERRUPTED = deviate(in_rule(Answer, Drop(close_superseded, when=approve.ref)))
+DECLINE_LEAVES_INTERRUPTED = deviate(in_rule(Answer, Reads("A-G1", "leave")))
+DECLINE_REISSUES_CALL = deviate(in_rule(Answer, Replace(reissue, reissue.then)))
+
+# Failures and the verdict (G6.6-G6.8, E9.1, E9.5, G5.2)
+TOOL_FAILURE_UNHANDLED = deviate(in_rule(ToolFails, Reads("A-G4", "failed-unmarked")))
+TOOL_FAILURE_RECORDED_CANCELLED = deviate(in_rule(ToolFails, Replace(
+    e.attempts, moved(e.attempts, run.call, RUNNING, CANCELLED))))
+TOOL_FAILURE_RECORDED_COMPLETED = deviate(in_rule(ToolFails, Reads("A-G4", "completed-with-error")))
+FAILURES_RELABELLED_ON_RESUME = deviate(in_rule(Answer, After(reissue, SetTo(e.attempts, e.attempts.update_where(
+    lambda a: a.status == FAILED, lambda a: a.but(status=COMPLETED))))))
+_any_failed = e.attempts.any_of(lambda a: a.status == FAILED)
+TOOL_FAILURE_FAILS_RUN = deviate(in_rule(WriteMessage, Replace(
+    e.status, lambda old: ite((old == COMPLETED) & _any_failed, FAILED, old))))
+UNROUTED_FAILURE_HANDLED = deviate(in_rule(NodeFails, Drop(e.unhandled)))
+ROUTED_FAILURE_COUNTED = deviate(in_rule(NodeFails, Replace(e.unhandled, e.unhandled + 1)))
+_stranding = final.ref & (e.unhandled > 0)
+FAILED_RUN_STRANDS_HELD = deviate(in_rule(StartWriteBack, Drop(e.held, when=_stranding),
+                                          Replace(g.taken, (), when=_stranding)))
+STALE_ANSWER_OVERRIDES = deviate(in_rule(Answer, First(When(q.status != PENDING, (
+    SetTo(e.questions, e.questions.set_last(q.but(status=ite(approve.ref, APPROVED, DECLINED)))),)))))
+DECLINE_FAILS_RUN = deviate(in_rule(Answer, Replace(e.status, FAILED, when=~approve.ref),
+                                    Drop(S.segments, when=~approve.ref)))
+DECLINE_STALLS = deviate(in_rule(Answer, Drop(S.segments, when=~approve.ref)))
+
+# Questions (G6.9)
+QUESTION_PER_OBSERVATION = deviate(in_rule(ObserveAgain, Also(SetTo(e.questions, e.questions.append(
+    new(Question, q.call, PENDING, q.observations, e.questions.size + 1))))))
+OBSERVATION_RERAISES_QUESTION = deviate(in_rule(ObserveAgain, Also(SetTo(
+    e.questions, e.questions.set_last(q.but(id=q.id + 1))))))
+_batch = span(e.calls - g.calls + 1, e.calls + 1).filter(lambda n: call_id(n) != run.call)  # the segment's other calls
+QUESTION_PER_GATED_CALL = deviate(in_rule(ToolInterrupts, Replace(e.questions, _batch.fold(
+    e.questions, lambda qs, n: qs.append(new(Question, call_id(n), PENDING, 0, qs.size + 2))).append(
+    new(Question, run.call, PENDING, 0, e.questions.size + 1)))))
+ANSWER_LEAVES_QUESTION_PENDING = deviate(in_rule(Answer, Drop(e.questions)))
+
+# Behaviour removed or added
+DECLINE_NOT_OFFERED = deviate(in_rule(Answer, Only(approve.ref)))
+WRITE_NEVER_FAILS = deviate(in_rule(WriteMessage, Only(ok.ref)))
+# A paused run resumes by itself (its answer names no question, q0) and re-fires nothing; the pending
+# question is left as it was. Only before the run wrote a message, so that the run, which the ladder
+# pauses again at its end, cannot loop writing messages.
+RESUME_ALONE = Rule(
+    Answer, EXECUTIONS,
+    guard=(e.status == _PAUSED, e.messages.size == 0),
+    fields=(e.id, lift(0), lift(True)),
+    effect=(SetTo(e.status, RUNNING), SetTo(S.segments, S.segments.insert(new(Segment, e.id, 0, ())))),
+    clauses=(), doc="a paused run resumes by itself, its question left pending")
+RESUME_WITHOUT_ANSWER = deviate(add=(RESUME_ALONE,))

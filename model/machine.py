@@ -16,7 +16,8 @@ from .observe import shown
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property, screen
 from .pygen import successor_function
 from .reading import CONFORMANT, Reading
-from .rules import step
+from .lang import Rule
+from .rules import RULES, step
 from .state import FINISHED, INITIAL, State
 from .symmetry import canonical_sessions
 
@@ -39,6 +40,7 @@ class Machine:
 
     bounds: Bounds = DEFAULT_BOUNDS
     reading: Reading = CONFORMANT
+    rules: tuple[Rule, ...] = RULES  # the rule table, or a mutant's deviation of it (`deviate.py`)
     patch: Patch | None = None
     block: Block | None = None
     extra: Extra | None = None
@@ -65,7 +67,7 @@ class Machine:
     def rule_successors(self, state: State) -> Iterable[tuple[Action, State]]:
         """The rules' own successors, before any deviation: the rule table compiled for these bounds and
         this reading (`pygen.py`), the code `rules.step` runs too."""
-        return successor_function(self.bounds, self.reading)(state)
+        return successor_function(self.bounds, self.reading, self.rules)(state)
 
     def deviated(self, state: State, pairs: Iterable[tuple[Action, State]]) -> Iterator[tuple[Action, State]]:
         """The rules' successors `pairs` of `state` with the deviations applied: blocked actions left
@@ -81,7 +83,7 @@ class Machine:
         """The successor under one action, or None if it is not enabled."""
         if self.block is not None and self.block(self.bounds, state, action):
             return None
-        post = step(self.bounds, self.reading, state, action)
+        post = step(self.bounds, self.reading, state, action, self.rules)
         if post is None and self.extra is not None:
             return next((after for added, after in self.extra(self.bounds, state) if added == action), None)
         if post is not None and self.patch is not None:
