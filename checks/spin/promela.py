@@ -30,7 +30,7 @@ from typing import Any
 
 from pausecheck.model.config import Bounds
 from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
-from pausecheck.model.lang import RECORDS, SeqOf
+from pausecheck.model.lang import RECORDS, Rule, SeqOf
 from pausecheck.model.reading import Reading
 from pausecheck.model.rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from pausecheck.model.state import RUNNING, Attempt, Execution, State
@@ -223,13 +223,13 @@ def _option(rule: Any, slot: int, index: int, env: dict[str, Any], guard: Any, e
     return [f"        {text(guard)} ->"] + [f"        {b};" for b in body[:-1]] + [f"        {body[-1]}"], total
 
 
-def _options(bounds: Bounds, reading: Reading, caps: Caps) -> tuple[list[str], int]:
+def _options(bounds: Bounds, reading: Reading, caps: Caps, rules: tuple[Rule, ...]) -> tuple[list[str], int]:
     """Every option of the loop, in the rule table's order, and the most temporaries one uses."""
     pure = Code()
     pre = _paths(State, "", None, caps)
     lines: list[str] = []
     most = 0
-    for rule, instances in plan(bounds, reading.switches, RULES):
+    for rule, instances in plan(bounds, reading.switches, rules):
         lines.append(f"    /* {rule.action.__name__}: {rule.doc} */")
         for slot, index in _slots(rule, bounds, caps):
             env, present = _bind(Lower(pure, caps), rule, slot, index, pre)
@@ -303,13 +303,15 @@ def header(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | Non
 """
 
 
-def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None) -> str:
+def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None,
+            rules: tuple[Rule, ...] = RULES) -> str:
     """The Promela model of the rules under these bounds and this reading (see the module's doc); the
     header's command names `out_name` as the file written. `caps` (default `Caps.of(bounds)`) sizes the
-    arrays: smaller ones make pan report the successors that do not fit."""
+    arrays: smaller ones make pan report the successors that do not fit. `rules` is the table, or a
+    mutant's deviation of it (`model/deviate.py`)."""
     caps = caps or capacities(bounds, reading)
     _refuse(bounds, caps)
-    options, most = _options(bounds, reading, caps)
+    options, most = _options(bounds, reading, caps, rules)
     out = [header(bounds, reading, out_name, caps)] + _declarations(caps)
     out.append(f"hidden int _t[{max(most, 1)}];  /* the temporaries of one step, 0 between steps */")
     out.append("hidden int _k;")

@@ -426,7 +426,8 @@ class _Lower:
             return acc
         v = a[1].args[0]
         bodies = [self.expr(a[2], {**env, v: item}) for item in s.items]
-        keep = [A.conj(self.present(s, k), body) for k, body in enumerate(bodies)] if op != "map" else []
+        # which items pass a test (a `map` or a `total` has values, not tests: an int body is no conjunct for z3)
+        keep = [A.conj(self.present(s, k), body) for k, body in enumerate(bodies)] if op not in ("map", "sum") else []
         if op == "filter":
             return self.compact(s, keep)
         if op == "count" or op == "sum":
