@@ -14,7 +14,8 @@ unroll it over a state's capacities):
 - sequences: length, `at`, `last`, append, concatenation (+), `prefix`/`suffix` (cut to a bound
   and what falls beyond), `filter`, `map`, `count`, `any_of`, `all_of`, `total`, `first` (an
   optional element), `update_last` / `update_where` (replace matching elements), `set_last`,
-  `contains`, `span` (a run of integers), `repeat`, `fold`;
+  `contains`, `span` (a run of integers), `repeat`, `fold`, `zip_all` (a test of the
+  pairs at the same positions of two sequences);
 - records: `new(Record, ...)` and `rec.but(field=...)`; the ids of executions and calls; the key of
   a racing resume's segment;
 - statements: `Let` (a name for a value, rebindable), `Set` (a field of `e`, `g` or the state `S`),
@@ -231,6 +232,11 @@ class Expr:
         start = lift(init)
         acc, x = _bound(start.t), _bound(self.t.item)
         return Expr("fold", (self, lift(start), acc, x, lift(step(acc, x), start.t)), start.t)
+
+    def zip_all(self, other: Any, test: Callable[[Expr, Expr], Any]) -> Expr:
+        """Does `test` hold of each pair of elements at the same position, as far as both sequences go?"""
+        x, y = _bound(self.t.item), _bound(other.t.item)
+        return Expr("zip_all", (self, other, x, y, lift(test(x, y))), bool)
 
     # Optional values.
     @property

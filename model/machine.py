@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 
 from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds
+from .decided import decided_by_formula
 from .lang import Rule
 from .liveness import LIVENESS, Eventually, judge_lasso, judge_witness
 from .observe import shown
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property, screen
+from .pycheck import compiled_for
 from .pygen import successor_function
 from .reading import CONFORMANT, Reading
 from .rules import RULES, step
@@ -111,6 +113,18 @@ class Machine:
         """The invariants of one execution record, checked in one pass over the records a step changed
         (`properties.screen`), and the invariants left to check one by one."""
         return screen(properties, ctx)
+
+    def edge_screen(self, properties: Sequence[Property], kind: type) -> tuple[Callable[..., object], ...]:
+        """The checks of a step of this kind for these transition properties and witnesses: those decided
+        by their formulas as one compiled test (true where the step breaks or shows one of them, for the
+        search to look at one by one), the others' own checks after it."""
+        covered = [p for p in properties if decided_by_formula(p)]
+        others = tuple(p.check for p in properties if p not in covered)
+        if not covered:
+            return others
+        keep = tuple(p.name for p in covered if p.kind != SOMETIMES)
+        show = tuple(p.name for p in covered if p.kind == SOMETIMES)
+        return (compiled_for(self.bounds).attention(keep, show, kind),) + others
 
     def context(self) -> Context:
         """What `always` checks consult beside the state."""

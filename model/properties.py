@@ -20,8 +20,9 @@ from .actions import (
     WriteMessage,
 )
 from .config import Bounds
-from .observe import shown
+from .decided import decided_by_formula, each_check, state_check, step_check
 from .property import ALWAYS, SOMETIMES, TRANSITION, Context, Property
+from .pycheck import compiled_for
 from .state import (
     CANCELLED,
     COMPLETED,
@@ -113,47 +114,52 @@ def each_execution(test: Record) -> Callable[[State, Context], str | None]:
     return check
 
 
-def _of_each_execution(name: str, clauses: tuple[str, ...], test: Record, doc: str, situation: str) -> Property:
-    """An `always` property that holds of a state when `test` holds of each execution record."""
-    return Property(name, ALWAYS, clauses, each_execution(test), doc, situation=situation, each=test)
+def _always(name: str, clauses: tuple[str, ...], explain: Callable[[State, Context], str | None], doc: str,
+            situation: str, wire: bool = False) -> Property:
+    """An `always` property, decided by its formula (`formulas.py`); `explain` says how it fails."""
+    return Property(name, ALWAYS, clauses, state_check(name, doc, explain, wire), doc, situation=situation)
+
+
+def _of_each_execution(name: str, clauses: tuple[str, ...], explain: Record, doc: str, situation: str) -> Property:
+    """An `always` property that holds of a state when it holds of each execution record (its formula's
+    `each`); `explain` says how a record breaks it."""
+    return Property(name, ALWAYS, clauses, state_check(name, doc, each_execution(explain)), doc, situation=situation,
+                    each=each_check(name, doc, explain))
+
+
+def _transition(name: str, clauses: tuple[str, ...], explain: Callable[..., str | None], doc: str, situation: str,
+                on: tuple[type, ...] = (), stutter: tuple[type, ...] | None = None) -> Property:
+    """A transition property, decided by its formula; `explain` says how a step breaks it."""
+    return Property(name, TRANSITION, clauses, step_check(name, doc, explain), doc, situation=situation, on=on,
+                    stutter=stutter)
 
 
 def screen(properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State, State | None], bool],
                                                                 tuple[Property, ...]]:
-    """One pass over a state for every invariant of one execution record (`each`): True when all of
-    them hold, given that they held in the parent state (if any), so that only the records the step
-    changed are tested (successors share the others, by identity and position). Where both no_loss and
-    isolation are checked, the same pass also walks the artifact ledger once (`_ledger_holds`), which
-    stands for them, for no_double_delivery and, under the default wire view, for held_hidden. Also
-    returned: the invariants it does not cover, to be checked as usual. On False, the caller checks
-    each one to find which fails and how."""
-    tests = tuple(p.each for p in properties if p.each is not None)
-    checks = {p.check for p in properties}
-    ledger = _no_loss in checks and _isolation in checks
-    implied = {_no_loss, _isolation, _no_double_delivery} | ({_held_hidden} if ctx.shown is shown else set())
-    rest = tuple(p for p in properties if p.each is None and not (ledger and p.check in implied))
+    """One pass over a state for the invariants decided by their formulas, compiled into one test of the
+    state and one of an execution record (`pycheck.all_hold`): True when all of them hold, given that
+    they held in the parent state (if any), so that only the records the step changed are tested by the
+    invariants of each record (successors share the others, by identity and position). Also returned:
+    the invariants it does not cover, to be checked as usual. On False, the caller checks each one to
+    find which fails and how."""
+    compiled = compiled_for(ctx.bounds)
+    covered = [p for p in properties if decided_by_formula(p, ctx.shown)]
+    record = compiled.all_hold(tuple(p.name for p in covered if p.each is not None), each=True)
+    whole = compiled.all_hold(tuple(p.name for p in covered if p.each is None))
+    rest = tuple(p for p in properties if p not in covered)
 
     def all_hold(state: State, parent: State | None) -> bool:
-        if ledger and not _ledger_holds(state):
+        if not whole(state):
             return False
         before = () if parent is None else parent.executions
         n = len(before)
         for k, e in enumerate(state.executions):
             if k < n and before[k] is e:
                 continue
-            for test in tests:
-                if test(e, ctx) is not None:
-                    return False
+            if not record(e):
+                return False
         return True
     return all_hold, rest
-
-
-def _ledger_holds(state: State) -> bool:
-    """Every artifact is in exactly one place (no_loss), and whatever an execution holds, delivered or
-    dropped is its own (isolation). Together they imply no_double_delivery (a ref on two messages is in
-    two places) and, where the wire shows exactly the messages' refs, held_hidden (a held ref on a
-    message is in two places). False says only that one of them may fail: the caller checks each."""
-    return _each_ref_owned(state) and _each_ref_once(state)
 
 
 def _no_double_delivery(state: State, ctx: Context) -> str | None:
@@ -168,28 +174,7 @@ def _no_double_delivery(state: State, ctx: Context) -> str | None:
     return None
 
 
-_EVERY_REF = tuple(frozenset(range(1, n + 1)) for n in range(64))
-
-
-def _each_ref_once(state: State) -> bool:
-    """Is each artifact ref in exactly one place (`_places`, counted without naming them)?"""
-    refs = list(state.crashed)
-    for segment in state.segments:
-        refs += segment.collected
-        if segment.phase not in (READ, WRITTEN):  # there, what the write-back has in hand is a copy
-            refs += segment.taken
-    for e in state.executions:
-        refs += e.held
-        for message in e.messages:
-            refs += message
-    refs += [w.ref for w in state.warnings]
-    n = len(state.artifacts)
-    return len(refs) == n and n < len(_EVERY_REF) and set(refs) == _EVERY_REF[n]
-
-
 def _no_loss(state: State, ctx: Context) -> str | None:
-    if _each_ref_once(state):
-        return None
     for r, where in _places(state).items():
         if len(where) != 1:
             return f"{ref_name(r)} is " + (" and ".join(where) if where else "nowhere: lost without a warning")
@@ -227,24 +212,7 @@ def _held_bounded(e: Execution, ctx: Context) -> str | None:
     return None
 
 
-def _each_ref_owned(state: State) -> bool:
-    """Is every ref an execution holds, delivered or dropped one it produced?"""
-    origin = state.artifacts
-    for e in state.executions:
-        me = e.id
-        for r in e.held:
-            if origin[r - 1].execution != me:
-                return False
-        for message in e.messages:
-            for r in message:
-                if origin[r - 1].execution != me:
-                    return False
-    return all(origin[w.ref - 1].execution == w.execution for w in state.warnings)
-
-
 def _isolation(state: State, ctx: Context) -> str | None:
-    if _each_ref_owned(state):
-        return None
     origin = state.artifacts
     for e in state.executions:
         lists = [("held by", e.held)] + [(f"on message {i} of", m) for i, m in enumerate(e.messages, 1)]
@@ -515,14 +483,15 @@ def _resume_supersedes(pre: State, action: Any, post: State, ctx: Context) -> st
 
 
 INVARIANTS: tuple[Property, ...] = (
-    Property("no_double_delivery", ALWAYS, ("T7.7", "T7.8"), _no_double_delivery,
+    _always("no_double_delivery", ("T7.7", "T7.8"), _no_double_delivery,
              "no artifact is delivered twice: at most one message carries it, once",
              situation="delivered_after_pause"),
-    Property("no_loss", ALWAYS, ("T7.1", "T7.12", "T7.15"), _no_loss,
+    _always("no_loss", ("T7.1", "T7.12", "T7.15"), _no_loss,
              "every artifact is in exactly one place: collected, held, delivered, or dropped with a warning",
              situation="held_across_pause"),
-    Property("held_hidden", ALWAYS, ("T7.3",), _held_hidden,
-             "no turn of any session shows an artifact that any execution holds", situation="poll_while_holding"),
+    _always("held_hidden", ("T7.3",), _held_hidden,
+            "no turn of any session shows an artifact that any execution holds", situation="poll_while_holding",
+            wire=True),
     _of_each_execution("finished_holds_nothing", ("T7.4", "T7.12"), _finished_holds_nothing,
              "a finished execution holds nothing: its held artifacts were delivered or dropped with a warning",
              situation="completes_after_pause"),
@@ -531,7 +500,7 @@ INVARIANTS: tuple[Property, ...] = (
              situation="merged_held_and_new"),
     _of_each_execution("held_bounded", ("T7.13",), _held_bounded,
              "no held list exceeds the bound", situation="warned_drop"),
-    Property("isolation", ALWAYS, ("T7.2", "T7.4"), _isolation,
+    _always("isolation", ("T7.2", "T7.4"), _isolation,
              "nothing of one execution is held for, shown on or dropped by another",
              situation="artifact_beside_another_execution"),
     _of_each_execution("no_phantom_pause", ("G6.5", "O11.2"), _no_phantom_pause,
@@ -543,38 +512,38 @@ INVARIANTS: tuple[Property, ...] = (
     _of_each_execution("handled_run_completes", ("G6.7", "E9.1", "O11.1", "O11.4", "G5.2"), _handled_run_completes,
              "a finished run is failed exactly when a node failed without an error edge, else completed",
              situation="fails_after_unrouted_failure"),
-    Property("write_back_delivers", TRANSITION, ("T7.4", "T7.5", "T7.6", "T7.7"), _write_back_delivers,
+    _transition("write_back_delivers", ("T7.4", "T7.5", "T7.6", "T7.7"), _write_back_delivers,
              "a write-back takes the whole held list and writes what it took ++ what the segment collected on "
              "one message", situation="delivered_after_pause", on=(StartWriteBack, WriteMessage, ClearHeld)),
-    Property("repause_holds_everything", TRANSITION, ("T7.9", "T7.1"), _repause_holds_everything,
+    _transition("repause_holds_everything", ("T7.9", "T7.1"), _repause_holds_everything,
              "a pause holds the old held list and everything the segment collected (or warns)",
              situation="repause_with_held", on=(ToolInterrupts,)),
-    Property("failed_write_back_restores", TRANSITION, ("T7.10", "T7.11", "T7.12"), _failed_write_back_restores,
+    _transition("failed_write_back_restores", ("T7.10", "T7.11", "T7.12"), _failed_write_back_restores,
              "a failed write-back writes nothing, puts back what it took in front of the held list, then "
              "reports the failure, and drops nothing", situation="write_back_fails_with_held",
              on=(WriteMessage, PutBack, ReportFailure)),
-    Property("drops_newest_with_warning", TRANSITION, ("T7.14", "T7.15"), _drops_newest_with_warning,
+    _transition("drops_newest_with_warning", ("T7.14", "T7.15"), _drops_newest_with_warning,
              "an overflow drops the newest entries, one warning each", situation="warned_drop", stutter=()),
-    Property("one_question_per_pause", TRANSITION, ("G6.9",), _one_question_per_pause,
+    _transition("one_question_per_pause", ("G6.9",), _one_question_per_pause,
              "a pause raises exactly one question and no other step raises any, however often the "
              "interrupt is observed", situation="interrupt_observed_twice", stutter=(ToolInterrupts,)),
-    Property("messages_only_from_write_back", TRANSITION, ("T7.3", "T7.4"), _messages_only_from_write_back,
+    _transition("messages_only_from_write_back", ("T7.3", "T7.4"), _messages_only_from_write_back,
              "no step but a successful write-back writes or changes a turn's assistant messages",
              situation="poll_while_holding", stutter=()),
-    Property("trail_never_relabelled", TRANSITION, ("G6.2", "G6.4", "G6.6"), _trail_never_relabelled,
+    _transition("trail_never_relabelled", ("G6.2", "G6.4", "G6.6"), _trail_never_relabelled,
              "an attempt's status changes only by its own event: running to completed, failed or interrupted "
              "as its call returns, fails or interrupts; interrupted to cancelled when its question is answered",
              situation="approve", stutter=()),
-    Property("failure_recorded_failed", TRANSITION, ("G6.6",), _records("failure", FAILED),
+    _transition("failure_recorded_failed", ("G6.6",), _records("failure", FAILED),
              "a failed tool call is recorded as a failed attempt (handled, not relabelled)",
              situation="tool_failure", on=(ToolFails,)),
-    Property("interrupted_not_failed", TRANSITION, ("G6.1", "G6.2"), _records("interrupt", INTERRUPTED),
+    _transition("interrupted_not_failed", ("G6.1", "G6.2"), _records("interrupt", INTERRUPTED),
              "an interrupt escaping a tool records the attempt interrupted, not failed",
              situation="held_across_pause", on=(ToolInterrupts,)),
-    Property("resume_supersedes", TRANSITION, ("G6.3", "G6.4"), _resume_supersedes,
+    _transition("resume_supersedes", ("G6.3", "G6.4"), _resume_supersedes,
              "a resumed call records a new attempt and cancels the superseded interrupted one",
              situation="approve", on=(Answer, CloseSuperseded)),
-    Property("stale_answer_changes_nothing", TRANSITION, ("G6.9",), _stale_answer_changes_nothing,
+    _transition("stale_answer_changes_nothing", ("G6.9",), _stale_answer_changes_nothing,
              "an answer to a question no longer pending (or never raised) changes nothing", situation="stale_answer",
              on=(Answer,), stutter=()),
 )

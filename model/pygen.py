@@ -32,6 +32,7 @@ from .lang import (
     free_vars,
     specialize,
     specialize_block,
+    walk,
 )
 from .rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning, id_key
@@ -105,9 +106,12 @@ _STATE_LOCALS = {"executions": "executions", "segments": "segments"}
 class _Writer:
     """Writes one successor function, line by line."""
 
-    def __init__(self) -> None:
+    def __init__(self, hoist: bool = False) -> None:
         self.lines: list[str] = []
         self.counter = 0
+        # With `hoist`, each lookup (`first`) or `fold` that reads no variable of an enclosing operation is
+        # computed once, before the expression that uses it: its code -> the local it is stored in.
+        self.hoisted: dict[str, str] | None = {} if hoist else None
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -131,6 +135,9 @@ class _Writer:
             return env.names[name]
         if op == "field":
             return self._field(a[0], a[1], env)
+        if op == "==" and a[0].op == a[1].op == "var" and a[0].t not in (int, bool, str):
+            left, right = self.expr(a[0], env), self.expr(a[1], env)  # records, sequences: the same object?
+            return f"({left} is {right} or {left} == {right})"
         if op in _BINOP:
             return f"({self.expr(a[0], env)} {_BINOP[op]} {self.expr(a[1], env)})"
         if op == "and":
@@ -170,9 +177,15 @@ class _Writer:
         if op == "update_where":
             seq, v = self.expr(a[0], env), a[1].args[0]
             return f"tuple([({self.expr(a[3], env)} if {self.expr(a[2], env)} else {v}) for {v} in {seq}])"
+        if op in ("count", "any") and _is_element_test(a[1], a[2]):  # counting or finding a value: in C
+            seq, value = self.expr(a[0], env), self.expr(a[2].args[1], env)
+            return f"{seq}.count({value})" if op == "count" else f"({value} in {seq})"
         if op in ("filter", "map", "count", "any", "all", "sum", "first"):
             seq, v = self.expr(a[0], env), a[1].args[0]
             body = self.expr(a[2], env)
+            if op == "first" and self.hoisted is not None and not _open(x):
+                code = f"next(({v} for {v} in {seq} if {body}), None)"
+                return self.hoisted.setdefault(code, f"_h{len(self.hoisted)}")
             return {
                 "filter": f"tuple([{v} for {v} in {seq} if {body}])",
                 "map": f"tuple([{body} for {v} in {seq}])",
@@ -188,7 +201,16 @@ class _Writer:
                     f"lambda {v}: {self.expr(a[3], env)})")
         if op == "fold":
             acc, v = a[2].args[0], a[3].args[0]
-            return f"_fold({self.expr(a[0], env)}, {self.expr(a[1], env)}, lambda {acc}, {v}: {self.expr(a[4], env)})"
+            code = f"_fold({self.expr(a[0], env)}, {self.expr(a[1], env)}, lambda {acc}, {v}: {self.expr(a[4], env)})"
+            if self.hoisted is not None and not _open(x):
+                return self.hoisted.setdefault(code, f"_h{len(self.hoisted)}")
+            return code
+        if op == "zip_all":
+            u, v = a[2].args[0], a[3].args[0]
+            first, second = self.expr(a[0], env), self.expr(a[1], env)
+            pairs = f"all([{self.expr(a[4], env)} for {u}, {v} in zip({first}, {second})])"
+            # A test that passes equal pairs passes every pair of a sequence and itself: the same object?
+            return f"({first} is {second} or {pairs})" if _passes_equal(a[2], a[3], a[4]) else pairs
         if op == "new":
             return f"_new({a[0].__name__}, ({''.join(self.expr(v, env) + ', ' for v in a[1])}))"
         if op == "with":
@@ -258,6 +280,36 @@ class _Writer:
                 self.block(st.otherwise + rest, env, depth + 1, finish)
                 return
         finish(env, depth)
+
+
+_BINDING = {"filter": (1,), "map": (1,), "count": (1,), "any": (1,), "all": (1,), "sum": (1,), "first": (1,),
+            "update_last": (1,), "update_where": (1,), "fold": (2, 3), "zip_all": (2, 3)}
+
+
+def _open(x: Expr) -> set[str]:
+    """The variables of enclosing operations that `x` reads (those bound inside it excepted)."""
+    used, bound = set(), set()
+    for node in walk(x):
+        if node.op == "var" and node.args[0].startswith("_x"):
+            used.add(node.args[0])
+        for k in _BINDING.get(node.op, ()):
+            bound.add(node.args[k].args[0])
+    return used - bound
+
+
+def _passes_equal(u: Expr, v: Expr, test: Expr) -> bool:
+    """Is `test` of the form `u == v | ...` (so that equal elements pass it)?"""
+    while test.op == "or":
+        test = test.args[0]
+    names = {u.args[0], v.args[0]}
+    return test.op == "==" and all(x.op == "var" for x in test.args) and {x.args[0] for x in test.args} == names
+
+
+def _is_element_test(item: Expr, test: Expr) -> bool:
+    """Is `test` `item == value`, with a value that does not read `item`?"""
+    name = item.args[0]
+    return (test.op == "==" and test.args[0].op == "var" and test.args[0].args[0] == name
+            and not any(x.op == "var" and x.args[0] == name for x in walk(test.args[1])))
 
 
 def _parts(guard: tuple[Expr, ...]) -> list[Expr]:

@@ -85,6 +85,9 @@ def expr_text(x: Any, names: dict[str, str] | None = None) -> str:  # noqa: C901
     if op == "fold":
         acc, item = bind(a[2], a[3])
         return f"{sub(a[0])}.fold({sub(a[1])}, ({acc}, {item}) => {sub(a[4])})"
+    if op == "zip_all":
+        u, v = bind(a[2], a[3])
+        return f"{sub(a[0])}.zip_all({sub(a[1])}, ({u}, {v}) => {sub(a[4])})"
     if op in ("update_last", "update_where"):
         (v,) = bind(a[1])
         return f"{sub(a[0])}.{op}({v} => {sub(a[2])}, {v} => {sub(a[3])})"

@@ -60,11 +60,12 @@ def test_the_reference_runtime_in_lockstep(tmp_path: Path) -> None:
     assert fuzz(MODEL, InProcess(runtime.handle), examples=20, steps=60).failure is None
 
 
-@pytest.mark.parametrize("bug", ["drop-oldest", "tool-failure-unhandled"])
-def test_a_buggy_runtime_fails_and_is_shrunk(bug: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("bug", "broken"), [("drop-oldest", "drops_newest_with_warning"),
+                                             ("tool-failure-unhandled", "no_phantom_failure")])
+def test_a_buggy_runtime_fails_and_is_shrunk(bug: str, broken: str, tmp_path: Path) -> None:
     runtime = EXAMPLE.Runtime(str(tmp_path / "r.sqlite"), bug)
     failure = fuzz(MODEL, InProcess(runtime.handle), examples=200, steps=60).failure
-    assert failure is not None and failure.kind == "observation" and failure.property is None
+    assert failure is not None and failure.kind == "observation" and failure.property == broken, failure
     assert failure.step < failure.found_at and failure.step <= 12
 
 

@@ -96,6 +96,8 @@ def render(document: dict[str, Any], reproduce: str | None = None, *, headline: 
                 lines.append(f"    ** here the mutant deviates from the rules: {meta.get('mutant')}")
         view = flat_view(state)
         lines += [f"    {line}" for line in changes(previous, view)]
+        if step.get("restart"):  # a conformance run restarted the runtime under test here (`#meta.restart`)
+            lines.append("    ** then the runtime under test restarts (crash and recovery): it must show the same")
         previous = view
     if reproduce:
         lines.append(f"reproduce with: {reproduce}")

@@ -267,11 +267,11 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         trace = args.out or Path("divergence.itf.json")
         document = divergence_document(machine, result, command)
         write(trace, dumps(document))
-    published = getattr(args, "standing", None)
+    published, page = getattr(args, "standing", None), None
     if published is not None:
         fmt = format_of(published) or "json"
-        write(published, render_standing(standing(result, machine, " ".join(argv), str(trace) if trace else None),
-                                         fmt))
+        page = standing(result, machine, " ".join(argv), str(trace) if trace else None)
+        write(published, render_standing(page, fmt))
     code = 0 if result.ok else 1
     if args.json:
         print(json.dumps(_json(result, trace, code), sort_keys=True, indent=2))
@@ -298,7 +298,11 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
                   markup=False)
     if d is not None:
         out.print(f"[diverged] step {d.step} ({d.kind}): {printable(d.message)}", markup=False)
-        out.print(f"clauses: {' '.join(d.clauses) or '-'}", markup=False)
+        broke = f" (first those of {d.property}, which it breaks; then the step's)" if d.property else ""
+        out.print(f"clauses: {' '.join(d.clauses) or '-'}{broke}", markup=False)
+        if d.restarts:
+            out.print("the runtime was restarted after " + ", ".join(f"step {s}" for s in d.restarts)
+                      + " (the trace marks each restart)", markup=False)
         again = f"; `pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again" \
             if argv else ""
         out.print(f"the model's path is written to {trace}: `pausecheck replay {trace}` shows it{again}", markup=False)
@@ -315,8 +319,10 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         out.print(f"[ok] the runtime's {what} on every edge of the reachable graph", markup=False)
     else:
         out.print("[incomplete] no divergence in what ran, but not every edge was judged", markup=False)
-    if published is not None:
-        out.print(f"standing written to {published}", markup=False)
+    if page is not None:
+        out.print(f"standing written to {published}: {page['covered']} of {page['clauses_total']} clauses covered"
+                  + ("" if page["covered"] == page["clauses_total"] else " (it names what would cover the rest)"),
+                  markup=False)
     return code
 
 
@@ -328,5 +334,5 @@ def _json(result: ConformResult, trace: Path | None, code: int) -> dict[str, Any
         "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code,
         "divergence": None if d is None else {
             "step": d.step, "kind": d.kind, "message": d.message, "clauses": list(d.clauses),
-            "property": d.property, "expected": d.expected, "actual": d.actual, "trace": str(trace)},
+            "property": d.property, "field": d.field, "restarts": list(d.restarts), "expected": d.expected, "actual": d.actual, "trace": str(trace)},
     }

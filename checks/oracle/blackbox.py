@@ -43,8 +43,14 @@ def _delivered(observation: dict[str, Any]) -> Counter[str]:
 
 
 def _no_double_delivery(h: History) -> str | None:
-    twice = sorted(ref for ref, n in _delivered(h.after).items() if n > 1)
-    return f"artifact {twice[0]} is on {_delivered(h.after)[twice[0]]} assistant messages" if twice else None
+    delivered = _delivered(h.after)
+    twice = sorted(ref for ref, n in delivered.items() if n > 1)
+    if not twice:
+        return None
+    carriers = sum(ref == twice[0] for turn in h.after["turns"].values() for message in turn["messages"]
+                   for ref in set(message))
+    where = "on one assistant message" if carriers == 1 else f"on {carriers} assistant messages"
+    return f"artifact {twice[0]} is delivered {delivered[twice[0]]} times, {where}"
 
 
 def _held_hidden(h: History) -> str | None:

@@ -15,7 +15,10 @@ the runtime shows now or later. This tests "held durably" (T7.1) where the model
 
 The first divergence ends the run: a refused action the model allows, a fault (hang, exit, bad
 line), an observation that differs, or a broken black-box property; it comes with the model's path
-up to that step, written as an ITF trace that `pausecheck replay` re-executes on the model.
+up to that step, written as an ITF trace that `pausecheck replay` re-executes on the model, and the
+steps after which the runtime was restarted on the way. It names what broke (`culprit.py`): the
+property, or the observation field that differs, with that property's clauses first and the step's
+second.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pausecheck.model import Machine, observe, white_box
+from pausecheck.model.properties import property_named
 from pausecheck.model.rules import clauses_of
 from pausecheck.traces.replay import first_difference
 
@@ -37,6 +41,7 @@ from ..explore import Discovery
 from .adapters import Adapter, RuntimeFault, describe, restart
 from .blackbox import BLACK_BOX, History
 from .cover import Sequence, covering_sequences
+from .culprit import culprit
 from .protocol import PROTOCOL, apply_request
 
 __all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_at",
@@ -61,8 +66,10 @@ class Divergence:
     clauses: tuple[str, ...]
     expected: Any = None
     actual: Any = None
-    property: str | None = None
+    property: str | None = None  # the property it breaks, where one can be named
     found_at: int = 0  # the step of the divergence as first found, before shrinking
+    field: str | None = None  # the observation's JSON path that differs (an observation divergence)
+    restarts: tuple[int, ...] = ()  # the steps after which the runtime was restarted, up to the divergence
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,29 +179,42 @@ def drive(adapter: Adapter, machine: Machine, sequence: Sequence, reset: dict[st
     except RuntimeFault as fault:
         step = where[fault.index]
         fresh_runtime(adapter)  # a dead, hung or half-written runtime is never asked again: the next gets a new one
-        return divergence_at(sequence, step, "fault", str(fault))
+        return divergence_at(sequence, step, "fault", str(fault), restarts=_restarts(requests, where, fault.index))
     before = observe(machine.init_states()[0])
     applied: list[dict[str, Any]] = []
-    for request, response, step in zip(requests, responses, where, strict=True):
+    for index, (request, response, step) in enumerate(zip(requests, responses, where, strict=True)):
+        restarts = _restarts(requests, where, index)
         if response.get("ok") is False:
             what = "refused" if request["type"] in ("apply", "restart") else "fault"
-            return divergence_at(sequence, step, what, f"the runtime refused {describe(request)}: {response['error']}")
+            return divergence_at(sequence, step, what, f"the runtime refused {describe(request)}: {response['error']}",
+                                 restarts=restarts)
         if request["type"] == "apply":
             applied.append(request)
         if request["type"] != "observe":
             continue
-        found = judge_shown(machine, sequence, step, mode, response, tuple(applied), before)
+        found = judge_shown(machine, sequence, step, mode, response, tuple(applied), before,
+                            restarted=index > 0 and requests[index - 1] is RESTART)
         if found is not None:
-            return found
+            return dataclasses.replace(found, restarts=restarts)
         before = response["observation"]
     return None
 
 
+def _restarts(requests: list[dict[str, Any]], where: list[int], upto: int) -> tuple[int, ...]:
+    """The steps after which a restart was asked for, among the requests before `upto`."""
+    return tuple(where[i] for i in range(upto) if requests[i] is RESTART)
+
+
 def judge_shown(machine: Machine, sequence: Sequence, step: int, mode: str, response: dict[str, Any],
-                applied: tuple[dict[str, Any], ...], before: dict[str, Any]) -> Divergence | None:
-    """Judge what the runtime showed after `step` (an `observe` response): against the expected
-    observation (strict), or the black-box properties given what was applied and shown before."""
+                applied: tuple[dict[str, Any], ...], before: dict[str, Any], *,
+                restarted: bool = False) -> Divergence | None:
+    """Judge what the runtime showed after `step` (an `observe` response; `restarted`: the runtime was
+    restarted after the step, then observed): against the expected observation (strict), or the
+    black-box properties given what was applied and shown before. A divergence names what broke."""
     actual, shown_held = response["observation"], response.get("held")
+    history = History(applied, before, actual, shown_held)
+    the_step = sequence.steps[step - 1] if step else None
+    when = f"after step {step}" + (" and a restart" if restarted else "")
     if mode == STRICT:
         want, want_held = _expected(machine, sequence, step)
         found = first_difference(want, actual, "observation") or (
@@ -202,18 +222,28 @@ def judge_shown(machine: Machine, sequence: Sequence, step: int, mode: str, resp
             else None)
         if found:
             path, expected, got = found
+            path = path.lstrip(".")
             source = "the vector expects" if sequence.recorded else "the model has"
+            broke = culprit(the_step, history, path, restarted)
             return divergence_at(sequence, step, "observation",
-                                 f"after step {step}, {path.lstrip('.')} is {got!r}; {source} {expected!r}",
-                                 expected=want, actual=actual)
+                                 f"{when}, {path} is {got!r}; {source} {expected!r}{_naming(broke.property, history)}",
+                                 clauses=broke.clauses, expected=want, actual=actual, prop=broke.property, field=path)
         return None
-    history = History(applied, before, actual, shown_held)
     for prop in BLACK_BOX:
         message = prop.check(history)
         if message:
-            return divergence_at(sequence, step, "property", f"{prop.name} ({prop.doc}): {message}",
-                                 clauses=prop.clauses, actual=actual, prop=prop.name)
+            broke = culprit(the_step, history, None, restarted)
+            return divergence_at(sequence, step, "property", f"{when}, {prop.name} ({prop.doc}): {message}",
+                                 clauses=broke.clauses, actual=actual, prop=prop.name)
     return None
+
+
+def _naming(prop: str | None, history: History) -> str:
+    """`: NAME breaks (what the black-box check says, or the property's meaning)`, or nothing."""
+    if prop is None:
+        return ""
+    said = next((check.check(history) for check in BLACK_BOX if check.name == prop), None)
+    return f": {prop} breaks ({said or property_named(prop).doc})"
 
 
 def _expected(machine: Machine, sequence: Sequence, step: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -225,12 +255,14 @@ def _expected(machine: Machine, sequence: Sequence, step: int) -> tuple[dict[str
 
 
 def divergence_at(sequence: Sequence, step: int, kind: str, message: str, *, clauses: tuple[str, ...] | None = None,
-                  expected: Any = None, actual: Any = None, prop: str | None = None) -> Divergence:
+                  expected: Any = None, actual: Any = None, prop: str | None = None, field: str | None = None,
+                  restarts: tuple[int, ...] = ()) -> Divergence:
     """The divergence at `step` of `sequence`: the steps up to it and, unless given, the clauses it enacts."""
     steps = sequence.steps[:step]
     if clauses is None:
         clauses = clauses_of(*steps[-1]) if steps else ()
-    return Divergence(steps, step, kind, message, tuple(clauses), expected, actual, prop)
+    return Divergence(steps, step, kind, message, tuple(clauses), expected, actual, prop, field=field,
+                      restarts=restarts)
 
 
 def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence, reset: dict[str, Any], mode: str,
@@ -270,8 +302,7 @@ def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence
                 found = drive(adapter, machine, Sequence(path + ((state, action, post),), 0), reset, mode, held,
                                restart)
                 if found is not None:
-                    return Divergence(found.steps, found.step, found.kind, found.message, found.clauses,
-                                      found.expected, found.actual, found.property, divergence.step)
+                    return dataclasses.replace(found, found_at=divergence.step)
                 if post not in paths:
                     paths[post] = path + ((state, action, post),)
                     deeper.append(post)
@@ -304,5 +335,8 @@ def divergence_document(machine: Machine, result: ConformResult, command: str) -
                             description=f"the runtime {result.runtime!r} departs from the model ({result.mode})",
                             command=command)
     document["#meta"]["runtime"] = {"command": result.runtime, "mode": result.mode, "step": d.step, "kind": d.kind,
-                                    "found_at": d.found_at, "expected": d.expected, "actual": d.actual}
+                                    "found_at": d.found_at, "field": d.field, "restarts": list(d.restarts),
+                                    "expected": d.expected, "actual": d.actual}
+    for step in d.restarts:  # the runtime under test restarted after this step (the model's state is all durable)
+        document["states"][step].setdefault("#meta", {})["restart"] = True
     return document

@@ -33,6 +33,7 @@ from pausecheck.traces.replay import first_difference
 
 from .blackbox import BLACK_BOX, History
 from .conform import STRICT, ConformResult, Divergence, divergence_at
+from .culprit import culprit
 from .cover import Sequence
 from .protocol import OBSERVATION, payload, validate
 
@@ -126,22 +127,26 @@ def validate_log(path: Path, mode: str = STRICT) -> tuple[Machine, ConformResult
             state = post
             continue
         shown, held = entry.data["observation"], entry.data.get("held")
+        history = History(tuple(applied), before, shown, held)
         if mode == STRICT:
             found = first_difference(observe(state), shown, "observation") or (
                 first_difference(white_box(state), held, "held") if held is not None else None)
             if found:
                 where, want, got = found
+                broke = culprit(steps[-1] if steps else None, history, where.lstrip("."))
+                named = f": {broke.property} breaks" if broke.property else ""
                 divergence = _at(steps, "observation", f"line {entry.line}: after step {len(steps)}, "
-                                 f"{where.lstrip('.')} is {got!r}; the model has {want!r}",
-                                 expected=observe(state), actual=shown)
+                                 f"{where.lstrip('.')} is {got!r}; the model has {want!r}{named}",
+                                 clauses=broke.clauses, expected=observe(state), actual=shown,
+                                 prop=broke.property, field=where.lstrip("."))
                 break
         else:
-            history = History(tuple(applied), before, shown, held)
             broken = next(((p, m) for p in BLACK_BOX if (m := p.check(history))), None)
             if broken:
                 prop, message = broken
                 divergence = _at(steps, "property", f"line {entry.line}: {prop.name} ({prop.doc}): {message}",
-                                 clauses=prop.clauses, actual=shown, prop=prop.name)
+                                 clauses=culprit(steps[-1] if steps else None, history, None).clauses, actual=shown,
+                                 prop=prop.name)
                 break
         before = shown
     judged = sum(1 for e in entries if e.type == "observe")

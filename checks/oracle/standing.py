@@ -5,8 +5,11 @@ clause of both rules the standing says `passed` (some step the runtime took enac
 diverge there), `failed` (the divergence's step enacts it; the trace is named) or `not covered` (no
 step the runtime took enacts it: the bounds do not reach it, or the run stopped first), with the
 pausecheck and model versions, the bounds, the reading and the coverage figure. A clause the model
-holds only in part (docs/clauses.md) says what no run can test, so `passed` is never read as more. Written as JSON,
-Markdown or a self-contained HTML page, chosen by the file's extension.
+holds only in part (docs/clauses.md) says what no run can test, so `passed` is never read as more. The
+verdict counts the clauses covered, and each clause not covered says what would cover it: the fewest
+bound flags that make a step of the model enact it (`uncovered.py`: derived from the witnesses'
+`requires`, then checked on the model), or why none does. Written as JSON, Markdown or a self-contained HTML
+page, chosen by the file's extension.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pausecheck import __version__
 
 from .conform import ConformResult
 from .protocol import PROTOCOL
+from .uncovered import to_cover
 
 __all__ = ["RULES", "FORMATS", "standing", "render_standing", "format_of"]
 
@@ -42,25 +46,48 @@ def standing(result: ConformResult, machine: Machine, command: str, trace: str |
         status = FAILED if c.id in failed else PASSED if edges.get(c.id) else UNCOVERED
         rows.append({"id": c.id, "rule": c.rule, "text": c.text, "status": status, "edges": edges.get(c.id, 0),
                      "trace": trace if status == FAILED else None,
-                     "limit": None if c.strength == FULL else f"{c.strength}: {c.note}"})
+                     "limit": None if c.strength == FULL else f"{c.strength}: {c.note}",
+                     "cover": None})
+    cover = to_cover([r["id"] for r in rows if r["status"] == UNCOVERED], machine, result.complete)
+    for r in rows:
+        r["cover"] = cover.get(r["id"])
     return {
         "pausecheck": __version__, "model": MODEL_VERSION, "protocol": PROTOCOL, "runtime": command,
         "mode": result.mode, "bounds": machine.bounds.as_dict(), "reading": machine.reading.name,
         "coverage": result.coverage, "edges": result.edges, "sequences": result.sequences,
         "verdict": "conforms" if result.ok else "diverges" if result.divergence else "incomplete",
         "divergence": None if result.divergence is None else result.divergence.message,
+        "covered": sum(r["status"] != UNCOVERED for r in rows), "clauses_total": len(rows),
         "clauses": rows,
     }
+
+
+def _verdict(s: dict[str, Any]) -> str:
+    """`conforms (strict) on the 16 of 24 clauses covered`, or the verdict alone when every clause is."""
+    head = f"{s['verdict']} ({s['mode']})"
+    if s["covered"] == s["clauses_total"]:
+        return f"{head}, every one of the {s['clauses_total']} clauses covered"
+    return f"{head} on the {s['covered']} of {s['clauses_total']} clauses covered; " \
+           f"{s['clauses_total'] - s['covered']} not covered"
+
+
+def _uncovered(s: dict[str, Any]) -> list[str]:
+    """One line per way to cover the clauses not covered: `T7.13, T7.14, T7.15: --calls 2`."""
+    by_need: dict[str, list[str]] = {}
+    for r in s["clauses"]:
+        if r["status"] == UNCOVERED:
+            by_need.setdefault(r["cover"], []).append(r["id"])
+    return [f"not covered: {', '.join(ids)}; to cover: {need}" for need, ids in by_need.items()]
 
 
 def _summary(s: dict[str, Any]) -> list[str]:
     coverage = "unknown (not every sequence ran)" if s["coverage"] is None else f"{s['coverage']:.1%}"
     bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in s["bounds"].items())
-    return [f"runtime: {s['runtime']}", f"verdict: {s['verdict']} ({s['mode']})",
+    return [f"runtime: {s['runtime']}", f"verdict: {_verdict(s)}",
             f"checked by pausecheck {s['pausecheck']} (model {s['model']}, protocol {s['protocol']})",
             f"bounds: {bounds}; reading: {s['reading']}",
             f"coverage: {coverage} of the reachable graph's edges ({s['edges']:,} judged)"] + (
-        [f"divergence: {s['divergence']}"] if s["divergence"] else [])
+        [f"divergence: {s['divergence']}"] if s["divergence"] else []) + _uncovered(s)
 
 
 def render_standing(s: dict[str, Any], fmt: str) -> str:

@@ -424,9 +424,13 @@ class _Lower:
             for k, item in enumerate(s.items):
                 acc = pick(A, self.present(s, k), self.expr(a[4], {**env, acc_name: acc, v: item}), acc)
             return acc
+        if op == "zip_all":
+            other, u, v = self.expr(a[1], env), a[2].args[0], a[3].args[0]
+            return A.conj(*[A.disj(A.neg(A.conj(self.present(s, k), self.present(other, k))),
+                                   self.expr(a[4], {**env, u: s.items[k], v: other.items[k]}))
+                            for k in range(min(s.cap, other.cap))])
         v = a[1].args[0]
         bodies = [self.expr(a[2], {**env, v: item}) for item in s.items]
-        # which items pass a test (a `map` or a `total` has values, not tests: an int body is no conjunct for z3)
         keep = [A.conj(self.present(s, k), body) for k, body in enumerate(bodies)] if op not in ("map", "sum") else []
         if op == "filter":
             return self.compact(s, keep)

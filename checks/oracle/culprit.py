@@ -1,0 +1,126 @@
+"""What broke: the property a divergence breaks, or the observation field that differs, with its clauses.
+
+A divergence is found after a step, but the step's clauses say what the step does, not what the
+runtime got wrong: a write-back that does not empty the held list is seen only when a later message
+carries an artifact twice, a step that enacts T7.5, T7.6, T7.8 and O11.4. So a divergence names,
+first, what broke and that property's clauses (`Property.clauses` of the model), then the step's:
+
+1. a black-box property (`blackbox.py`) broken by what the runtime showed: it holds under every
+   reading, so the model's own observation never breaks it, and it is the most specific name;
+2. else the observation field that differs, and the model property that judges that field at this
+   kind of step (`FIELDS`, in order of preference: the first that looks at the step's action kind);
+   a held list that still holds what the model took or delivered breaks the destructive take
+   (`no_double_delivery`: T7.7, then T7.8), whatever step shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pausecheck.model.actions import Crash
+from pausecheck.model.properties import PROPERTIES, property_named
+from pausecheck.model.property import ALWAYS, TRANSITION, Property
+from pausecheck.model.rules import RULE_OF, clauses_of
+from pausecheck.model.state import State, find_execution, find_segment, ref_name
+
+from .blackbox import BLACK_BOX, History
+
+__all__ = ["Culprit", "FIELDS", "KEPT_AFTER_TAKE", "culprit", "field_of", "merged"]
+
+# Each observation field (and the white-box held lists) and the model properties that judge it, the
+# more specific first: a transition property applies to the steps of the kinds it looks at (`on`, all
+# when empty), an `always` property to every step.
+FIELDS: dict[str, tuple[str, ...]] = {
+    "held": ("failed_write_back_restores", "repause_holds_everything", "write_back_delivers", "no_loss",
+             "held_bounded", "isolation"),
+    "messages": ("merge_order", "write_back_delivers", "messages_only_from_write_back", "no_double_delivery",
+                 "no_loss", "isolation"),
+    "attempts": ("interrupted_not_failed", "failure_recorded_failed", "resume_supersedes", "trail_never_relabelled"),
+    "questions": ("one_question_per_pause", "stale_answer_changes_nothing", "no_phantom_pause"),
+    "status": ("handled_run_completes", "no_phantom_pause", "finished_holds_nothing"),
+    "unhandled": ("tool_failures_handled",),
+    "write_failures": ("failed_write_back_restores",),
+    "warnings": ("drops_newest_with_warning", "held_bounded", "no_loss"),
+    "session": ("isolation",),
+}
+KEPT_AFTER_TAKE = "no_double_delivery"  # a held list keeping what was taken: the take was not destructive (T7.7)
+
+
+@dataclass(frozen=True, slots=True)
+class Culprit:
+    """What broke: a property's name (None when no property of the field applies), the field, the clauses."""
+
+    property: str | None
+    field: str | None
+    clauses: tuple[str, ...]
+
+
+def merged(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
+    """`first`, then whatever of `second` is not in it, each once, in order."""
+    return tuple(dict.fromkeys((*first, *second)))
+
+
+def field_of(path: str) -> str:
+    """The field a JSON path of `first_difference` names: `held`, `warnings`, or a turn's key such as
+    `messages` (`observation.turns.e1.messages[0] (length)` -> `messages`)."""
+    names = re.findall(r"[A-Za-z_][\w-]*", path.split(" ")[0])
+    if names[:1] == ["held"]:
+        return "held"
+    if names[1:2] == ["turns"] and len(names) >= 4:
+        return names[3]
+    return names[1] if len(names) > 1 else "".join(names)
+
+
+def _applies(prop: Property, action: Any) -> bool:
+    if prop.kind == ALWAYS:
+        return True
+    return prop.kind == TRANSITION and (not prop.on or type(action) in prop.on)
+
+
+def _model_clauses(name: str, fallback: tuple[str, ...]) -> tuple[str, ...]:
+    """The clauses of the model's property of this name, or `fallback` where the model has none."""
+    try:
+        return property_named(name).clauses
+    except KeyError:
+        return fallback
+
+
+def _kept_after_take(post: State, shown_held: dict[str, list[str]] | None) -> bool:
+    """The runtime's held lists still hold something the model's write-back took or delivered."""
+    for eid, refs in sorted((shown_held or {}).items()):
+        try:
+            execution = find_execution(post, eid)
+        except KeyError:  # a held list of an execution the model has not started: not a take
+            continue
+        segment = find_segment(post, eid)
+        gone = {ref_name(r) for m in execution.messages for r in m} | {
+            ref_name(r) for r in (segment.taken if segment is not None else ())}
+        if gone.intersection(refs) - {ref_name(r) for r in execution.held}:
+            return True
+    return False
+
+
+def culprit(step: tuple[State, Any, State] | None, history: History, path: str | None,
+            restarted: bool = False) -> Culprit:
+    """What broke after `step` (None: the reset): the black-box property the runtime's observation breaks,
+    else the property judging the field at `path` (after a restart, the steps of a crash); its clauses first,
+    then the step's (those of a crash after a restart)."""
+    action = Crash() if restarted else step[1] if step else None
+    own: tuple[str, ...] = RULE_OF[Crash].clauses if restarted else clauses_of(*step) if step else ()
+    for prop in BLACK_BOX:
+        if prop.check(history):
+            return Culprit(prop.name, None, merged(_model_clauses(prop.name, prop.clauses), own))
+    if path is None:
+        return Culprit(None, None, own)
+    field = field_of(path)
+    if field == "held" and step is not None and _kept_after_take(step[2], history.held):
+        return Culprit(KEPT_AFTER_TAKE, path, merged(property_named(KEPT_AFTER_TAKE).clauses, own))
+    known = {p.name for p in PROPERTIES}
+    for name in FIELDS.get(field, ()):
+        prop = property_named(name) if name in known else None
+        if prop is not None and action is not None and _applies(prop, action):
+            return Culprit(name, path, merged(prop.clauses, own))
+    return Culprit(None, path, own)

@@ -1,0 +1,327 @@
+"""The properties' predicates, written once in the rule language (`lang.py`), beside the rules.
+
+Every invariant, transition property and witness of the registry (`properties.py`, `witnesses.py`) is
+decided by its formula here; every engine derives its form of the check from it: the explicit search
+compiles it to Python (`pycheck.py`), the z3 engines lower it with the relation (`checks/symbolic`),
+Spin asserts it. The Python functions of `properties.py` only explain, in words, a failure the
+formula found.
+
+Names: `S` is the state (before the step), `P` the state after it, `act.<field>` a field of the
+step's action (`act.execution`, `act.call`, `act.ok`, ...), `kind(K)` whether the step is of kind K
+(resolved before any engine runs, as a bound is). A field an action kind lacks reads as a neutral
+constant ("" , 0 or False). An invariant of each execution record is written as a function of the
+record (`each`); its formula over the state is that function of every record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+from . import actions as _actions
+from .actions import (
+    Answer,
+    ClearHeld,
+    CloseSuperseded,
+    Expire,
+    PutBack,
+    StartWriteBack,
+    ToolFails,
+    ToolInterrupts,
+    ToolReturns,
+    WriteMessage,
+)
+from .lang import B, Expr, base_of, ite, lift, span, var
+from .state import (
+    CANCELLED,
+    COMPLETED,
+    DECLINED,
+    FAILED,
+    INTERRUPTED,
+    PAUSED,
+    PENDING,
+    READ,
+    RUNNING,
+    WRITTEN,
+    Execution,
+    State,
+)
+
+__all__ = ["S", "P", "act", "kind", "Formula", "FORMULAS", "formula_of", "ACTION_KINDS", "step_values",
+           "wire", "places", "everywhere", "EACH"]
+
+S = var("S", State)
+P = var("P", State)
+EACH = var("x", Execution)  # the record an invariant of each execution is written of
+
+ACTION_KINDS: tuple[type, ...] = tuple(getattr(_actions, n) for n in _actions.__all__
+                                       if isinstance(getattr(_actions, n), type) and n[0].isupper()
+                                       and hasattr(getattr(_actions, n), "__dataclass_fields__"))
+_FIELD_TYPES: dict[str, type] = {"execution": str, "call": str, "artifacts": int, "question": int, "approve": bool,
+                                 "routed": bool, "final": bool, "ok": bool, "session": int}
+_NEUTRAL = {str: "", int: 0, bool: False}
+
+
+class _Act:
+    """`act.execution` is the step's action's field `execution` (a variable, bound per step)."""
+
+    def __getattr__(self, name: str) -> Expr:
+        if name.startswith("__") or name not in _FIELD_TYPES:
+            raise AttributeError(f"no action has a field {name!r}")
+        return var(f"act.{name}", _FIELD_TYPES[name])
+
+
+act = _Act()
+
+
+def kind(*kinds: type) -> Expr:
+    """Is the step of one of these action kinds?"""
+    test = var(f"kind:{kinds[0].__name__}", bool)
+    for k in kinds[1:]:
+        test = test | var(f"kind:{k.__name__}", bool)
+    return test
+
+
+def step_values(action_kind: type) -> dict[str, Any]:
+    """The constants a step of this kind gives `kind(...)`, and the fields it lacks (their neutral value)."""
+    mine = {f.name for f in fields(action_kind)}
+    values: dict[str, Any] = {f"kind:{k.__name__}": k is action_kind for k in ACTION_KINDS}
+    values.update({f"act.{n}": _NEUTRAL[t] for n, t in _FIELD_TYPES.items() if n not in mine})
+    return values
+
+
+# ---------------------------------------------------------------------------------------------
+# Vocabulary
+
+
+def execution(state: Expr, key: Expr) -> Expr:
+    """The execution a key names (a racing segment's key `e1'` names `e1`), as an optional record."""
+    return state.executions.first(lambda x: x.id == base_of(key))
+
+
+def segment(state: Expr, key: Expr) -> Expr:
+    """The segment in flight under this key, as an optional record."""
+    return state.segments.first(lambda y: y.execution == key)
+
+
+def finished(status: Expr) -> Expr:
+    return status.one_of(COMPLETED, FAILED, CANCELLED)
+
+
+def wire(x: Expr) -> Expr:
+    """The artifact refs a turn shows on the wire: its messages' refs, in order (`observe.shown`)."""
+    return x.messages.fold(lift((), x.held.t), lambda acc, m: acc + m)
+
+
+def _in_hand(y: Expr, of: Callable[[Expr], Expr]) -> Expr:
+    """`of` the refs a segment's write-back has in hand, where they are not a copy (READ, WRITTEN)."""
+    return ite(y.phase.one_of(READ, WRITTEN), 0, of(y.taken))
+
+
+def everywhere(s: Expr) -> Expr:
+    """Every artifact ref in every place it can be, with repetition: collected by a segment, in hand of a
+    write-back (not a copy: READ, WRITTEN), lost in a crash, held, on a message, dropped with a warning."""
+    segments = s.segments.fold(lift((), s.crashed.t), lambda acc, y: acc + y.collected + ite(
+        y.phase.one_of(READ, WRITTEN), lift((), s.crashed.t), y.taken))
+    executions = s.executions.fold(lift((), s.crashed.t), lambda acc, x: acc + x.held + wire(x))
+    return segments + s.crashed + executions + s.warnings.map(lambda w: w.ref)
+
+
+def places(s: Expr, r: Expr) -> Expr:
+    """In how many places the artifact `r` is."""
+    return everywhere(s).count(lambda a: a == r)
+
+
+def delivered(s: Expr, r: Expr) -> Expr:
+    """On how many messages (counted with repetition) the artifact `r` is."""
+    return s.executions.total(lambda x: x.messages.total(lambda m: m.count(lambda a: a == r)))
+
+
+def owner(s: Expr, r: Expr) -> Expr:
+    """The execution that produced the artifact `r`."""
+    return s.artifacts.at(r - 1).execution
+
+
+def unrouted(x: Expr) -> Expr:
+    """The node failures of an execution with no error edge: its only unhandled failures."""
+    return x.node_failures.count(lambda routed: ~routed)
+
+
+def trail(x: Expr, call: Expr) -> Expr:
+    """The attempts of one call, oldest first."""
+    return x.attempts.filter(lambda a: a.call == call)
+
+
+def implies(a: Expr, b: Expr) -> Expr:
+    return ~a | b
+
+
+# ---------------------------------------------------------------------------------------------
+# The formulas
+
+
+@dataclass(frozen=True, eq=False)
+class Formula:
+    """A property's predicate: over `S` (always), or over `S`, `P`, `act` and `kind` (a step); for an
+    invariant of each execution record, also that predicate of the record `EACH`."""
+
+    name: str
+    expr: Expr
+    each: Expr | None = None
+    step: bool = False  # over a step (S, P, act, kind), not a state
+
+
+def _each(name: str, test: Callable[[Expr], Expr]) -> Formula:
+    return Formula(name, S.executions.all_of(test), test(EACH))
+
+
+E, E2 = execution(S, act.execution), execution(P, act.execution)  # the step's execution, before and after
+G, G2 = segment(S, act.execution), segment(P, act.execution)  # its segment in flight, before and after
+NEW_WARNINGS = P.warnings.suffix(S.warnings.size)
+Q = E.questions.first(lambda q: q.id == act.question)  # the question an answer names, if any
+
+
+def _relabel_allowed(x: Expr, old: Expr, new: Expr) -> Expr:
+    """An attempt's status changes only by its own event (G6.2, G6.4, G6.6)."""
+    mine = x.id == act.execution
+    own = mine & (old.status == RUNNING) & (act.call == old.call) & (
+        (kind(ToolReturns) & (new.status == COMPLETED)) | (kind(ToolFails) & (new.status == FAILED))
+        | (kind(ToolInterrupts) & (new.status == INTERRUPTED)))
+    closed = mine & (old.status == INTERRUPTED) & (new.status == CANCELLED)
+    asked = x.questions.first(lambda q: q.id == act.question)
+    answered = (kind(Answer) & ~asked.is_none & (asked.call == old.call)) | kind(Expire) | (
+        kind(CloseSuperseded) & (G.closing == old.call))
+    return own | (closed & answered)
+
+
+def _pausing(y: Expr) -> Expr:
+    """Is `y` the execution this step pauses?"""
+    return kind(ToolInterrupts) & (y.id == act.execution)
+
+
+def _writer(y: Expr) -> Expr:
+    """Is `y` the execution this step writes a message for (a successful write-back)?"""
+    return kind(WriteMessage) & act.ok & (y.id == act.execution)
+
+
+def _one_more_question_if_pausing(x: Expr, y: Expr) -> Expr:
+    """`y` keeps the questions of `x`, and has one more if this step pauses it, else none more (G6.9)."""
+    return (y.questions.prefix(x.questions.size).map(lambda q: q.id) == x.questions.map(lambda q: q.id)) & (
+        y.questions.size == x.questions.size + ite(_pausing(y), 1, 0))
+
+
+def _kept_or_relabelled(x: Expr, y: Expr) -> Expr:
+    """The record `y` keeps every attempt of `x`, each as it was or relabelled by its own event."""
+    return (y.attempts.size >= x.attempts.size) & x.attempts.zip_all(
+        y.attempts, lambda old, new: (old == new) | _relabel_allowed(x, old, new))
+
+
+def _resume_expected() -> Expr:
+    before = trail(E, Q.call).map(lambda a: a.status)
+    closed = trail(E, Q.call).map(lambda a: ite(a.status == INTERRUPTED, CANCELLED, a.status))
+    split = act.approve & ~G2.is_none & (G2.closing == Q.call)  # A-G3 new-first: the close comes next
+    after = trail(E2, Q.call).map(lambda a: a.status)
+    return ite(split, after == before.append(RUNNING),
+               ite(act.approve, after == closed.append(RUNNING), after == closed))
+
+
+def _step(name: str, expr: Expr) -> Formula:
+    return Formula(name, expr, step=True)
+
+
+_ALWAYS = (
+    Formula("no_double_delivery", S.executions.all_of(
+        lambda x: x.messages.all_of(lambda m: m.all_of(lambda r: delivered(S, r) == 1)))),
+    Formula("no_loss", (everywhere(S).size == S.artifacts.size)
+            & span(1, S.artifacts.size + 1).all_of(lambda r: places(S, r) == 1)),
+    Formula("held_hidden", S.executions.all_of(
+        lambda y: y.held.all_of(lambda r: ~S.executions.any_of(lambda x: wire(x).contains(r))))),
+    _each("finished_holds_nothing", lambda x: ~(finished(x.status) & (x.held.size > 0))),
+    _each("merge_order", lambda x: x.messages.all_of(lambda m: m.zip_all(m.suffix(1), lambda a, b: a < b))),
+    _each("held_bounded", lambda x: x.held.size <= B.held_bound),
+    Formula("isolation", S.executions.all_of(
+        lambda x: x.held.all_of(lambda r: owner(S, r) == x.id)
+        & x.messages.all_of(lambda m: m.all_of(lambda r: owner(S, r) == x.id)))
+        & S.warnings.all_of(lambda w: owner(S, w.ref) == w.execution)),
+    _each("no_phantom_pause", lambda x: ~(finished(x.status) & x.attempts.any_of(lambda a: a.status == INTERRUPTED))
+          & ite(x.status == PAUSED, x.questions.count(lambda q: q.status == PENDING) == 1,
+                ~x.questions.any_of(lambda q: q.status == PENDING))),
+    _each("tool_failures_handled", lambda x: x.unhandled == unrouted(x)),
+    _each("handled_run_completes", lambda x: implies(finished(x.status) & (x.status != CANCELLED),
+                                                     x.status == ite(unrouted(x) > 0, FAILED, COMPLETED))),
+)
+
+_TRANSITIONS = (
+    _step("write_back_delivers", ite(
+        kind(StartWriteBack),
+        (G2.taken == E.held) & ite(G2.phase == READ, E2.held == E.held, E2.held.size == 0),
+        ite(kind(ClearHeld), E2.held == E.held.filter(lambda r: ~G.taken.contains(r)),
+            implies(act.ok, (E2.messages.size == E.messages.size + 1) & (E2.messages.last == G.taken + G.collected))))),
+    _step("repause_holds_everything", (E.held + G.collected).all_of(
+        lambda r: E2.held.contains(r) | NEW_WARNINGS.any_of(lambda w: w.ref == r))),
+    _step("failed_write_back_restores", (P.warnings.size == S.warnings.size) & ite(
+        kind(WriteMessage), act.ok | (E2.messages == E.messages),
+        ite(kind(PutBack), E2.held == G.taken + E.held,
+            (G.taken.size == 0) & (E2.write_failures == E.write_failures + 1)))),
+    _step("drops_newest_with_warning", kind(Expire) | NEW_WARNINGS.all_of(
+        lambda w: (NEW_WARNINGS.count(lambda v: v.ref == w.ref) == 1)
+        & execution(P, w.execution).held.all_of(lambda r: r <= w.ref)
+        & (execution(P, w.execution).held.size >= B.held_bound))),
+    _step("one_question_per_pause", S.executions.zip_all(P.executions, lambda x, y: (
+        (x == y) & ~_pausing(y)) | ((x.id == y.id) & _one_more_question_if_pausing(x, y)))
+        & P.executions.suffix(S.executions.size).all_of(lambda y: y.questions.size == ite(_pausing(y), 1, 0))),
+    _step("messages_only_from_write_back", S.executions.zip_all(P.executions, lambda x, y: (
+        x == y) | _writer(y) | (x.messages == y.messages))
+        & P.executions.suffix(S.executions.size).all_of(lambda y: _writer(y) | (y.messages.size == 0))),
+    _step("trail_never_relabelled", (P.executions.size >= S.executions.size) & S.executions.zip_all(
+        P.executions, lambda x, y: (x == y) | ((x.id == y.id) & _kept_or_relabelled(x, y)))),
+    _step("failure_recorded_failed", trail(E2, act.call).last.status == FAILED),
+    _step("interrupted_not_failed", trail(E2, act.call).last.status == INTERRUPTED),
+    _step("resume_supersedes", ite(
+        kind(CloseSuperseded),
+        ~trail(E2, G.closing).any_of(lambda a: a.status == INTERRUPTED),
+        Q.is_none | (Q.status != PENDING) | _resume_expected())),
+    _step("stale_answer_changes_nothing", (~Q.is_none & (Q.status == PENDING)) | (P == S)),
+)
+
+
+def _written(status: str, test: Callable[[Expr], Expr]) -> Expr:
+    """A successful write-back finished its execution with `status`, and `test` holds of it."""
+    return act.ok & (E2.status == status) & test(E2)
+
+
+_WITNESSES = (
+    _step("delivered_after_pause", act.ok & (G.taken.size > 0)),
+    _step("merged_held_and_new", act.ok & (G.taken.size > 0) & (G.collected.size > 0)),
+    _step("held_across_pause", E2.held.size > 0),
+    _step("repause_with_held", E.held.size > 0),
+    _step("two_pauses", E2.questions.size >= 2),
+    _step("write_back_fails_with_held", ~act.ok & (G.taken.size > 0)),
+    _step("warned_drop", P.warnings.size > S.warnings.size),
+    _step("poll_while_holding", E.held.size > 0),
+    _step("interrupt_observed_twice", lift(True)),
+    _step("approve", act.approve),
+    _step("decline", ~act.approve),
+    _step("two_calls_in_segment", G2.calls >= 2),
+    _step("tool_failure", lift(True)),
+    _step("completes_after_pause", _written(COMPLETED, lambda x: x.questions.size > 0)),
+    _step("completes_after_failure", _written(COMPLETED, lambda x: x.attempts.any_of(lambda a: a.status == FAILED)
+                                                & (unrouted(x) == 0))),
+    _step("completes_after_decline", _written(COMPLETED, lambda x: x.questions.any_of(
+        lambda q: q.status == DECLINED))),
+    _step("two_write_backs", act.ok & (E2.messages.size >= 2)),
+    _step("interim_write_delivers_held", act.ok & ~G.final & (G.taken.size > 0)),
+    _step("stale_answer", E.questions.any_of(lambda q: (q.id == act.question) & (q.status != PENDING))),
+    _step("routed_node_failure", act.routed),
+    _step("fails_after_unrouted_failure", _written(FAILED, lambda x: unrouted(x) > 0)),
+    _step("artifact_beside_another_execution", (P.executions.size >= 2) & P.executions.any_of(
+        lambda x: (x.held.size > 0) | x.messages.any_of(lambda m: m.size > 0))),
+)
+
+FORMULAS: dict[str, Formula] = {f.name: f for f in _ALWAYS + _TRANSITIONS + _WITNESSES}
+
+
+def formula_of(name: str) -> Formula:
+    """The formula of a property (KeyError if it has none)."""
+    return FORMULAS[name]

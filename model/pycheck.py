@@ -1,0 +1,154 @@
+"""The explicit engine's form of the properties: each formula (`formulas.py`) compiled to a Python test.
+
+`compiled_for(bounds)` writes one Python function per formula (and per action kind, for a step's
+formula, whose `kind(...)` and missing fields are constants there), with the code generator of the
+successor function (`pygen.py`), and compiles them once per bounds:
+- `state[name](s)`: does the invariant hold in the state?
+- `each[name](x)`: does the invariant of each execution record hold of this record?
+- `step[name, kind](s, a, p)`: does the step from `s` by the action `a` to `p` keep the transition
+  property (or, for a witness, show it)?
+`source(bounds)` shows the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .formulas import ACTION_KINDS, FORMULAS, step_values
+from .lang import specialize
+from .pygen import _NAMESPACE, _Env, _Writer
+from .reading import CONFORMANT
+
+__all__ = ["Tests", "compiled_for", "compiled_expr", "source"]
+
+_ACT_FIELDS = ("execution", "call", "artifacts", "question", "approve", "routed", "final", "ok", "session")
+_ENV = {"S": "s", "P": "p", "x": "x", **{f"act.{f}": f"a.{f}" for f in _ACT_FIELDS}}
+
+
+@dataclass(frozen=True)
+class Tests:
+    """The compiled tests of every formula under one set of bounds (a step's, per action kind, on first use)."""
+
+    bounds: Any
+    state: dict[str, Callable[[Any], bool]]
+    each: dict[str, Callable[[Any], bool]]
+    steps: dict[tuple[str, type], Callable[[Any, Any, Any], bool]]
+
+    screens: dict[Any, Callable[..., bool]]
+
+    def step(self, name: str, kind: type) -> Callable[[Any, Any, Any], bool]:
+        """The test of a step's formula on steps of this action kind."""
+        found = self.steps.get((name, kind))
+        if found is None:
+            w = _Writer(hoist=True)
+            _function(w, "step", "s, a, p", FORMULAS[name].expr, self.bounds, step_values(kind))
+            found = self.steps[name, kind] = _compile("\n".join(w.lines) + "\n")["step"]
+        return found
+
+    def all_hold(self, names: tuple[str, ...], each: bool = False) -> Callable[[Any], bool]:
+        """One test that every invariant named holds in a state (of a record, with `each`: their `each`
+        formulas), written as one expression so that a search pays one call, not one per invariant."""
+        key = (names, each)
+        found = self.screens.get(key)
+        if found is None:
+            formulas = [FORMULAS[n].each if each else FORMULAS[n].expr for n in names]
+            found = self.screens[key] = _combined(self.bounds, "x" if each else "s", formulas, [])
+        return found
+
+    def attention(self, keep: tuple[str, ...], show: tuple[str, ...], kind: type) -> Callable[[Any, Any, Any], bool]:
+        """One test of a step of this kind: does it break a transition property of `keep`, or show a witness
+        of `show`? (Only then need a search look at them one by one.) It takes a step check's arguments."""
+        key = (keep, show, kind)
+        found = self.screens.get(key)
+        if found is None:
+            values = step_values(kind)
+            found = self.screens[key] = _combined(self.bounds, "s, a, p, ctx=None", [FORMULAS[n].expr for n in keep],
+                                                  [FORMULAS[n].expr for n in show], values)
+        return found
+
+
+def _combined(bounds: Any, params: str, hold: list[Any], show: list[Any],
+              values: dict[str, Any] | None = None) -> Callable[..., bool]:
+    """A function of `params`. Of a state or a record: do all of `hold` hold? Of a step (`s, a, p`):
+    does it break one of `hold` or show one of `show`, where a search must look at them one by one?"""
+    w = _Writer(hoist=True)
+    held = " and ".join(_code(w, x, bounds, values) for x in hold) or "True"
+    shown = " or ".join(_code(w, x, bounds, values) for x in show) or "False"
+    _define(w, "combined", params, f"return (not ({held})) or {shown}" if "p" in params else f"return {held}")
+    return _compile("\n".join(w.lines) + "\n")["combined"]
+
+
+def _compile(code: str) -> dict[str, Any]:
+    namespace = dict(_NAMESPACE)
+    exec(compile(code, "<pausecheck properties>", "exec"), namespace)  # our own generated code
+    return namespace
+
+
+def _function(w: _Writer, name: str, params: str, x: Any, bounds: Any, values: dict[str, Any] | None = None) -> None:
+    _define(w, name, params, f"return {_code(w, x, bounds, values)}")
+
+
+def _code(w: _Writer, x: Any, bounds: Any, values: dict[str, Any] | None = None) -> str:
+    return w.expr(specialize(x, bounds, CONFORMANT, values), _Env(dict(_ENV)))
+
+
+def _define(w: _Writer, name: str, params: str, result: str) -> None:
+    """A function of `params` returning `result`, the lookups it hoisted computed first."""
+    w.line(0, f"def {name}({params}):")
+    if params.startswith("s"):
+        w.line(1, "executions = s[0]")
+        w.line(1, "segments = s[1]")
+    for code, local in (w.hoisted or {}).items():
+        w.line(1, f"{local} = {code}")
+    if w.hoisted:
+        w.hoisted.clear()
+    w.line(1, result)
+
+
+def _write(bounds: Any, kinds: tuple[type, ...] = ()) -> tuple[str, dict[str, str], dict[str, str]]:
+    """The code of every state formula's test (and, for each of `kinds`, every step formula's)."""
+    w = _Writer(hoist=True)
+    state, each = {}, {}
+    for k, f in enumerate(FORMULAS.values()):
+        if f.step:
+            for kind in kinds:
+                _function(w, f"step_{k}_{kind.__name__}", "s, a, p", f.expr, bounds, step_values(kind))
+            continue
+        state[f.name] = f"state_{k}"
+        _function(w, state[f.name], "s", f.expr, bounds)
+        if f.each is not None:
+            each[f.name] = f"each_{k}"
+            _function(w, each[f.name], "x", f.each, bounds)
+    return "\n".join(w.lines) + "\n", state, each
+
+
+def source(bounds: Any, kinds: tuple[type, ...] = ACTION_KINDS) -> str:
+    """The Python source of every property's test under these bounds (step formulas for each of `kinds`)."""
+    return _write(bounds, kinds)[0]
+
+
+_COMPILED: dict[Any, Tests] = {}
+
+
+def compiled_for(bounds: Any) -> Tests:
+    """The compiled tests of every formula under these bounds (compiled once, then cached)."""
+    found = _COMPILED.get(bounds)
+    if found is None:
+        code, state, each = _write(bounds)
+        namespace = _compile(code)
+        found = Tests(bounds, {n: namespace[f] for n, f in state.items()}, {n: namespace[f] for n, f in each.items()},
+                      {}, {})
+        if len(_COMPILED) >= 64:
+            _COMPILED.clear()
+        _COMPILED[bounds] = found
+    return found
+
+
+def compiled_expr(x: Any, bounds: Any) -> Callable[[Any], Any]:
+    """Any expression over the state `S`, compiled to a function of a state (for engines that sample the
+    reachable states: `checks/symbolic/candidates.py`)."""
+    w = _Writer(hoist=True)
+    _function(w, "value", "s", x, bounds)
+    return _compile("\n".join(w.lines) + "\n")["value"]

@@ -1,0 +1,92 @@
+"""The formulas decide: on every state and step the searches below reach, each property's compiled
+formula (`model/formulas.py`, `model/pycheck.py`) holds exactly where its Python explanation finds
+nothing to say, and the one-pass screen of the invariants of each record agrees with them."""
+
+from __future__ import annotations
+
+import pytest
+from pausecheck.checks.mutants import mutant_named, mutate
+from pausecheck.model import Bounds, Machine
+from pausecheck.model.config import COMPANION_BOUNDS
+from pausecheck.model.formulas import FORMULAS
+from pausecheck.model.observe import shown
+from pausecheck.model.properties import PROPERTIES, screen
+from pausecheck.model.property import ALWAYS, SOMETIMES, TRANSITION
+from pausecheck.model.pycheck import source, compiled_for
+
+SMALL = Bounds(calls=2, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
+MACHINES = {
+    "default": Machine(SMALL),
+    "two sessions": Machine(COMPANION_BOUNDS),
+    "crash and race": Machine(SMALL.replace(pauses=1, observations=0, per_call=2, crashes=1, races=1)),
+    "interim writes and node failures": Machine(SMALL.replace(interim_writes=1, node_failures=1)),
+    "expiries": Machine(SMALL.replace(expiries=1)),
+    # Mutants whose states break properties, each in its own way.
+    **{name: mutate(Machine(SMALL), mutant_named(name))
+       for name in ("failed_write_lands", "take_keeps_held", "resume_reemits_artifacts", "drop_without_warning",
+                    "pause_discards_collected", "read_then_clear_take", "interrupt_recorded_failed",
+                    "resume_flips_attempt", "superseded_left_interrupted", "tool_failure_unhandled", "drop_oldest",
+                    "no_put_back", "poll_delivers_held", "decline_reissues_call", "interrupt_keeps_running")},
+    "held_keyed_per_workflow": mutate(Machine(COMPANION_BOUNDS.replace(calls=2, write_failures=0)),
+                                      mutant_named("held_keyed_per_workflow")),
+}
+FIRST = 20_000  # the first states, in breadth-first order, of each machine
+
+
+def _first(machine: Machine, count: int) -> list:
+    order = list(machine.init_states())
+    seen = set(order)
+    for state in order:
+        for _, post in machine.successors(state):
+            if post not in seen and len(order) < count:
+                seen.add(post)
+                order.append(post)
+    return order
+
+
+@pytest.mark.parametrize("name", MACHINES)
+def test_each_formula_holds_exactly_where_its_explanation_finds_nothing(name: str) -> None:
+    machine = MACHINES[name]
+    ctx = machine.context()
+    tests = compiled_for(machine.bounds)
+    always = [p for p in PROPERTIES if p.kind == ALWAYS and (p.name != "held_hidden" or machine.show is shown)]
+    steps = [p for p in PROPERTIES if p.kind == TRANSITION]
+    all_hold, rest = screen(always, ctx)
+    broken: set[str] = set()
+    for state in _first(machine, FIRST):
+        verdicts = {}
+        for p in always:
+            verdicts[p.name] = tests.state[p.name](state)
+            assert verdicts[p.name] == (p.check.explain(state, ctx) is None), (p.name, state)
+            if p.each is not None:
+                for e in state.executions:
+                    assert tests.each[p.name](e) == (p.each.explain(e, ctx) is None), (p.name, e)
+        assert all_hold(state, None) == all(verdicts[p.name] for p in always if p not in rest), state
+        broken |= {n for n, v in verdicts.items() if not v}
+        for action, post in machine.successors(state):
+            for p in steps:
+                if p.on and type(action) not in p.on:
+                    continue
+                held = tests.step(p.name, type(action))(state, action, post)
+                assert held == (p.check.explain(state, action, post, ctx) is None), (p.name, state, action)
+                broken |= set() if held else {p.name}
+    assert broken or name in ("default", "two sessions", "crash and race", "interim writes and node failures",
+                              "expiries"), "the mutant broke no property: the comparison saw no failure"
+
+
+def test_every_property_has_a_formula_of_its_kind() -> None:
+    for p in PROPERTIES:
+        assert FORMULAS[p.name].step == (p.kind != ALWAYS), p.name
+        assert (FORMULAS[p.name].each is not None) == (p.each is not None), p.name
+    assert set(FORMULAS) == {p.name for p in PROPERTIES}
+
+
+def test_a_witness_is_decided_by_its_formula_alone() -> None:
+    witnesses = [p for p in PROPERTIES if p.kind == SOMETIMES]
+    assert witnesses and all(not hasattr(p.check, "explain") for p in witnesses)
+
+
+def test_the_generated_tests_read_like_the_formulas() -> None:
+    code = source(Bounds())
+    assert "def state_" in code and "def each_" in code and "def step_" in code
+    assert "<= 2" in code  # the held bound, resolved to a constant

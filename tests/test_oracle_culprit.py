@@ -1,0 +1,136 @@
+"""A divergence names what broke: the property (or the observation field) and its clauses first, the
+step's second; a restart of the runtime before the divergence is in its message, its trace and the
+printed text. The test double is a runtime whose take copies the held list instead of removing it,
+and which keeps its held lists to itself, as an independent implementation would."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pausecheck.checks.cli import main
+from pausecheck.checks.oracle import InProcess, conform, divergence_document
+from pausecheck.checks.oracle.culprit import FIELDS, field_of
+from pausecheck.checks.oracle.standing import render_standing, standing
+from pausecheck.checks.oracle.uncovered import raised, to_cover
+from pausecheck.model import Bounds, Machine
+from pausecheck.model.properties import PROPERTIES
+from pausecheck.traces.render import render
+from pausecheck.traces.replay import replay
+
+from .test_oracle import BUGGY, EXAMPLE, RUNTIME, SMALL
+
+# One held artifact, a failing write-back and its retry: the least a copying take needs to show twice.
+COPYING = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1)
+
+
+class CopyingRuntime:
+    """A runtime whose write-back reads the held list without clearing it, and which does not expose
+    its held lists (`"held": false`): only the wire shows the mistake, once an artifact comes twice."""
+
+    def __init__(self, path: Path) -> None:
+        self.runtime = EXAMPLE.Runtime(str(path), "copy-not-take")
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        response = self.runtime.handle(request)
+        if request.get("type") == "hello":
+            return {**response, "name": "copying take, held lists hidden", "held": False}
+        return response
+
+
+def test_a_take_that_copies_is_named_under_t7_7_first(tmp_path: Path) -> None:
+    machine = Machine(COPYING)
+    result = conform(InProcess(CopyingRuntime(tmp_path / "c.sqlite").handle, name="copying"), machine)
+    d = result.divergence
+    assert d is not None and d.kind == "observation"
+    assert d.clauses[:2] == ("T7.7", "T7.8") and d.property == "no_double_delivery", d
+    assert d.field is not None and field_of(d.field) == "messages"
+    assert "O11.4" in d.clauses[2:]  # the step's own clauses come second: a write-back that completes
+    assert "no_double_delivery breaks (artifact a1 is delivered 2 times" in d.message
+    document = divergence_document(machine, result, "pausecheck conform -- copying")
+    assert document["#meta"]["property"] == "no_double_delivery" and document["#meta"]["clauses"][0] == "T7.7"
+    assert replay(json.loads(json.dumps(document)), machine).reproduced
+
+
+def test_a_take_that_copies_with_its_held_lists_shown_is_named_under_t7_7_first(tmp_path: Path) -> None:
+    result = conform(InProcess(EXAMPLE.Runtime(str(tmp_path / "r.sqlite"), "copy-not-take").handle), Machine(COPYING))
+    d = result.divergence
+    assert d is not None and d.field == "held.e1 (length)" and d.clauses[0] == "T7.7", d
+
+
+# bug -> the property its shortest divergence at BUGGY breaks (the first clause is that property's)
+NAMED = {
+    "forget-on-failure": ("failed_write_back_restores", "T7.10"),
+    "interrupt-as-failure": ("interrupt_not_failed", "G6.1"),
+    "held-in-memory": ("no_loss", "T7.1"),
+    "drop-oldest": ("drops_newest_with_warning", "T7.14"),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(NAMED))
+def test_each_bug_names_the_property_it_breaks(bug: str, tmp_path: Path) -> None:
+    d = conform(InProcess(EXAMPLE.Runtime(str(tmp_path / "r.sqlite"), bug).handle), Machine(BUGGY)).divergence
+    assert d is not None and (d.property, d.clauses[0]) == NAMED[bug], d
+
+
+def test_every_field_names_properties_of_the_model() -> None:
+    known = {p.name for p in PROPERTIES}
+    assert {name for names in FIELDS.values() for name in names} <= known
+
+
+@pytest.mark.parametrize(("path", "field"), [
+    ("observation.turns.e1.messages[0] (length)", "messages"), ("observation.turns.e2.attempts.c1[1]", "attempts"),
+    ("observation.warnings[0].artifact", "warnings"), ("held.e1 (length)", "held"), ("observation.turns", "turns"),
+    ("observation.turns.e1.status", "status")])
+def test_a_path_names_its_field(path: str, field: str) -> None:
+    assert field_of(path) == field
+
+
+def test_a_restart_before_the_divergence_is_in_the_message_the_trace_and_the_text(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    machine = Machine(BUGGY)
+    result = conform(InProcess(EXAMPLE.Runtime(str(tmp_path / "r.sqlite"), "held-in-memory").handle), machine)
+    d = result.divergence
+    assert d is not None and d.restarts and d.restarts[-1] == d.step, d
+    assert f"after step {d.step} and a restart," in d.message
+    document = divergence_document(machine, result, "pausecheck conform -- ...")
+    assert document["#meta"]["runtime"]["restarts"] == list(d.restarts)
+    assert [i for i, s in enumerate(document["states"]) if s["#meta"].get("restart")] == list(d.restarts)
+    text = render(document)
+    assert text.count("then the runtime under test restarts") == len(d.restarts)
+    assert replay(json.loads(json.dumps(document)), machine).reproduced
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in BUGGY.as_dict().items()]
+    trace = tmp_path / "d.itf.json"
+    assert main(["conform", *flags, "--out", str(trace), "--", sys.executable, str(RUNTIME),
+                 "--bug", "held-in-memory"]) == 1
+    out = capsys.readouterr().out
+    assert "then the runtime under test restarts" in out and "and a restart," in out
+    assert "the runtime was restarted after " + ", ".join(f"step {s}" for s in d.restarts) in out
+
+
+def test_a_standing_counts_the_clauses_covered_and_the_flags_that_cover_the_rest(tmp_path: Path) -> None:
+    machine = Machine(SMALL)
+    result = conform(InProcess(EXAMPLE.Runtime(str(tmp_path / "a.sqlite"), None).handle), machine)
+    page = standing(result, machine, "ref", None)
+    rows = {r["id"]: r for r in page["clauses"]}
+    missing = sorted(i for i, r in rows.items() if r["status"] == "not covered")
+    assert missing and page["covered"] == len(rows) - len(missing) and page["clauses_total"] == len(rows)
+    assert all(r["cover"] is None for r in rows.values() if r["status"] != "not covered")
+    text = render_standing(page, "md")
+    assert f"conforms (strict) on the {page['covered']} of {len(rows)} clauses covered" in text
+    flagged = {i: rows[i]["cover"] for i in missing if rows[i]["cover"].startswith("--")}
+    assert flagged and all(f"not covered: {i}" in text or f", {i}" in text for i in flagged)
+    for n, flags in enumerate(sorted(set(flagged.values()))):  # each named flag set covers its clauses, run again
+        more = Machine(raised(SMALL, flags))
+        again = conform(InProcess(EXAMPLE.Runtime(str(tmp_path / f"b{n}.sqlite"), None).handle), more)
+        covered = {c for c, count in again.clause_edges if count}
+        assert {i for i, f in flagged.items() if f == flags} <= covered, flags
+
+
+def test_a_clause_no_step_enacts_is_said_so() -> None:
+    assert "does a step of the model enact it" in to_cover(["G6.5"], Machine(SMALL))["G6.5"]
+    every = Bounds(calls=2, pauses=1, observations=0, interim_writes=1, node_failures=1)  # no flag is missing
+    assert "yet no step of the model enacts it" in to_cover(["G6.5"], Machine(every))["G6.5"]
