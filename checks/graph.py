@@ -24,7 +24,7 @@ from typing import Any
 
 import networkx
 from pausecheck.model import Action, Machine, State, action_to_json
-from pausecheck.model.rules import clauses_of
+from pausecheck.model.rules import RULES, clauses_of
 from pausecheck.model.state import ref_name
 
 from .explore import Progress
@@ -98,8 +98,8 @@ def _add_node(graph: networkx.DiGraph, node: str, machine: Machine, state: State
 
 
 def _step(machine: Machine, pre: State, action: Action, post: State) -> dict[str, Any]:
-    """A step's edge attributes; a patched machine's step cites the clauses of the rule it deviates from."""
-    rules_post = post if machine.patch is None else Machine(machine.bounds, machine.reading).step(pre, action)
+    """A step's edge attributes; a mutant's step cites the clauses of the rule it deviates from."""
+    rules_post = post if machine.rules is RULES else Machine(machine.bounds, machine.reading).step(pre, action)
     clauses = " ".join(clauses_of(pre, action, rules_post if rules_post is not None else post))
     return {"action": str(action), "kind": action_to_json(action)["kind"], "clauses": clauses,
             "deviates": rules_post != post}
@@ -118,7 +118,7 @@ def state_graph(machine: Machine, *, max_states: int = 20000, progress: Progress
     """Every state `machine` reaches, breadth-first, with every step between them.
 
     Nodes carry `label`, `initial`, `final` and `depth`; edges `action`, `kind`, `clauses` and
-    `deviates` (a patched machine's step differs from the rule's).
+    `deviates` (a mutant's step differs from the rule's).
     Raises GraphTooLarge if more than `max_states` states are reachable. `progress(states, edges,
     depth)` is called every 1,024 states expanded, if given.
     """

@@ -1,13 +1,16 @@
-"""Mutants: named, minimal deviations a real runtime could make, applied on top of the default rules.
+"""Mutants: named, minimal deviations a real runtime could make, each a deviation of the rule table.
 
-A mutant never edits `model/rules.py`. It is a `patch` of the default successor (what the deviant
-runtime does instead, computed from the bounds, the pre-state, the action and the default
-post-state) and/or a deviant wire view (`show`). Each names the clauses it breaks, the property
-meant to catch it (`target`, or "deadlock") and the number of steps in that property's shortest
-counterexample, at the default bounds or at the mutant's own `bounds` where it needs others (two
-live executions, say). A mutant no property can catch is marked `equivalent`, with the reason.
+A mutant never edits `model/rules.py`. It is a rule table of its own, built from `RULES` by a few named
+edits (`model/deviate.py`: a guard or an effect replaced, an action added or withheld; the tables are in
+`checks/deviations.py`), so that every engine derived from a table runs it: the explicit successors,
+`rules.step` (a counterexample replays step by step), the z3 relation (`mutant_rules(name)`). One mutant
+deviates in the wire view instead (`show`): what a caller is shown is not part of the rule table. Each
+names the clauses it breaks, the property meant to catch it (`target`, or "deadlock") and the number of
+steps in that property's shortest counterexample, at the default bounds or at the mutant's own `bounds`
+where it needs others (two live executions, say). A mutant no property can catch is marked
+`equivalent`, with the reason.
 
-Every patch keeps the search finite: it never enables more than the bounds allow (a mutant that
+Every deviation keeps the search finite: it never enables more than the bounds allow (a mutant that
 adds questions, say, still lets the observation and pause bounds end the search).
 """
 
@@ -17,29 +20,19 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pausecheck.model import Bounds, Machine, Patch
-from pausecheck.model.actions import (
-    Answer,
-    NodeFails,
-    ObserveAgain,
-    Poll,
-    PutBack,
-    ReportFailure,
-    StartWriteBack,
-    ToolFails,
-    ToolInterrupts,
-    WriteMessage,
-)
-from pausecheck.model.machine import DEADLOCK, Block, Extra
+from pausecheck.model import Bounds, Machine
+from pausecheck.model.lang import Rule
+from pausecheck.model.machine import DEADLOCK
+from pausecheck.model.rules import RULES
 from pausecheck.model.state import State
 
 from . import deviations as d
 
-__all__ = ["DEADLOCK", "WITNESS_LOST", "LARGE", "Mutant", "MUTANTS", "mutant_named", "mutate", "bounds_of"]
+__all__ = ["DEADLOCK", "WITNESS_LOST", "LARGE", "Mutant", "MUTANTS", "mutant_named", "mutant_rules", "mutate",
+           "bounds_of"]
 
 # The killer named by a mutant that only removes behaviour: a witness the rules reach and it does not.
 WITNESS_LOST = "witness lost: "
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +44,8 @@ class Mutant:
     doc: str
     target: str | None  # the property meant to catch it ("deadlock" allowed); None if equivalent
     shortest: int | None  # steps in the target's shortest counterexample at `bounds_of(mutant)`
-    patch: Patch | None = None
-    show: Callable[[State], tuple] | None = None
-    block: Block | None = None  # actions the deviant runtime never takes (behaviour removed)
-    extra: Extra | None = None  # actions it takes that the rules do not have (behaviour added)
+    rules: tuple[Rule, ...] = RULES  # its rule table: a deviation of RULES (`model/deviate.py`), built once
+    show: Callable[[State], tuple] | None = None  # a deviant wire view, where it deviates in what callers see
     bounds: Bounds | None = None  # bounds it needs to be caught, where the defaults are not enough
     equivalent: bool = False  # no property can catch it: it behaves like the default at these bounds
     reason: str = ""  # why it is equivalent
@@ -70,8 +61,8 @@ class Mutant:
     def __post_init__(self) -> None:
         if not self.clauses:
             raise ValueError(f"mutant {self.name!r}: clauses must name at least one clause")
-        if self.patch is None and self.show is None and self.block is None and self.extra is None:
-            raise ValueError(f"mutant {self.name!r}: needs a patch or a show (or a block or extra actions), "
+        if self.rules is RULES and self.show is None:
+            raise ValueError(f"mutant {self.name!r}: needs rules that deviate from RULES or a show, "
                              "else it is the default")
         if self.equivalent:
             if not self.reason or self.target is not None or self.shortest is not None:
@@ -86,9 +77,8 @@ def bounds_of(mutant: Mutant, default: Bounds | None = None) -> Bounds:
 
 
 def mutate(machine: Machine, mutant: Mutant) -> Machine:
-    """The machine with the mutant's deviation applied (its bounds are the machine's own)."""
-    changes = {name: getattr(mutant, name) for name in ("patch", "show", "block", "extra")
-               if getattr(mutant, name) is not None}
+    """The machine running the mutant's rule table (and wire view); its bounds are the machine's own."""
+    changes = {"rules": mutant.rules} | ({"show": mutant.show} if mutant.show is not None else {})
     return dataclasses.replace(machine, **changes)
 
 
@@ -104,136 +94,136 @@ LARGE = 1.5  # how many times the default's states a mutant marked `large` searc
 MUTANTS: tuple[Mutant, ...] = (
     # the write-back
     M("take_keeps_held", ("T7.7",), "a successful write-back reads the held list without clearing it",
-      "write_back_delivers", 7, d.on(StartWriteBack, d.take_keeps_held)),
+      "write_back_delivers", 7, d.TAKE_KEEPS_HELD),
     M("write_back_skips_held", ("T7.4", "T7.6"), "the write-back delivers only the segment's own artifacts; "
-      "the held list is never taken", "write_back_delivers", 7, d.on(StartWriteBack, d.write_back_skips_held)),
+      "the held list is never taken", "write_back_delivers", 7, d.WRITE_BACK_SKIPS_HELD),
     M("held_merged_after", ("T7.5",), "the write-back appends the held list after the resumed segment's artifacts",
-      "merge_order", 9, d.on(WriteMessage, d.held_merged_after)),
+      "merge_order", 9, d.HELD_MERGED_AFTER),
     M("held_on_separate_message", ("T7.6",), "held artifacts are delivered on a message of their own, "
       "not merged into the resumed turn's message", "write_back_delivers", 9,
-      d.on(WriteMessage, d.held_on_separate_message)),
+      d.HELD_ON_SEPARATE_MESSAGE),
     M("resume_reemits_artifacts", ("T7.8",), "on approve, calls that already ran re-emit their results with "
       "their artifacts, collected again: double delivery in one message (A-T12, RT-TOOL-9)",
-      "no_double_delivery", 9, d.answering(d.resume_reemits_artifacts)),
+      "no_double_delivery", 9, d.RESUME_REEMITS_ARTIFACTS),
     # a failed write-back
     M("no_put_back", ("T7.10", "T7.12"), "a failed write-back does not put back what it took",
-      "failed_write_back_restores", 9, d.on(PutBack, d.no_put_back)),
+      "failed_write_back_restores", 9, d.NO_PUT_BACK),
     M("read_then_clear_take", ("T7.7", "T7.8"), "the take only reads and clears after a successful write; a "
       "failure puts back in front of the uncleared list, so the held artifacts are delivered twice",
       "no_double_delivery", 12,
-      d.both(d.on(StartWriteBack, d.take_keeps_held), d.on(WriteMessage, d.clear_after_write))),
+      d.READ_THEN_CLEAR_TAKE),
     M("report_before_put_back", ("T7.11", "T7.10"), "a failed write-back reports while what it took is only in "
       "the segment's memory; it is put back with the retry", "failed_write_back_restores", 9,
-      d.both(d.on(WriteMessage, d.report_before_put_back), d.on(StartWriteBack, d.retry_takes_from_memory))),
+      d.REPORT_BEFORE_PUT_BACK),
     M("failure_not_reported", ("T7.11",), "a failed write-back puts back and retries but never reports the failure",
-      "failed_write_back_restores", 5, d.on(ReportFailure, d.failure_not_reported)),
+      "failed_write_back_restores", 5, d.FAILURE_NOT_REPORTED),
     M("failed_write_lands", ("T7.8", "T7.12"), "a write reported failed was persisted (lost acknowledgement); "
       "the put-back makes the retry deliver the same artifacts again (A-T14)", "no_double_delivery", 9,
-      d.on(WriteMessage, d.failed_write_lands)),
+      d.FAILED_WRITE_LANDS),
     M("failed_write_back_releases_collected", ("T7.12",), "a failed write-back puts back what it took but the "
       "segment releases what it collected itself (A-T4, letter)", "no_loss", 7,
-      d.on(ReportFailure, d.failed_write_back_releases_collected)),
+      d.FAILED_WRITE_BACK_RELEASES_COLLECTED),
     M("put_back_by_assignment", ("T7.10",), "the put-back assigns the taken list instead of prepending it (A-T5)",
-      None, None, d.on(PutBack, d.put_back_by_assignment), equivalent=True,
+      None, None, d.PUT_BACK_BY_ASSIGNMENT, equivalent=True,
       reason="between an execution's take and its put-back no step adds to its held list (holds happen only at "
       "a pause, and a segment in a write-back makes no call; concurrent segments are A-T7): assigning and "
       "prepending coincide"),
     M("put_back_merged_bounded", ("T7.12",), "a failed write-back puts back the merged list (what it took and "
       "what the segment collected, A-T4 reading B) under the held bound, dropping the newest with warnings",
-      "failed_write_back_restores", 6, d.on(PutBack, d.put_back_merged_bounded)),
+      "failed_write_back_restores", 6, d.PUT_BACK_MERGED_BOUNDED),
     # the hold at a pause
     M("drop_oldest", ("T7.14",), "an overflowing held list drops its oldest entries, not its newest",
-      "drops_newest_with_warning", 11, d.on(ToolInterrupts, d.drop_oldest)),
+      "drops_newest_with_warning", 11, d.DROP_OLDEST),
     M("drop_all_on_overflow", ("T7.14",), "an overflowing pause drops everything it brought in, not only the "
-      "excess over the bound", "drops_newest_with_warning", 11, d.on(ToolInterrupts, d.drop_all_on_overflow)),
+      "excess over the bound", "drops_newest_with_warning", 11, d.DROP_ALL_ON_OVERFLOW),
     M("drop_without_warning", ("T7.15",), "an overflowing held list drops the newest entries silently",
-      "no_loss", 11, d.on(ToolInterrupts, d.drop_without_warning)),
+      "no_loss", 11, d.DROP_WITHOUT_WARNING),
     M("unbounded_held", ("T7.13",), "the held list has no bound", "held_bounded", 11,
-      d.on(ToolInterrupts, d.unbounded_held)),
+      d.UNBOUNDED_HELD),
     M("repause_holds_only_new", ("T7.9",), "a resume that pauses again holds only its own segment's artifacts",
-      "repause_holds_everything", 8, d.on(ToolInterrupts, d.repause_holds_only_new)),
+      "repause_holds_everything", 8, d.REPAUSE_HOLDS_ONLY_NEW),
     M("repause_prepends_new", ("T7.9", "T7.5"), "a re-pause holds the new segment's artifacts before the old "
-      "held list (A-T15)", "merge_order", 12, d.on(ToolInterrupts, d.repause_prepends_new), bounds=_ROOMY_HELD),
+      "held list (A-T15)", "merge_order", 12, d.REPAUSE_PREPENDS_NEW, bounds=_ROOMY_HELD),
     M("pause_discards_collected", ("T7.1",), "a pause discards what its segment collected",
-      "no_loss", 5, d.on(ToolInterrupts, d.pause_discards_collected)),
+      "no_loss", 5, d.PAUSE_DISCARDS_COLLECTED),
     M("pause_writes_interim_message", ("T7.1", "T7.9"), "the pausing segment writes an interim message with what "
       "it would hold, so nothing is held for the resume (A-T11, reading A)", "repause_holds_everything", 5,
-      d.on(ToolInterrupts, d.pause_writes_interim_message)),
+      d.PAUSE_WRITES_INTERIM_MESSAGE),
     M("poll_delivers_held", ("T7.3", "T7.4"), "a poll of the paused turn delivers its held artifacts on a "
-      "message of their own", "messages_only_from_write_back", 6, d.on(Poll, d.poll_delivers_held), large=True),
+      "message of their own", "messages_only_from_write_back", 6, d.POLL_DELIVERS_HELD, large=True),
     M("poll_shows_held", ("T7.3",), "a poll of the paused turn shows its held artifacts",
       "held_hidden", 5, show=d.poll_shows_held),
     M("held_keyed_per_workflow", ("T7.2", "T7.4"), "the held list is one record per workflow, shared by every "
       "session's execution and re-homed to whichever paused last", "isolation", 8,
-      d.on(ToolInterrupts, d.held_keyed_per_workflow), bounds=_TWO_SESSIONS, symmetric=True),
+      d.HELD_KEYED_PER_WORKFLOW, bounds=_TWO_SESSIONS, symmetric=True),
     M("held_keyed_per_session", ("T7.2",), "the held list is keyed by the session, not the execution (A-T1)",
-      None, None, d.on(ToolInterrupts, d.held_keyed_per_session), bounds=_TWO_TURNS, equivalent=True,
+      None, None, d.HELD_KEYED_PER_SESSION, bounds=_TWO_TURNS, equivalent=True,
       reason="a session runs one turn at a time and a turn ends only by a successful write-back, which "
       "empties its held list; so a session's list never holds two turns' artifacts"),
     # the attempt trail
     M("interrupt_recorded_failed", ("G6.1", "G6.2"), "an interrupt escaping a tool records the attempt as failed",
-      "interrupted_not_failed", 3, d.on(ToolInterrupts, d.interrupt_recorded_failed)),
+      "interrupted_not_failed", 3, d.INTERRUPT_RECORDED_FAILED),
     M("interrupt_keeps_running", ("O11.2",), "an interrupt raises its question but leaves the run running: "
-      "the run is never paused", "no_phantom_pause", 3, d.on(ToolInterrupts, d.interrupt_keeps_running)),
+      "the run is never paused", "no_phantom_pause", 3, d.INTERRUPT_KEEPS_RUNNING),
     M("interrupt_closes_attempt", ("G6.1",), "an interrupt closes the attempt as cancelled at the pause "
       "instead of recording it interrupted", "interrupted_not_failed", 3,
-      d.on(ToolInterrupts, d.interrupt_closes_attempt)),
+      d.INTERRUPT_CLOSES_ATTEMPT),
     M("resume_flips_attempt", ("G6.3", "G6.4"), "a resume flips the interrupted attempt back to running "
-      "instead of adding a new one", "resume_supersedes", 4, d.answering(d.resume_flips_attempt)),
+      "instead of adding a new one", "resume_supersedes", 4, d.RESUME_FLIPS_ATTEMPT),
     M("resume_as_fresh_call", ("G6.3",), "on approve the consumer re-issues the call under a fresh call id",
-      "resume_supersedes", 4, d.answering(d.resume_as_fresh_call)),
+      "resume_supersedes", 4, d.RESUME_AS_FRESH_CALL),
     M("superseded_left_interrupted", ("G6.4", "G6.5"), "on approve the new attempt is recorded but the "
       "superseded one is left interrupted, holding the finished run paused", "no_phantom_pause", 7,
-      d.answering(d.superseded_left_interrupted)),
+      d.SUPERSEDED_LEFT_INTERRUPTED),
     M("decline_leaves_interrupted", ("G6.4", "G6.5"), "the superseded attempt is cancelled only on approve; a "
-      "decline leaves it interrupted (A-G1)", "no_phantom_pause", 6, d.answering(d.decline_leaves_interrupted)),
+      "decline leaves it interrupted (A-G1)", "no_phantom_pause", 6, d.DECLINE_LEAVES_INTERRUPTED),
     M("decline_reissues_call", ("G6.3",), "a decline re-fires the consumer like an approval: the declined call "
-      "runs as a new attempt (G5.1)", "resume_supersedes", 4, d.answering(d.decline_reissues_call), large=True),
+      "runs as a new attempt (G5.1)", "resume_supersedes", 4, d.DECLINE_REISSUES_CALL, large=True),
     # failures and the verdict
     M("tool_failure_unhandled", ("G6.6", "G6.8", "E9.5"), "a tool failure counts towards the run's unhandled failures",
-      "tool_failures_handled", 3, d.on(ToolFails, d.tool_failure_unhandled)),
+      "tool_failures_handled", 3, d.TOOL_FAILURE_UNHANDLED),
     M("tool_failure_recorded_cancelled", ("G6.6",), "a failed tool call is recorded cancelled, not as a handled "
-      "failure", "failure_recorded_failed", 3, d.on(ToolFails, d.tool_failure_recorded_cancelled)),
+      "failure", "failure_recorded_failed", 3, d.TOOL_FAILURE_RECORDED_CANCELLED),
     M("tool_failure_recorded_completed", ("G6.6",), "a failed tool call is recorded completed with an error "
       "output (A-G4 (iii)): the trail hides the failure", "failure_recorded_failed", 3,
-      d.on(ToolFails, d.tool_failure_recorded_completed)),
+      d.TOOL_FAILURE_RECORDED_COMPLETED),
     M("failures_relabelled_on_resume", ("G6.6",), "resuming relabels the execution's failed attempts as "
       "completed: a failure sitting in the trail waiting to be relabelled", "trail_never_relabelled", 6,
-      d.answering(d.failures_relabelled_on_resume)),
+      d.FAILURES_RELABELLED_ON_RESUME),
     M("tool_failure_fails_run", ("G6.7", "E9.5", "O11.4"), "the verdict fails a run with any failed attempt, as "
       "if a tool failure were unrouted (ERR-8 read literally, A-G4)", "handled_run_completes", 5,
-      d.on(WriteMessage, d.tool_failure_fails_run)),
+      d.TOOL_FAILURE_FAILS_RUN),
     M("unrouted_failure_handled", ("O11.1",), "a node failure without an error edge is treated as handled",
-      "handled_run_completes", 4, d.on(NodeFails, d.unrouted_failure_handled), bounds=_NODE_FAILURE),
+      "handled_run_completes", 4, d.UNROUTED_FAILURE_HANDLED, bounds=_NODE_FAILURE),
     M("routed_failure_counted", ("E9.1",), "a node failure routed along its error edge still counts as unhandled",
-      "handled_run_completes", 4, d.on(NodeFails, d.routed_failure_counted), bounds=_NODE_FAILURE),
+      "handled_run_completes", 4, d.ROUTED_FAILURE_COUNTED, bounds=_NODE_FAILURE),
     M("failed_run_strands_held", ("T7.4", "T7.12"), "a run headed for failure ends without taking its held list "
-      "(A-T8 for a failed run)", "finished_holds_nothing", 9, d.on(StartWriteBack, d.failed_run_strands_held),
+      "(A-T8 for a failed run)", "finished_holds_nothing", 9, d.FAILED_RUN_STRANDS_HELD,
       bounds=_NODE_FAILURE),
     M("stale_answer_overrides", ("G6.9",), "a late answer to a question already settled overwrites the "
-      "recorded answer (a second tab wins)", "stale_answer_changes_nothing", 5, d.on(Answer, d.stale_answer_overrides),
+      "recorded answer (a second tab wins)", "stale_answer_changes_nothing", 5, d.STALE_ANSWER_OVERRIDES,
       large=True),
     M("decline_fails_run", ("G5.2",), "a decline fails the run instead of handing the consumer a denial",
-      "handled_run_completes", 4, d.answering(d.decline_fails_run)),
+      "handled_run_completes", 4, d.DECLINE_FAILS_RUN),
     M("decline_stalls", ("G5.2",), "a decline marks the run running but never re-fires the consumer",
-      DEADLOCK, 4, d.answering(d.decline_stalls)),
+      DEADLOCK, 4, d.DECLINE_STALLS),
     # questions
     M("question_per_observation", ("G6.9",), "each observation of the same interrupt raises another question",
-      "one_question_per_pause", 4, d.on(ObserveAgain, d.question_per_observation)),
+      "one_question_per_pause", 4, d.QUESTION_PER_OBSERVATION),
     M("observation_reraises_question", ("G6.9",), "each observation withdraws the pending question and "
       "raises a fresh one in its place (A-G8: a re-raise that refreshes the interrupt)", "one_question_per_pause", 4,
-      d.on(ObserveAgain, d.observation_reraises_question)),
+      d.OBSERVATION_RERAISES_QUESTION),
     M("question_per_gated_call", ("G6.9",), "a pause raises a question for every call of the segment's batch (A-G7)",
-      "one_question_per_pause", 5, d.on(ToolInterrupts, d.question_per_gated_call)),
+      "one_question_per_pause", 5, d.QUESTION_PER_GATED_CALL),
     M("answer_leaves_question_pending", ("G6.9",), "the run resumes but the answered question stays pending",
-      "no_phantom_pause", 4, d.answering(d.answer_leaves_question_pending)),
+      "no_phantom_pause", 4, d.ANSWER_LEAVES_QUESTION_PENDING),
     # behaviour removed or added (the rules' actions withheld, or actions the rules do not have)
     M("decline_not_offered", ("G5.2",), "the runtime offers only approval: a question cannot be declined",
-      WITNESS_LOST + "decline", 4, block=d.declines),
+      WITNESS_LOST + "decline", 4, d.DECLINE_NOT_OFFERED),
     M("write_never_fails", ("T7.10", "T7.11"), "the runtime's writes never fail (a store that cannot fail "
-      "hides the put-back path)", WITNESS_LOST + "write_back_fails_with_held", 8, block=d.failing_writes),
+      "hides the put-back path)", WITNESS_LOST + "write_back_fails_with_held", 8, d.WRITE_NEVER_FAILS),
     M("resume_without_answer", ("G6.9", "G6.5"), "a paused run may resume on its own (a timer), leaving its "
-      "question pending", "no_phantom_pause", 4, extra=d.resume_without_answer, bounds=_SMALL),
+      "question pending", "no_phantom_pause", 4, d.RESUME_WITHOUT_ANSWER, bounds=_SMALL),
 )
 del M
 
@@ -244,3 +234,10 @@ def mutant_named(name: str) -> Mutant:
         if m.name == name:
             return m
     raise KeyError(name)
+
+
+def mutant_rules(name: str) -> tuple[Rule, ...]:
+    """The rule table of the mutant with this name (KeyError if none): what every engine derived from a
+    table runs for it (`successor_function(bounds, reading, rules)`, `moves(..., rules)`). The same object
+    each time, so that the engines' caches, keyed by the table's identity, hit."""
+    return mutant_named(name).rules

@@ -5,10 +5,9 @@ A mutant differs from the default rules in a few steps; most of the states it re
 steps, are the default's own. Properties are pure functions of (state, context) or (pre, action, post,
 context), so on a step the default also takes, with the same context, every property gives what it gave
 in the default: no `always` or `transition` property fails (the default breaks none, which building the
-reference checks on every state and step). `Vetted` searches a deviant machine with the default's
-successors taken from the reference (the deviation applied to them) and tells the explorer which steps
-are the reference's own (`explore`'s optional `vetted` hook): those skip their checks, and so does the
-state they lead to.
+reference checks on every state and step). `Vetted` searches a deviant machine with its own successors
+(its rule table's) and tells the explorer, from the reference, which steps are the reference's own
+(`explore`'s optional `vetted` hook): those skip their checks, and so does the state they lead to.
 Every other step, and every state first reached by one, is checked in full. The `sometimes` properties
 are not vetted: a search checks those it has not witnessed yet on every step, vetted or not, as a plain
 search does (most are witnessed within a few levels). Verdicts, witnesses, counts and shortest traces
@@ -24,6 +23,7 @@ from typing import Any
 from pausecheck.model import Machine
 from pausecheck.model.actions import Action
 from pausecheck.model.properties import ALWAYS, TRANSITION
+from pausecheck.model.rules import RULES
 from pausecheck.model.state import State
 
 from .explore import stutter_proof
@@ -45,9 +45,10 @@ class Reference:
 def reference(machine: Machine, max_states: int | None = None) -> Reference | None:
     """The machine's vetted graph, or None where it breaks some property (then nothing is known good),
     or has more than `max_states` states (then it would cost more than it saves). The machine's successors
-    must be the rules' own (no patch, block or extra actions): they stand for them in a `Vetted` search."""
-    if machine.patch is not None or machine.block is not None or machine.extra is not None:
-        raise ValueError("a reference is of the rules' own successors: a machine without patch, block or extra")
+    must be the rule table's own (`RULES`, not a mutant's deviation of it): the reference vets deviations
+    of the rules."""
+    if machine.rules is not RULES:
+        raise ValueError("a reference is of the rule table's own successors: a machine with RULES, not a mutant's")
     ctx = machine.context()
     all_hold, rest = machine.screen([p for p in machine.properties if p.kind == ALWAYS], ctx)
     always = [p.check for p in rest]
@@ -101,21 +102,15 @@ class Vetted:
             raise ValueError("a reference vets only deviations of its own machine: the same bounds, reading, "
                              "properties and wire view")
         self.machine, self.properties, self._steps = machine, machine.properties, ref.steps
-        self._last: tuple[Any, Steps | None] = (None, None)
 
     def vetted(self, state: State) -> Steps | None:
         """The reference's steps from this state (post-state by action), if it is a reference state."""
-        found = self._steps.get(state)
-        self._last = (state, found)
-        return found
+        return self._steps.get(state)
 
     def successors(self, state: State) -> Iterable[tuple[Action, State]]:
-        last, found = self._last
-        if last is not state:
-            found = self._steps.get(state)
-        if found is None:
-            return self.machine.successors(state)
-        return self.machine.deviated(state, found.items())
+        """The deviant machine's own successors (its rule table's); the explorer compares each step with
+        the reference's (`vetted`) to skip the checks of those the deviation leaves as they were."""
+        return self.machine.successors(state)
 
     def init_states(self) -> Iterable[State]:
         return self.machine.init_states()

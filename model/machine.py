@@ -1,49 +1,42 @@
 """The FlowDrop machine: the model as the explorer sees it (initial states, successors, checks).
 
-It binds bounds and a reading to the pure rules, and carries the observation function, so that a
-mutant (in `checks/`) can be the same machine with one deviation.
+It binds bounds, a reading and a rule table to the pure rules, and carries the observation function,
+so that a mutant (in `checks/`) is the same machine with a deviant table (`deviate.py`) or wire view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds
 from .decided import decided_by_formula
+from .lang import Rule
 from .liveness import LIVENESS, Eventually, judge_lasso, judge_witness
 from .observe import shown
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property, screen
 from .pycheck import compiled_for
 from .pygen import successor_function
 from .reading import CONFORMANT, Reading
-from .rules import step
+from .rules import RULES, step
 from .state import FINISHED, INITIAL, State
 from .symmetry import canonical_sessions
 
-__all__ = ["Machine", "Patch", "Block", "Extra", "DEADLOCK", "DEADLOCK_DOC"]
+__all__ = ["Machine", "DEADLOCK", "DEADLOCK_DOC"]
 
 DEADLOCK = "deadlock"  # the pseudo-property broken by a state that is not final and cannot move
 DEADLOCK_DOC = "a state that is not finished and has no enabled action"
 
-# A deviation applied to a default successor: (bounds, pre, action, post) -> the deviant post.
-Patch = Callable[[Bounds, State, Action, State], State]
-# A deviation that withholds an action the rules enable: (bounds, pre, action) -> withheld?
-Block = Callable[[Bounds, State, Action], bool]
-# A deviation that enables actions the rules do not: (bounds, pre) -> (action, post) pairs.
-Extra = Callable[[Bounds, State], Iterator[tuple[Action, State]]]
-
 
 @dataclass(frozen=True)
 class Machine:
-    """The model under given bounds and reading; `patch`, `block`, `extra` and `show` are for mutants."""
+    """The model under given bounds and reading; `rules` and `show` are for mutants (a deviation of the
+    rule table, `deviate.py`, and a deviant wire view)."""
 
     bounds: Bounds = DEFAULT_BOUNDS
     reading: Reading = CONFORMANT
-    patch: Patch | None = None
-    block: Block | None = None
-    extra: Extra | None = None
+    rules: tuple[Rule, ...] = RULES  # the rule table, or a mutant's deviation of it
     show: Callable[[State], tuple] = shown
     properties: tuple[Property, ...] = field(default=PROPERTIES)
     liveness: tuple[Eventually, ...] = field(default=LIVENESS)
@@ -58,37 +51,13 @@ class Machine:
         return (INITIAL,)
 
     def successors(self, state: State) -> Iterable[tuple[Action, State]]:
-        """Each enabled action with its successor, in canonical order."""
-        pairs = self.rule_successors(state)
-        if self.patch is None and self.block is None and self.extra is None:
-            return pairs
-        return self.deviated(state, pairs)
-
-    def rule_successors(self, state: State) -> Iterable[tuple[Action, State]]:
-        """The rules' own successors, before any deviation: the rule table compiled for these bounds and
-        this reading (`pygen.py`), the code `rules.step` runs too."""
-        return successor_function(self.bounds, self.reading)(state)
-
-    def deviated(self, state: State, pairs: Iterable[tuple[Action, State]]) -> Iterator[tuple[Action, State]]:
-        """The rules' successors `pairs` of `state` with the deviations applied: blocked actions left
-        out, each post-state patched, extra actions after."""
-        bounds, patch, block = self.bounds, self.patch, self.block
-        for action, post in pairs:
-            if block is None or not block(bounds, state, action):
-                yield action, post if patch is None else patch(bounds, state, action, post)
-        if self.extra is not None:
-            yield from self.extra(bounds, state)
+        """Each enabled action with its successor, in canonical order: the rule table compiled for these
+        bounds and this reading (`pygen.py`), the code `rules.step` runs too."""
+        return successor_function(self.bounds, self.reading, self.rules)(state)
 
     def step(self, state: State, action: Action) -> State | None:
         """The successor under one action, or None if it is not enabled."""
-        if self.block is not None and self.block(self.bounds, state, action):
-            return None
-        post = step(self.bounds, self.reading, state, action)
-        if post is None and self.extra is not None:
-            return next((after for added, after in self.extra(self.bounds, state) if added == action), None)
-        if post is not None and self.patch is not None:
-            post = self.patch(self.bounds, state, action, post)
-        return post
+        return step(self.bounds, self.reading, state, action, self.rules)
 
     def is_final(self, state: State) -> bool:
         """Every session has run all its turns and every execution has finished."""

@@ -276,6 +276,12 @@ reemitted = span(1, S.artifacts.size + 1).filter(
     lambda r: (S.artifacts.at(r - 1).execution == e.id)
     & done_calls.any_of(lambda a: a.call == S.artifacts.at(r - 1).call))
 new_first = reads("A-G3", "new-first")
+# The superseded attempt is closed as cancelled (G6.4); A-G1 "leave": a decline closes nothing. Named, as the
+# re-issue is, for the mutants that deviate there (`checks/mutants.py`).
+close_superseded = When(approve.ref | reads("A-G1", "cancel"),
+                        (Set(e.attempts, cancel_interrupted(e.attempts, var("call", str))),))
+# The consumer is re-fired and re-issues the same call: a new attempt of its own (G6.3).
+reissue = When(approve.ref, (Set(e.attempts, e.attempts.append(new(Attempt, var("call", str), RUNNING))),))
 ANSWER = Rule(
     Answer, EXECUTIONS, choose=(approve,),
     guard=(~finished(e.status), e.questions.size > 0, ok_answer),
@@ -283,12 +289,8 @@ ANSWER = Rule(
     effect=(When(q.status == PENDING, (
         Let("call", q.call),
         Set(e.questions, e.questions.set_last(q.but(status=ite(approve.ref, APPROVED, DECLINED)))),
-        When(approve.ref & new_first, (), (  # A-G3 new-first: closed by a later step (CloseSuperseded)
-            When(approve.ref | reads("A-G1", "cancel"),  # A-G1 "leave": a decline closes nothing
-                 (Set(e.attempts, cancel_interrupted(e.attempts, var("call", str))),)),
-        )),
-        # The consumer is re-fired and re-issues the same call: a new attempt of its own (G6.3).
-        When(approve.ref, (Set(e.attempts, e.attempts.append(new(Attempt, var("call", str), RUNNING))),)),
+        When(approve.ref & new_first, (), (close_superseded,)),  # A-G3 new-first: closed later (CloseSuperseded)
+        reissue,
         Set(e.status, RUNNING),
         Set(S.segments, S.segments.insert(new(
             Segment, e.id, 0, ite(reads("A-T12", "with-artifacts"), reemitted, ()), False, WORKING, (), False,
@@ -497,16 +499,19 @@ RULES: tuple[Rule, ...] = (
 RULE_OF: dict[type, Rule] = {rule.action: rule for rule in RULES}
 
 
-def enabled(bounds: Bounds, reading: Reading, state: State) -> list[Action]:
-    """Every enabled action in canonical order (rule table order, then each rule's own order)."""
+def enabled(bounds: Bounds, reading: Reading, state: State, rules: tuple[Rule, ...] = RULES) -> list[Action]:
+    """Every enabled action in canonical order (rule table order, then each rule's own order); `rules` is
+    this table or a deviation of it (a mutant's, `deviate.py`)."""
     from .pygen import successor_function
-    return [action for action, _ in successor_function(bounds, reading)(state)]
+    return [action for action, _ in successor_function(bounds, reading, rules)(state)]
 
 
-def step(bounds: Bounds, reading: Reading, state: State, action: Action) -> State | None:
-    """The successor of `state` under `action`, or None if the action is not enabled there."""
+def step(bounds: Bounds, reading: Reading, state: State, action: Action,
+         rules: tuple[Rule, ...] = RULES) -> State | None:
+    """The successor of `state` under `action`, or None if the action is not enabled there; `rules` is
+    this table or a deviation of it (a mutant's), so that a mutant's trace replays on its own rules."""
     from .pygen import successor_function
-    successors = successor_function(bounds, reading)
+    successors = successor_function(bounds, reading, rules)
     last = _LAST_STEP  # a replay, a conformance run or a test often steps from one state several times
     if last[0] is not successors or last[1] is not state:
         last[:] = [successors, state, dict(successors(state))]

@@ -18,18 +18,18 @@ from pausecheck.checks.explore import Limits, explore
 from pausecheck.checks.mutants import mutant_named, mutate
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.actions import StartWriteBack
+from pausecheck.model.deviate import Effect, deviate, on
 
 SMALL = ["--pauses", "1", "--accept-unexercised", "--no-liveness", "--no-companion"]  # 2,885 states
 
 
-def _stall(bounds: Any, pre: Any, action: Any, post: Any) -> Any:
-    return pre if isinstance(action, StartWriteBack) else post
+_STALL = deviate(on(StartWriteBack, Effect()))  # a write-back that does nothing: every run gets stuck
 
 
 @pytest.mark.parametrize("machine", [
     Machine(DEFAULT_BOUNDS.replace(pauses=1)),
     mutate(Machine(DEFAULT_BOUNDS.replace(pauses=1)), mutant_named("no_put_back")),
-    Machine(DEFAULT_BOUNDS, patch=_stall),  # 13,043 states
+    Machine(DEFAULT_BOUNDS, rules=_STALL),  # 13,043 states
     Machine(Bounds(sessions=2, turns=1, calls=1, per_call=1, artifacts=1, pauses=1, write_failures=1, observations=0,
                    interim_writes=0, node_failures=0, held_bound=1), symmetry=True),  # 13,352 classes
 ], ids=["default", "a mutant's violations", "deadlocks", "symmetry"])

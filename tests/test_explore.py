@@ -18,6 +18,7 @@ from pausecheck.model import (
     missing_bound,
     property_named,
 )
+from pausecheck.model.deviate import Effect, deviate, on
 
 from .strategies import edge_check, reachable, tiny_bounds
 
@@ -186,10 +187,8 @@ def test_violation_is_reported_with_shortest_path() -> None:
 
 def test_deadlock_is_reported() -> None:
     """A machine whose write-backs do nothing gets stuck with its execution unfinished."""
-    def stall(bounds, pre, action, post):
-        return pre if isinstance(action, StartWriteBack) else post
-
-    result = explore(Machine(SMALL[0][0], patch=stall))
+    stall = deviate(on(StartWriteBack, Effect()))
+    result = explore(Machine(SMALL[0][0], rules=stall))
     assert result.deadlocks > 0
     assert result.deadlock is not None and not Machine(SMALL[0][0]).is_final(result.deadlock.states[-1])
 

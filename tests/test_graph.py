@@ -20,7 +20,9 @@ from pausecheck.checks.graph import (
     transitions,
     write_graph,
 )
-from pausecheck.model import Action, Bounds, Machine, StartTurn, State, reading_named
+from pausecheck.model import Bounds, Machine, StartTurn, reading_named
+from pausecheck.model.deviate import Effect, deviate, on
+from pausecheck.model.rules import RULES
 
 from pausecheck import explore
 
@@ -87,10 +89,9 @@ def test_distinct_states_have_distinct_labels(bounds: Bounds, reading: str) -> N
 
 
 def test_actions_sharing_a_pair_of_states_share_one_edge() -> None:
-    def stall(bounds: Bounds, pre: State, action: Action, post: State) -> State:
-        return post if isinstance(action, StartTurn) else pre  # every other action leads back to its state
-
-    machine = Machine(SMALL.bounds, patch=stall)
+    # every action but StartTurn leads back to its state
+    stall = deviate(*(on(rule.action, Effect()) for rule in RULES if rule.action is not StartTurn))
+    machine = Machine(SMALL.bounds, rules=stall)
     graph = state_graph(machine)
     assert transitions(graph) == explore(machine).transitions > graph.number_of_edges()
     started = reachable(machine)[1]  # n1: a turn has started; everything else stalls there

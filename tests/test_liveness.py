@@ -1,5 +1,5 @@
 """Liveness: the three properties hold on small bounds, the graph agrees with the explorer, and each
-property is broken by a deliberately broken machine (patched rules, or a hand-made graph with a cycle)."""
+property is broken by a deliberately broken machine (a deviant rule table, or a hand-made graph with a cycle)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ import pytest
 from pausecheck.checks.evidence import lasso_document
 from pausecheck.checks.liveness import Lasso, LivenessGraphTooLarge, LivenessResult, check_liveness
 from pausecheck.model import BOUND_HELP, LIVENESS, Bounds, Machine
-from pausecheck.model.state import FINISHED, find_execution, with_execution, with_segment
+from pausecheck.model.actions import Answer, WriteMessage
+from pausecheck.model.deviate import Also, deviate, on
+from pausecheck.model.lang import Set, When
+from pausecheck.model.rules import S, approve, e, finished
 from pausecheck.traces.replay import replay
 
 from pausecheck import explore
@@ -26,20 +29,12 @@ def _is_decline(action: Any) -> bool:
     return type(action).__name__ == "Answer" and getattr(action, "approve", None) is False
 
 
-def decline_does_not_resume(bounds: Bounds, pre: Any, action: Any, post: Any) -> Any:
-    """A declined answer leaves the run without a segment: nothing ever drives it again."""
-    return with_segment(post, action.execution, None) if _is_decline(action) else post
-
-
-def finish_reholds(bounds: Bounds, pre: Any, action: Any, post: Any) -> Any:
-    """When an execution finishes, artifact a1 is put back into its held list, where it stays."""
-    if not post.artifacts:
-        return post
-    before = {e.id: e.status for e in pre.executions}
-    for e in post.executions:
-        if e.status in FINISHED and before.get(e.id) not in FINISHED and 1 not in e.held:
-            post = with_execution(post, find_execution(post, e.id)._replace(held=e.held + (1,)))
-    return post
+# A declined answer leaves the run without a segment: nothing ever drives it again.
+DECLINE_DOES_NOT_RESUME = deviate(on(Answer, Also(When(~approve.ref, (
+    Set(S.segments, S.segments.filter(lambda y: y.execution != e.id)),)))))
+# When an execution finishes, artifact a1 is put back into its held list, where it stays.
+FINISH_REHOLDS = deviate(on(WriteMessage, Also(When(finished(e.status) & (S.artifacts.size > 0) & ~e.held.contains(1), (
+    Set(e.held, e.held.append(1)),)))))
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +44,13 @@ def small() -> LivenessResult:
 
 @pytest.fixture(scope="module")
 def stuck() -> tuple[Machine, LivenessResult]:
-    machine = dataclasses.replace(SMALL, patch=decline_does_not_resume)
+    machine = dataclasses.replace(SMALL, rules=DECLINE_DOES_NOT_RESUME)
     return machine, check_liveness(machine)
 
 
 @pytest.fixture(scope="module")
 def rehold() -> tuple[Machine, LivenessResult]:
-    machine = dataclasses.replace(SMALL, patch=finish_reholds)
+    machine = dataclasses.replace(SMALL, rules=FINISH_REHOLDS)
     return machine, check_liveness(machine)
 
 

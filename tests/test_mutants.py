@@ -19,10 +19,13 @@ from pausecheck.checks.mutants import (
     Mutant,
     bounds_of,
     mutant_named,
+    mutant_rules,
     mutate,
 )
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
+from pausecheck.model.deviate import Only, deviate, on
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
+from pausecheck.model.rules import RULES
 
 TARGET_RULES = ("RT-TOOL-7", "RT-GATE-6")
 KILLABLE = [m for m in MUTANTS if not m.equivalent]
@@ -58,11 +61,20 @@ def test_each_mutant_is_documented_and_targets_a_killing_property(mutant: Mutant
         assert mutant.reason and mutant.target is None
     elif mutant.target.startswith(WITNESS_LOST):  # it only removes behaviour: a witness must go missing
         assert property_named(mutant.target.removeprefix(WITNESS_LOST)).kind == SOMETIMES
-        assert mutant.block is not None and mutant.patch is None and mutant.extra is None
+        assert _only_narrows_guards(mutant.rules)
     else:
         assert mutant.target in killer_names(Machine())
         if mutant.target != DEADLOCK:
             assert property_named(mutant.target).kind in (ALWAYS, TRANSITION)
+
+
+def _only_narrows_guards(rules: tuple) -> bool:
+    """Does this table only withhold actions: the same rules, each with the same effect, its guard the
+    rule's own with conjuncts added?"""
+    return len(rules) == len(RULES) and all(
+        mine.action is theirs.action and mine.effect is theirs.effect
+        and all(a is b for a, b in zip(mine.guard, theirs.guard, strict=False)) and len(mine.guard) >= len(theirs.guard)
+        for mine, theirs in zip(rules, RULES, strict=True))
 
 
 def test_every_modelled_target_clause_is_named_by_a_mutant():
@@ -73,12 +85,12 @@ def test_every_modelled_target_clause_is_named_by_a_mutant():
 
 
 def test_an_equivalent_mutant_needs_a_reason():
-    patch = mutant_named("put_back_by_assignment").patch
+    rules = mutant_named("put_back_by_assignment").rules
     with pytest.raises(ValueError, match="reason"):
-        Mutant("x", ("T7.10",), "doc", None, None, patch, equivalent=True)
+        Mutant("x", ("T7.10",), "doc", None, None, rules, equivalent=True)
     with pytest.raises(ValueError, match="target"):
-        Mutant("x", ("T7.10",), "doc", None, None, patch)
-    with pytest.raises(ValueError, match="patch or a show"):
+        Mutant("x", ("T7.10",), "doc", None, None, rules)
+    with pytest.raises(ValueError, match="deviate from RULES or a show"):
         Mutant("x", ("T7.10",), "doc", "no_loss", 3)
 
 
@@ -224,7 +236,7 @@ def test_a_witness_is_lost_only_where_no_property_kills():
     # in registry order; a late answer to an approval is a decline, so it goes too
     assert row.killed_by == tuple(WITNESS_LOST + n for n in ("decline", "stale_answer", "completes_after_decline"))
     polls = Mutant("no_polls", ("T7.3",), "polls are withheld", WITNESS_LOST + "poll_while_holding", 1,
-                   block=lambda b, pre, a: isinstance(a, Poll))
+                   deviate(on(Poll, Only(False))))
     assert kill_matrix([polls], small).row("no_polls").survived  # these bounds hold nothing to poll
 
 
@@ -238,10 +250,13 @@ def test_added_actions_replay_on_the_mutant():
     assert Machine(m.bounds).step(found.states[-2], found.actions[-1]) is None
 
 
-def test_a_mutant_changes_only_patch_and_show():
+def test_a_mutant_changes_only_rules_and_show():
     m = mutant_named("poll_shows_held")
     machine = mutate(Machine(), m)
-    assert machine.show is m.show and machine.patch is None and machine.bounds == DEFAULT_BOUNDS
+    assert machine.show is m.show and machine.rules is RULES and machine.bounds == DEFAULT_BOUNDS
+    m = mutant_named("no_put_back")
+    machine = mutate(Machine(), m)
+    assert machine.rules is m.rules is mutant_rules("no_put_back") and machine.show is Machine().show
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)

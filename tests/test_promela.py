@@ -20,11 +20,14 @@ from pathlib import Path
 import pytest
 from pausecheck.checks.cli import main
 from pausecheck.checks.explore import explore
-from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, promela
+from pausecheck.checks.mutants import bounds_of, mutant_named, mutate
+from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, capacities, promela
 from pausecheck.checks.symbolic.relation import Caps
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named
 from pausecheck.model.config import COMPANIONS
 from pausecheck.model.reading import SWITCHES
+
+from .strategies import reachable
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = Bounds(calls=1, artifacts=2, pauses=2, write_failures=1, observations=0, held_bound=1)
@@ -75,6 +78,24 @@ def test_pan_stores_the_states_check_stores(case: str, tmp_path: Path) -> None:
     result = explore(Machine(bounds, reading, properties=()))
     assert result.complete
     assert (states, transitions) == (result.states, result.transitions + 1), case
+
+
+# Mutants are deviations of the rule table, so Spin runs them too: a value replaced by a fold, an effect
+# restated on every execution, a rule added (a compile each, so three of the most unlike the rules).
+MUTANTS_IN_SPIN = ("question_per_gated_call", "held_keyed_per_workflow", "resume_without_answer")
+
+
+@needs_spin
+@pytest.mark.parametrize("name", MUTANTS_IN_SPIN)
+def test_pan_stores_the_states_check_stores_on_a_mutant(name: str, tmp_path: Path) -> None:
+    mutant = mutant_named(name)
+    bounds = TINY.replace(sessions=bounds_of(mutant).sessions, calls=2)
+    machine = mutate(Machine(bounds, properties=()), mutant)
+    result, states = explore(machine), reachable(machine)
+    assert result.complete and set(states) != set(reachable(Machine(bounds))), "the bounds show the deviation"
+    caps = capacities(bounds, machine.reading).covering(states)  # a mutant's lists may be longer
+    states, transitions, _ = pan(promela(bounds, machine.reading, caps=caps, rules=mutant.rules), tmp_path)
+    assert (states, transitions) == (result.states, result.transitions + 1), name
 
 
 SWEEP = TINY.replace(crashes=1, expiries=1, races=1)

@@ -7,11 +7,11 @@ import pytest
 from pausecheck.checks.explore import explore
 from pausecheck.checks.mutants import mutant_named, mutate
 from pausecheck.model import Bounds, Machine
-from pausecheck.model.actions import Action, ToolInterrupts
+from pausecheck.model.actions import ToolInterrupts
 from pausecheck.model.config import COMPANION_BOUNDS
+from pausecheck.model.deviate import Effect, deviate, on
 from pausecheck.model.properties import PROPERTIES
 from pausecheck.model.property import TRANSITION
-from pausecheck.model.state import State
 
 from .strategies import RICH, reachable
 
@@ -43,9 +43,7 @@ def test_no_step_that_changes_nothing_breaks_a_property_that_claims_so(name: str
 def test_a_property_that_a_stutter_can_break_is_still_checked_on_one() -> None:
     """A pause that changes nothing breaks one_question_per_pause on that very step (its claim names
     pauses): the search still checks it there, and finds it."""
-    def pause_does_nothing(bounds: Bounds, pre: State, action: Action, post: State) -> State:
-        return pre if type(action) is ToolInterrupts else post
-
+    pause_does_nothing = deviate(on(ToolInterrupts, Effect()))
     (prop,) = (p for p in PROPERTIES if p.name == "one_question_per_pause")
-    found = explore(Machine(SMALL, patch=pause_does_nothing, properties=(prop,))).violations.get(prop.name)
+    found = explore(Machine(SMALL, rules=pause_does_nothing, properties=(prop,))).violations.get(prop.name)
     assert found is not None and found.states[-1] == found.states[-2]

@@ -6,7 +6,8 @@ small set with a crash and a race; a small two-session set) the relation's lower
 values, gives exactly the explicit successors: same actions, same order, same successor states. On a
 sample of those states the relation as a z3 formula admits exactly them (each explicit successor
 satisfies it, it admits no other). Under every single-switch reading, and on the states mutants reach
-(states the rules never do), the same comparison runs on the first states of the search. A slip in
+(states the rules never do), the same comparison runs on the first states of the search; and each
+mutant, a deviation of the table, has its own relation, equal to its own explicit successors. A slip in
 either derivation is caught: the last tests perturb one operation in each and watch the check fail.
 """
 
@@ -15,10 +16,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from pausecheck.checks.mutants import MUTANTS, bounds_of, mutate
+from pausecheck.checks.mutants import MUTANTS, Mutant, bounds_of, mutate
 from pausecheck.checks.symbolic.crosscheck import Relation, lowered_successors
 from pausecheck.checks.symbolic.relation import Caps, _Lower
 from pausecheck.model import CONFORMANT, DEFAULT_BOUNDS, SWITCHES, Bounds, Machine, Reading, State, reading_named
+from pausecheck.model.lang import Rule
 from pausecheck.model.pygen import _Writer, successor_function
 from pausecheck.model.rules import RULES
 
@@ -48,10 +50,11 @@ def reachable(machine: Machine, limit: int | None = None) -> list[State]:
     return order[:limit]
 
 
-def assert_lowering_agrees(bounds: Bounds, reading: Reading, states: list[State], caps: Caps | None = None) -> None:
-    explicit = successor_function(bounds, reading)
+def assert_lowering_agrees(bounds: Bounds, reading: Reading, states: list[State], caps: Caps | None = None,
+                           rules: tuple[Rule, ...] = RULES) -> None:
+    explicit = successor_function(bounds, reading, rules)
     for state in states:
-        assert lowered_successors(bounds, reading, state, caps=caps) == explicit(state), \
+        assert lowered_successors(bounds, reading, state, rules, caps) == explicit(state), \
             f"the z3 relation's lowering and the explicit successors differ at {state}"
 
 
@@ -94,16 +97,42 @@ def test_the_relation_equals_the_explicit_successors_under_every_reading(reading
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
 def test_the_relation_equals_the_explicit_successors_where_a_mutant_goes(mutant) -> None:
-    """Mutants reach states the rules never do (a patched successor, an added action); from each, the
+    """Mutants reach states the rules never do (a deviant successor, an added action); from each, the
     rules' own successors must still agree in both forms."""
-    own = bounds_of(mutant)
-    bounds = MUTANT_BOUNDS.replace(sessions=own.sessions, turns=own.turns, interim_writes=own.interim_writes,
-                                   node_failures=own.node_failures, artifacts=min(own.artifacts, 2))
+    bounds = _mutant_bounds(mutant)
     machine = mutate(Machine(bounds), mutant)
     states = reachable(machine, FIRST // 3)
     explicit = successor_function(bounds, machine.reading)
     caps = Caps.of(bounds).covering(states + [post for state in states for _, post in explicit(state)])
     assert_lowering_agrees(bounds, machine.reading, states, caps)
+
+
+def _mutant_bounds(mutant: Mutant) -> Bounds:
+    own = bounds_of(mutant)
+    return MUTANT_BOUNDS.replace(sessions=own.sessions, turns=own.turns, interim_writes=own.interim_writes,
+                                 node_failures=own.node_failures, artifacts=min(own.artifacts, 2))
+
+
+@pytest.mark.parametrize("mutant", [m for m in MUTANTS if m.rules is not RULES], ids=lambda m: m.name)
+def test_a_mutant_s_relation_equals_its_explicit_successors(mutant: Mutant) -> None:
+    """A mutant is a deviation of the rule table (`model/deviate.py`), so both engines derive its form
+    from the same table: at its bounds, on the first states it reaches and the first where it deviates,
+    the z3 relation lowered from its table (`moves(..., rules=mutant.rules)`) gives exactly the
+    successors generated from it, and so, on two of the deviating ones, does the relation as a z3
+    formula. (The symbolic twins of `checks/symbolic/mutants.py` are a second copy; this one derives.)"""
+    bounds = bounds_of(mutant)
+    machine = mutate(Machine(bounds), mutant)
+    explicit = successor_function(bounds, machine.reading, mutant.rules)
+    searched = reachable(machine, 10 * FIRST)
+    deviating = [s for s in searched if explicit(s) != successor_function(bounds, machine.reading)(s)][:FIRST // 10]
+    assert deviating or mutant.equivalent, "these states show nothing of the deviation"
+    states = searched[:FIRST // 3] + deviating
+    posts = [post for state in states for _, post in explicit(state)]
+    caps = Caps.of(bounds).covering(states + posts)
+    assert_lowering_agrees(bounds, machine.reading, states, caps, mutant.rules)
+    relation = Relation.of(bounds, machine.reading, mutant.rules, caps)
+    for state in random.Random(mutant.name).sample(deviating or states, min(2, len(deviating or states))):
+        assert relation.solutions(state) == explicit(state), f"{mutant.name}: the z3 relation admits others at {state}"
 
 
 def test_a_slip_in_the_relation_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -453,7 +453,8 @@ def generate(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Cap
     return Model("\n".join(out) + "\n", placed)
 
 
-def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None) -> str:
-    """The Promela model of the rules under these bounds and this reading, checking nothing but that every
-    successor fits its arrays (`generate` with no checks)."""
-    return generate(bounds, reading, out_name, caps).text
+def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None,
+            rules: tuple[Any, ...] = RULES) -> str:
+    """The Promela model of the rules (`rules`: a mutant's table, where it has one) under these bounds and this
+    reading, checking nothing but that every successor fits its arrays (`generate` with no checks)."""
+    return generate(bounds, reading, out_name, caps, rules=rules).text

@@ -68,8 +68,9 @@ class Relation:
     formula: Any
 
     @staticmethod
-    def of(bounds: Bounds, reading: Reading, rules: tuple[Rule, ...] = RULES) -> Relation:
-        caps = Caps.of(bounds, reading)
+    def of(bounds: Bounds, reading: Reading, rules: tuple[Rule, ...] = RULES, caps: Caps | None = None) -> Relation:
+        """The relation of `rules` (the table or a mutant's deviation of it) over capacities `caps`."""
+        caps = caps or Caps.of(bounds, reading)
         pre, post = fresh(caps, "pre"), fresh(caps, "post")
         found = list(moves(caps, bounds, reading, pre, Z3, rules))
         which = z3.BitVec("which", 16)
