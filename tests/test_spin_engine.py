@@ -12,6 +12,7 @@ one line naming the Debian packages, exit 2 (runs everywhere).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -58,8 +59,7 @@ NAMES = {p.name for p in SPIN_PROPERTIES}
 def python_verdicts(machine: Machine) -> dict[str, str]:
     """What the Python engine finds of each property Spin checks, and of deadlock: broken, witnessed, or
     neither ("-")."""
-    machine = Machine(machine.bounds, machine.reading, machine.patch, machine.block, machine.extra, machine.show,
-                      tuple(p for p in PROPERTIES if p.name in NAMES), ())
+    machine = dataclasses.replace(machine, properties=tuple(p for p in PROPERTIES if p.name in NAMES), liveness=())
     result = explore(machine)
     assert result.complete
     verdicts = {name: "broken" if name in result.violations else "witnessed" if name in result.witnesses else "-"
@@ -111,13 +111,14 @@ def test_some_single_switch_reading_breaks_a_property_spin_checks() -> None:
     assert "broken" in python_verdicts(machine).values()
 
 
-RULE_MUTANTS = [m for m in MUTANTS if getattr(m, "rules", None) is not None]
+# Every mutant that deviates in the rule table (poll_shows_held deviates in the wire view, which Spin's
+# model does not carry).
+RULE_MUTANTS = [m for m in MUTANTS if m.rules is not RULES]
 
 
 @needs_spin
-@pytest.mark.skipif(not RULE_MUTANTS, reason="no mutant deviates in the rule table yet (a `rules` field): today's "
-                    "mutants patch the Python successors, which the generated Promela cannot carry")
-@pytest.mark.parametrize("mutant", RULE_MUTANTS or [None], ids=lambda m: getattr(m, "name", "none"))
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", RULE_MUTANTS, ids=lambda m: m.name)
 def test_spin_agrees_on_every_mutant(mutant) -> None:
     bounds = bounds_of(mutant, SMALL)
     machine = mutate(Machine(bounds, reading_named("conformant")), mutant)
