@@ -60,14 +60,15 @@ examples:
 exit: 0 stopped with Ctrl-C; 2 usage error (a bad trace, a port in use)."""
 EPILOG_PROVE = """\
 examples:
-  pausecheck prove --bmc 12             every property on every behaviour of up to 12 steps (~15 s; to
-                                        26, the depth of the whole graph at these bounds: ~2 min)
-  pausecheck prove --induction          the six key properties for behaviours of any length (~2 s);
-                                        --sessions 2 --calls 3 --artifacts 4: about a minute
-exit: 0 everything asked was established; 1 a property violated (--bmc) or not proved (--induction); 2 usage
-error (a reading or fault the symbolic engine does not encode); 3 --bmc found no violation but a witness was
-not found within K steps, or --max-seconds or --max-memory stopped it
-(what was established by then is printed)."""
+  pausecheck prove --bmc 12 --calls 1 --pauses 1 --artifacts 1 --observations 0 --held-bound 1
+                                        every property on every behaviour of up to 12 steps (~15 s)
+  pausecheck prove --induction --calls 1 --pauses 1 --artifacts 1 --observations 0 --held-bound 1
+                                        the six key properties for behaviours of any length (~15 s; at
+                                        the default bounds ~5 min; add --reading or a fault flag)
+exit: 0 everything asked was established; 1 a property violated (--bmc) or not inductive (--induction, with
+a counterexample to induction); 2 usage error; 3 --bmc found no violation but a witness was not found within
+K steps, --induction could not show that no step leaves the symbolic capacities, or --max-seconds or
+--max-memory stopped it (what was established by then is printed)."""
 EPILOG_REPORT = """\
 examples:
   pausecheck report --out report.html             the default check as one self-contained HTML page (~10 s)
@@ -520,15 +521,15 @@ def parser() -> argparse.ArgumentParser:
                     "trace, length}]}")
 
     pv = _add(commands, "prove", "z3: bounded model checking to a depth, or k-induction proofs for any length",
-              "--bmc K: every property on every behaviour of up to K steps, with z3 (the strengthening invariants, "
-              "once proved by induction, are assumed of every state); each counterexample and witness at its minimal "
-              "depth, written as ITF that `pausecheck replay` re-executes on the explicit model. --induction: the six "
-              "key properties (no double delivery, no loss, held never on the wire, no phantom failure, no phantom "
-              "pause, one question per pause) proved for behaviours of ANY length with k-induction: the sessions, "
-              "the tool calls of one execution (--calls counts them over all its segments) and the artifacts are "
-              "fixed; pauses, resumes, failing write-backs and repeated observations are unbounded. The named "
-              "strengthening invariants are proved with them; a goal not proved comes with its counterexample to "
-              "induction (a state pair). The conformant reading, without faults.", EPILOG_PROVE)
+              "--bmc K: every property on every behaviour of up to K steps, with z3, over the transition relation "
+              "derived from the rule table (every reading, every fault the bounds allow); each counterexample and "
+              "witness at its minimal depth, written as ITF that `pausecheck replay` re-executes on the explicit "
+              "model. --induction: the six key properties (no double delivery, no loss, held never on the wire, no "
+              "phantom failure, no phantom pause, one question per pause) proved for behaviours of ANY length at "
+              "the bounds given, under --reading and the fault flags: 1-induction strengthened by invariants mined "
+              "from the reachable states and kept by Houdini (those that are inductive together); a property that "
+              "is not inductive comes with its counterexample to induction, replayed on the explicit model and "
+              "written as ITF under --out.", EPILOG_PROVE)
     _search(pv, judged=False, states=False)
     pv.add_argument("--bmc", type=int, metavar="K", help="bounded model checking of every property up to K steps")
     pv.add_argument("--induction", action="store_true", help="prove the key properties for behaviours of any length")
@@ -536,7 +537,7 @@ def parser() -> argparse.ArgumentParser:
     pv.add_argument("--all", action="store_true",
                     help="with --induction: try every invariant and transition property, not only the six key ones")
     pv.add_argument("--out", type=Path, metavar="DIR",
-                    help="with --bmc: write counterexamples and witnesses as ITF here")
+                    help="write as ITF here: counterexamples and witnesses (--bmc), counterexamples to induction")
     pv.add_argument("--json", action="store_true",
                     help="print one JSON object: {properties: [{name, proved, method, k, reason, ...}]}")
 
