@@ -37,8 +37,9 @@ examples:
                                         the flag that would reach it; accepted, so the exit is 0
   pausecheck check --out out/           also write each counterexample and witness as ITF JSON under out/
   pausecheck check --json               one JSON object (complete, states, properties, clauses, ...)
-  pausecheck check --engine spin --crashes 1 --expiries 1 --races 1 --new-turns 1
-                                        every fault at once, searched by Spin (needs spin and gcc)
+  pausecheck check --engine spin --calls 1 --pauses 1 --crashes 1 --expiries 1 --races 1 --accept-unexercised
+                                        faults at once, searched by Spin (needs spin and gcc); what
+                                        these bounds cannot reach is accepted, so the exit is 0
 
 {EXIT}"""
 
