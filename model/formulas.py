@@ -48,7 +48,7 @@ from .state import (
     State,
 )
 
-__all__ = ["S", "P", "act", "kind", "Formula", "FORMULAS", "formula_of", "ACTION_KINDS", "step_values",
+__all__ = ["ACT_FIELDS", "S", "P", "act", "kind", "Formula", "FORMULAS", "formula_of", "ACTION_KINDS", "step_values",
            "wire", "places", "everywhere", "EACH"]
 
 S = var("S", State)
@@ -58,7 +58,7 @@ EACH = var("x", Execution)  # the record an invariant of each execution is writt
 ACTION_KINDS: tuple[type, ...] = tuple(getattr(_actions, n) for n in _actions.__all__
                                        if isinstance(getattr(_actions, n), type) and n[0].isupper()
                                        and hasattr(getattr(_actions, n), "__dataclass_fields__"))
-_FIELD_TYPES: dict[str, type] = {"execution": str, "call": str, "artifacts": int, "question": int, "approve": bool,
+ACT_FIELDS: dict[str, type] = {"execution": str, "call": str, "artifacts": int, "question": int, "approve": bool,
                                  "routed": bool, "final": bool, "ok": bool, "session": int}
 _NEUTRAL = {str: "", int: 0, bool: False}
 
@@ -67,9 +67,9 @@ class _Act:
     """`act.execution` is the step's action's field `execution` (a variable, bound per step)."""
 
     def __getattr__(self, name: str) -> Expr:
-        if name.startswith("__") or name not in _FIELD_TYPES:
+        if name.startswith("__") or name not in ACT_FIELDS:
             raise AttributeError(f"no action has a field {name!r}")
-        return var(f"act.{name}", _FIELD_TYPES[name])
+        return var(f"act.{name}", ACT_FIELDS[name])
 
 
 act = _Act()
@@ -87,7 +87,7 @@ def step_values(action_kind: type) -> dict[str, Any]:
     """The constants a step of this kind gives `kind(...)`, and the fields it lacks (their neutral value)."""
     mine = {f.name for f in fields(action_kind)}
     values: dict[str, Any] = {f"kind:{k.__name__}": k is action_kind for k in ACTION_KINDS}
-    values.update({f"act.{n}": _NEUTRAL[t] for n, t in _FIELD_TYPES.items() if n not in mine})
+    values.update({f"act.{n}": _NEUTRAL[t] for n, t in ACT_FIELDS.items() if n not in mine})
     return values
 
 

@@ -16,15 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .formulas import ACTION_KINDS, FORMULAS, step_values
+from .formulas import ACT_FIELDS, ACTION_KINDS, FORMULAS, step_values
 from .lang import specialize
 from .pygen import _NAMESPACE, _Env, _Writer
 from .reading import CONFORMANT
 
 __all__ = ["Tests", "compiled_for", "compiled_expr", "source"]
 
-_ACT_FIELDS = ("execution", "call", "artifacts", "question", "approve", "routed", "final", "ok", "session")
-_ENV = {"S": "s", "P": "p", "x": "x", **{f"act.{f}": f"a.{f}" for f in _ACT_FIELDS}}
+_ENV = {"S": "s", "P": "p", "x": "x", **{f"act.{f}": f"a.{f}" for f in ACT_FIELDS}}
 
 
 @dataclass(frozen=True)

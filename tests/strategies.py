@@ -17,7 +17,7 @@ from pausecheck.model import ACTION_TYPES, BOUND_HELP, SWITCHES, Action, Bounds,
 
 __all__ = [
     "bounds", "tiny_bounds", "ids", "action_of", "actions", "machines", "walks", "machine_walks",
-    "transitions", "RICH", "reachable", "reachable_states", "edge_check",
+    "transitions", "RICH", "reachable", "first_reachable", "reachable_states", "edge_check",
 ]
 
 
@@ -129,11 +129,16 @@ RICH = Machine(Bounds(calls=2, per_call=1, artifacts=2, pauses=2, write_failures
 @functools.cache
 def reachable(machine: Machine) -> tuple[State, ...]:
     """Every state reachable in `machine`, in breadth-first order (computed once per machine)."""
+    return first_reachable(machine)
+
+
+def first_reachable(machine: Machine, count: int | None = None) -> tuple[State, ...]:
+    """The first `count` states `machine` reaches (all, without a count), in breadth-first order."""
     order = list(machine.init_states())
     seen = set(order)
     for state in order:  # `order` grows while we iterate: a queue without pops
         for _, post in machine.successors(state):
-            if post not in seen:
+            if post not in seen and (count is None or len(order) < count):
                 seen.add(post)
                 order.append(post)
     return tuple(order)

@@ -14,6 +14,8 @@ from pausecheck.model.properties import PROPERTIES, screen
 from pausecheck.model.property import ALWAYS, SOMETIMES, TRANSITION
 from pausecheck.model.pycheck import compiled_for, source
 
+from .strategies import first_reachable
+
 SMALL = Bounds(calls=2, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
 MACHINES = {
     "default": Machine(SMALL),
@@ -33,17 +35,6 @@ MACHINES = {
 FIRST = 20_000  # the first states, in breadth-first order, of each machine
 
 
-def _first(machine: Machine, count: int) -> list:
-    order = list(machine.init_states())
-    seen = set(order)
-    for state in order:
-        for _, post in machine.successors(state):
-            if post not in seen and len(order) < count:
-                seen.add(post)
-                order.append(post)
-    return order
-
-
 @pytest.mark.parametrize("name", MACHINES)
 def test_each_formula_holds_exactly_where_its_explanation_finds_nothing(name: str) -> None:
     machine = MACHINES[name]
@@ -53,7 +44,7 @@ def test_each_formula_holds_exactly_where_its_explanation_finds_nothing(name: st
     steps = [p for p in PROPERTIES if p.kind == TRANSITION]
     all_hold, rest = screen(always, ctx)
     broken: set[str] = set()
-    for state in _first(machine, FIRST):
+    for state in first_reachable(machine, FIRST):
         verdicts = {}
         for p in always:
             verdicts[p.name] = tests.state[p.name](state)

@@ -18,22 +18,13 @@ from pausecheck.model.properties import PROPERTIES
 from pausecheck.model.pycheck import compiled_for
 from pausecheck.model.reading import CONFORMANT
 
+from .strategies import first_reachable
+
 SMALL = Bounds(calls=2, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
 SETS = {"small": SMALL, "crash and race": SMALL.replace(pauses=1, observations=0, crashes=1, races=1),
         "two sessions": COMPANION_BOUNDS, "faults": SMALL.replace(expiries=1, interim_writes=1, node_failures=1)}
 ON = {p.name: p.on for p in PROPERTIES}
 FIRST = 600
-
-
-def _first(machine: Machine, count: int) -> list:
-    order = list(machine.init_states())
-    seen = set(order)
-    for state in order:
-        for _, post in machine.successors(state):
-            if post not in seen and len(order) < count:
-                seen.add(post)
-                order.append(post)
-    return order
 
 
 def _disagreements(bounds: Bounds, states: list) -> list:
@@ -60,14 +51,14 @@ def _disagreements(bounds: Bounds, states: list) -> list:
 @pytest.mark.parametrize("which", SETS)
 def test_each_lowered_formula_agrees_with_the_compiled_test(which: str) -> None:
     bounds = SETS[which]
-    assert _disagreements(bounds, _first(Machine(bounds), FIRST)) == []
+    assert _disagreements(bounds, first_reachable(Machine(bounds), FIRST)) == []
 
 
 def test_the_z3_terms_agree_on_samples() -> None:
     bounds = SMALL
     caps = Caps.of(bounds, CONFORMANT)
     tests = compiled_for(bounds)
-    for state in _first(Machine(bounds), 400)[::40]:
+    for state in first_reachable(Machine(bounds), 400)[::40]:
         for name, f in FORMULAS.items():
             if f.step:
                 continue
@@ -82,4 +73,4 @@ def test_a_slip_in_the_lowering_of_one_operation_is_caught(monkeypatch: pytest.M
             return self.A.add(out, self.n(1)) if x.op == "count" else out  # counts one too many
 
     monkeypatch.setattr(terms, "Lower", Slipped)
-    assert _disagreements(SMALL, _first(Machine(SMALL), 200))
+    assert _disagreements(SMALL, first_reachable(Machine(SMALL), 200))

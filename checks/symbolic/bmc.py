@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import z3
 from pausecheck.model import Machine
@@ -25,19 +24,12 @@ from ..explore import Discovery
 from .properties import deadlocked, holds, step_holds, step_shows
 from .rules import Move, Semantics, moves
 from .state import SState, decode, fresh, initial, well_formed
+from .unrolled import BmcResult, Drift, Found, UniverseTooSmall, _judged
 from .vec import leaves, same, var
 
 __all__ = ["Unrolling", "Found", "BmcResult", "bmc", "Drift", "UniverseTooSmall", "NAMES"]
 
 NAMES: tuple[str, ...] = tuple(p.name for p in PROPERTIES) + (DEADLOCK,)
-
-
-class Drift(AssertionError):
-    """A solver's behaviour that the explicit model does not have: the two semantics differ."""
-
-
-class UniverseTooSmall(RuntimeError):
-    """A reachable step that would not fit the symbolic state's capacities."""
 
 
 class Unrolling:
@@ -140,26 +132,6 @@ class Unrolling:
 KIND: dict[str, str] = {p.name: p.kind for p in PROPERTIES} | {DEADLOCK: DEADLOCK}
 
 
-@dataclass
-class Found:
-    """What BMC established for one property: the minimal depth it shows at, with the path, or None."""
-
-    name: str
-    kind: str
-    depth: int | None = None
-    discovery: Discovery | None = None
-
-
-@dataclass
-class BmcResult:
-    """The outcome of bounded model checking up to `depth` steps."""
-
-    depth: int
-    found: dict[str, Found] = field(default_factory=dict)
-    seconds: float = 0.0
-    complete: bool = True  # False: stopped at a deadline before `depth`
-
-
 def bmc(m: Semantics, machine: Machine, depth: int, names: tuple[str, ...] = NAMES, *,
         lemmas: Callable[[SState], z3.BoolRef] | None = None, deadline: float | None = None,
         progress: Callable[[int, int], None] | None = None) -> BmcResult:
@@ -196,12 +168,3 @@ def bmc(m: Semantics, machine: Machine, depth: int, names: tuple[str, ...] = NAM
             progress(t, sum(1 for f in result.found.values() if f.depth is not None))
     result.seconds = time.perf_counter() - started
     return result
-
-
-def _judged(path: Discovery, found: Found, machine: Machine) -> Discovery:
-    """The path with the explicit model's verdict on its last step (a Drift if it shows nothing there)."""
-    pre, action = (path.states[-2], path.actions[-1]) if path.actions else (None, None)
-    shown, message = machine.judge(found.name, pre, action, path.states[-1])
-    if not shown:
-        raise Drift(f"z3 says the path of {len(path.actions)} steps shows {found.name}; the explicit model disagrees")
-    return Discovery(path.states, path.actions, message)

@@ -242,10 +242,11 @@ def _linked(sample: list[State], bounds: Bounds) -> list[Candidate]:
                     lambda x, fa=fa, fb=fb, k=scale, c=c: _at_most(fa(x), _times(fb(x), k), c))))
     settled, own = _EXECUTION_MEASURES["settled questions"], _EXECUTION_MEASURES["segment calls"]
     has_segment = _EXECUTION_MEASURES["segments"]
-    out.append(Candidate("each execution's calls came from its segments: at most the bound per settled question, "
-                         "plus those of its segment in flight (the bound, if none)", S.executions.all_of(
-                             lambda x: x.calls <= _times(settled(x), bounds.calls) + ite(
-                                 has_segment(x) > 0, own(x), bounds.calls)))) if bounds.calls else None
+    if bounds.calls:
+        out.append(Candidate("each execution's calls came from its segments: at most the bound per settled "
+                             "question, plus those of its segment in flight (the bound, if none)", S.executions.all_of(
+                                 lambda x: x.calls <= _times(settled(x), bounds.calls) + ite(
+                                     has_segment(x) > 0, own(x), bounds.calls))))
     out.append(Candidate("a segment makes at most the bound's calls", S.segments.all_of(lambda y: y.calls <= B.calls)))
     return out
 

@@ -24,7 +24,7 @@ from pausecheck.model.rules import RULES
 from pausecheck.model.state import State
 
 from .relation import Caps, Move, decode, fresh, lift, moves, post_fits
-from .values import CONCRETE, Z3, TooSmall, decode_str, same
+from .values import CONCRETE, Z3, TooSmall, decode_str, reader, same
 
 __all__ = ["lowered_successors", "Relation", "action_of", "Overflow"]
 
@@ -83,12 +83,7 @@ class Relation:
         solver.add(self.formula, same(Z3, self.pre, lift(Z3, self.caps, state)))
         out = []
         while solver.check() == z3.sat:
-            model = solver.model()
-
-            def read(x: Any, model: Any = model) -> Any:
-                value = model.eval(x, model_completion=True)
-                return z3.is_true(value) if z3.is_bool(value) else value.as_long()
-
+            read = reader(solver.model())
             k = read(self.which)
             post = decode(self.post, read)
             move = self.moves[k]

@@ -36,7 +36,7 @@ from .candidates import Candidate, mine
 from .crosscheck import action_of
 from .relation import Caps, decode, fresh, moves, post_fits, well_formed
 from .terms import state_term, step_term, term_of
-from .values import Z3, same
+from .values import Z3, reader, same
 
 __all__ = ["KEY", "FITS", "Cti", "Outcome", "Proof", "prove", "sample_states"]
 
@@ -157,9 +157,7 @@ class _Step:
 
     def overflow(self, model: z3.ModelRef) -> str:
         """Which step overflows, from which state (in words)."""
-        def read(x: Any) -> Any:
-            value = model.eval(x, model_completion=True)
-            return z3.is_true(value) if z3.is_bool(value) else value.as_long()
+        read = reader(model)
         for m in self.moves:
             if read(m.guard) and not read(post_fits(Z3, m.post)):
                 try:
@@ -169,9 +167,7 @@ class _Step:
         return "a step"
 
     def cti(self, model: z3.ModelRef, machine: Machine) -> Cti | None:
-        def read(x: Any) -> Any:
-            value = model.eval(x, model_completion=True)
-            return z3.is_true(value) if z3.is_bool(value) else value.as_long()
+        read = reader(model)
         try:
             pre, post = decode(self.s0, read), decode(self.s1, read)
             action = action_of(self.moves[read(self.which)], read)

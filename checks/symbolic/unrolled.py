@@ -31,7 +31,7 @@ from ..explore import Discovery
 from .crosscheck import action_of
 from .relation import Caps, Move, decode, fresh, initial, moves, post_fits, well_formed
 from .terms import state_term, step_term, term_of
-from .values import Z3, leaves, same
+from .values import Z3, leaves, reader, same
 
 __all__ = ["Unrolling", "Found", "BmcResult", "bmc", "Drift", "UniverseTooSmall", "NAMES", "KIND"]
 
@@ -135,9 +135,7 @@ class Unrolling:
 
     def path(self, model: z3.ModelRef, t: int, machine: Machine) -> Discovery:
         """The concrete states s0..st and the explicit actions between them, each step re-taken."""
-        def read(x: Any) -> Any:
-            value = model.eval(x, model_completion=True)
-            return z3.is_true(value) if z3.is_bool(value) else value.as_long()
+        read = reader(model)
         states = [decode(s, read) for s in self.states[:t + 1]]
         actions = []
         for i in range(t):

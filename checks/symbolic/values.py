@@ -14,6 +14,7 @@ comparisons read them right.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ from pausecheck.model.state import WORDS
 
 from .vec import BITS
 
-__all__ = ["Algebra", "Z3", "CONCRETE", "Seq", "OptV", "encode_str", "decode_str", "EXEC", "RACE", "CALL",
+__all__ = ["reader", "Algebra", "Z3", "CONCRETE", "Seq", "OptV", "encode_str", "decode_str", "EXEC", "RACE", "CALL",
            "TooSmall", "zero_like", "pick", "same", "resize", "leaves"]
 
 _WORD = {w: i + 1 for i, w in enumerate(WORDS)}
@@ -213,6 +214,14 @@ def pick(A: Algebra, c: Any, a: Any, b: Any) -> Any:
     if isinstance(a, tuple):
         return tuple(pick(A, c, x, y) for x, y in zip(a, b, strict=True))
     return A.ite(c, a, b)
+
+
+def reader(model: z3.ModelRef) -> Callable[[Any], Any]:
+    """A function that reads a leaf's value in a z3 model, as a Python bool or int."""
+    def read(x: Any) -> Any:
+        value = model.eval(x, model_completion=True)
+        return z3.is_true(value) if z3.is_bool(value) else value.as_long()
+    return read
 
 
 def leaves(v: Any) -> list[Any]:
