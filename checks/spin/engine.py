@@ -30,6 +30,7 @@ from pausecheck.model.reading import Reading
 from ..evidence import command_line, document_for
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
 from .pan import DEPTH, HASH_BITS, PanRun, SpinError, compile_model, run_pan
+from ..symbolic.relation import Caps
 from .promela import Model, generate
 from .trail import TrailError, path_of, trail_options
 
@@ -157,16 +158,18 @@ def _situations(verdicts: list[SpinVerdict], properties: Sequence[Any], bounds: 
 def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, store: str = "exact",
                reduce: bool = True, hash_bits: int = HASH_BITS, depth: int = DEPTH, memory_mb: int | None = None,
                max_seconds: float | None = None, progress: Callable[[str], None] | None = None,
-               optimise: str = "-O1", rules: tuple[Any, ...] | None = None,
+               optimise: str = "-O1", rules: tuple[Any, ...] | None = None, caps: Caps | None = None,
                machine: Machine | None = None, accept_unexercised: bool = False) -> SpinReport:
     """Check `properties` (objects with name, kind, clauses, expr) and deadlock with Spin (see the module's
     doc): on `rules` (default the rule table; a mutant's table), its paths decoded on `machine` (default the
-    explicit model of the bounds and reading). Raises `pan.SpinError` if spin or gcc fails on the model,
+    explicit model of the bounds and reading), its arrays sized by `caps` (default `promela.capacities`; a
+    mutant's lists may need more). Raises `pan.SpinError` if spin or gcc fails on the model,
     `promela.TooLarge` for bounds past the encoding."""
     say = progress or (lambda _line: None)
     started = time.monotonic()
     checks = Assertions(bounds, reading, properties)
-    model = generate(bounds, reading, "model.pml", checks=checks, **({} if rules is None else {"rules": rules}))
+    model = generate(bounds, reading, "model.pml", caps=caps, checks=checks,
+                     **({} if rules is None else {"rules": rules}))
     generated = time.monotonic()
     say(f"generated the Promela model ({len(model.options)} options, {len(model.text) // 1024} KiB); compiling")
     machine = machine or Machine(bounds, reading)

@@ -4,7 +4,7 @@ Each step of pan's trail N (`model.pmlN.trail`: depth, process, transition) is a
 transition table (`pan.t`) by the line it opens on (`spin -t<N> -p` prints the same, much slower on a large
 model); that is the `do` option taken, whose line the generator recorded (`promela.Model.options`). Each
 option is a rule at one binder slot with given parameter values: the step is the one successor of the
-explicit model (`Machine.successors`) of that rule whose action names that slot (its session, or the id
+explicit model (`Machine.successors` of that rule alone) whose action names that slot (its session, or the id
 of the execution or segment in that slot) and those values. Options of the checks (`assertions.py`)
 change no state and are skipped. A step that matches no successor, or more than one different
 post-state, means the Promela and the explicit model disagree: `TrailError`.
@@ -112,9 +112,11 @@ def path_of(machine: Machine, options: list[Option], message: str | None) -> Dis
     """The explicit model's path that the rule options take, from the initial state."""
     states: list[State] = [machine.init_states()[0]]
     actions: list[Any] = []
+    alone: dict[int, Machine] = {}  # the machine of each rule by itself (a mutant may add a rule of the same action)
     for i, option in enumerate(o for o in options if o.rule is not None):
         state = states[-1]
-        found = [(a, post) for a, post in machine.successors(state) if _matches(option, state, a)]
+        rule = alone.setdefault(id(option.rule), dataclasses.replace(machine, rules=(option.rule,)))
+        found = [(a, post) for a, post in rule.successors(state) if _matches(option, state, a)]
         posts = {post for _, post in found}
         if len(posts) != 1:
             raise TrailError(f"step {i + 1} of the trail ({option.rule.action.__name__} at slot {option.slot}) "
