@@ -28,9 +28,9 @@ from pausecheck.model.machine import DEADLOCK_DOC
 from pausecheck.model.reading import Reading
 
 from ..evidence import command_line, document_for
+from ..symbolic.relation import Caps
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
 from .pan import DEPTH, HASH_BITS, PanRun, SpinError, compile_model, run_pan
-from ..symbolic.relation import Caps
 from .promela import Model, generate
 from .trail import TrailError, path_of, trail_options
 
