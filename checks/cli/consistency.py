@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from pausecheck.model import Bounds
+from pausecheck.model.reading import SWITCH_OF, reading_named
 
 from ..budget import note
 from ..console import Reporter, console
@@ -21,13 +22,15 @@ def _short(name: str) -> str:
     return name.removeprefix("conformant+")
 
 
+def _faults_off(bounds: Bounds, reading: str) -> str:
+    """For a reading whose switch differs only under faults these bounds leave off: which to turn on."""
+    needs = [f for a, _ in reading_named(reading).switches for f in SWITCH_OF[a].needs]
+    if not needs or any(getattr(bounds, f) for f in needs):
+        return ""
+    return f" (it differs only under {' or '.join('--' + f.replace('_', '-') for f in needs)})"
+
+
 def consistency_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception]) -> int:
-    from ..symbolic.readings import reading_semantics
-    from ..symbolic.rules import NotEncoded
-    try:
-        reading_semantics(bounds)
-    except NotEncoded as error:
-        raise usage(str(error)) from None
     if args.depth < 1 or args.trigger_depth < 1:
         raise usage("--depth and --trigger-depth need at least 1 step")
     parts = tuple(args.only or PARTS)
@@ -52,12 +55,12 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
         constraints,
         dependencies,
         satisfiable,
+        single_switch_readings,
         triggers,
     )
-    from ..symbolic.readings import encoded_readings
 
     say("pausecheck consistency: the clauses as constraints over bounded behaviours, under the conformant "
-        "reading or any single-switch reading encoded symbolically; bounds "
+        "reading or any single-switch reading; bounds "
         + " ".join(f"{k.replace('_', '-')}={v}" for k, v in bounds.as_dict().items()))
     report: dict[str, Any] = {"bounds": bounds.as_dict()}
     code = 0
@@ -93,6 +96,7 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
         def clash_line(c: Any) -> None:
             if not c.diverges:
                 what = f"never takes a branch other than the conformant one within {args.depth} steps here"
+                what += _faults_off(bounds, c.reading)
             elif not c.clauses and not c.finishing:
                 what = (f"no clash within {args.depth} steps: a behaviour takes its branch, keeps every clause "
                         "and finishes")
@@ -108,7 +112,7 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
 
         say(f"(b) each reading against the clauses: behaviours of {args.depth} steps that take the reading's "
             "branch; a minimal clashing set of clauses (one of possibly several)")
-        clashed = reporter.count("(b) clashes", len(encoded_readings()), "readings")
+        clashed = reporter.count("(b) clashes", len(single_switch_readings()), "readings")
         clashes(bounds, args.depth, done=lambda c: (clash_line(c), clashed(len(rows), c.reading)))
         report["clashes"] = {"depth": args.depth, "readings": rows}
     if "dependencies" in parts:

@@ -1,14 +1,16 @@
 """Rule consistency: the clauses as constraints over bounded behaviours, asked of z3.
 
 A behaviour here is a path of K steps from the initial state under *some* reading: the conformant one or
-any single-switch reading encoded symbolically (one reading for the whole behaviour, a variable z3
-chooses), so that the clauses, not the conformant rules alone, decide which behaviours are admitted.
+any single-switch reading (one reading for the whole behaviour, a variable z3 chooses: the envelope of
+`envelope.py` over the relation derived from the rule table, every fault the bounds allow included), so
+that the clauses, not the conformant rules alone, decide which behaviours are admitted.
 The constraint of a clause is every property that formalises it (`model.properties`: a property
 formalises all the clauses it cites together, so it is asserted while each of them is kept), and, for
 the liveness clauses of `no_stuck_execution` (G6.5, G5.2), that the behaviour has finished by step K.
 A clause's *trigger* is each witness that cites it.
 
-Three questions, each a query of one incremental solver (`Unrolling` of `symbolic.bmc`):
+Three questions, each a query of one incremental solver (`EnvelopeUnrolling`, the `Unrolling` of
+`unrolled.py` over the envelope; every property judged by its formula, `terms.py`):
 
 - `satisfiable`: all clauses together admit a behaviour in which every trigger the bounds allow occurs
   (so they are not satisfied vacuously); the behaviour is decoded and re-checked on the explicit model;
@@ -28,20 +30,20 @@ from dataclasses import dataclass, field
 import z3
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.clauses import CLAUSES
+from pausecheck.model.lang import Rule
 from pausecheck.model.liveness import LIVENESS
 from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import ALWAYS, SOMETIMES, TRANSITION
-from pausecheck.model.reading import CONFORMANT, Reading
+from pausecheck.model.reading import CONFORMANT, SWITCHES, Reading, reading_named
+from pausecheck.model.rules import RULES
 
 from ..explore import Discovery
-from .bmc import Unrolling
-from .readings import READING_TWINS, encoded_readings, envelope
-from .rules import Semantics, is_final, moves
-from .state import initial
-from .vec import same, var
+from .envelope import Envelope, EnvelopeUnrolling
+from .terms import term_of
+from .unrolled import finished
 
-__all__ = ["FINISHES", "Behaviours", "Clash", "Dependency", "Satisfiable", "constraints", "triggers",
-           "asserted_by", "satisfiable", "clashes", "dependencies"]
+__all__ = ["FINISHES", "Behaviours", "single_switch_readings", "Clash", "Dependency", "Satisfiable", "constraints",
+           "triggers", "asserted_by", "satisfiable", "clashes", "dependencies"]
 
 FINISHES = "no_stuck_execution"  # its bounded reading: the behaviour has finished by step K
 SAFETY = tuple(p.name for p in PROPERTIES if p.kind in (ALWAYS, TRANSITION))
@@ -70,22 +72,28 @@ def triggers(bounds: Bounds) -> dict[str, tuple[str, ...]]:
     return {c: tuple(names) for c, names in found.items()}
 
 
+def single_switch_readings() -> tuple[Reading, ...]:
+    """Every reading that sets one switch otherwise than the conformant reading, in the order of the switches
+    and their values."""
+    return tuple(reading_named(f"{s.ambiguity}={v}") for s in SWITCHES for v in s.values if v != s.default)
+
+
 class Behaviours:
     """The behaviours of exactly `depth` steps (a poll pads a shorter one) under the conformant reading or
-    any of `readings`, with a literal per clause that asserts the clause's constraint when assumed."""
+    any of `readings` (default: every single-switch reading), with a literal per clause that asserts the
+    clause's constraint when assumed."""
 
-    def __init__(self, bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None) -> None:
-        self.bounds, self.depth = bounds, depth
-        self.readings = (CONFORMANT,) + (encoded_readings() if readings is None else readings)
-        self.choice = var("reading")
-        self.m = envelope(Semantics.of(bounds), self.choice, self.readings[1:])
-        self.unrolling = u = Unrolling(self.m, initial(self.m.universe))
+    def __init__(self, bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None,
+                 rules: tuple[Rule, ...] = RULES) -> None:
+        self.bounds, self.depth, self.rules = bounds, depth, rules
+        self.readings = (CONFORMANT,) + (single_switch_readings() if readings is None else readings)
+        self.envelope = Envelope(bounds, self.readings, rules)
+        self.unrolling = u = EnvelopeUnrolling(self.envelope)
         u.solver.set("sat.core.minimize", True)  # cores come back (nearly) minimal: few deletion checks after
         for _ in range(depth):
             u.grow()
-        u.solver.add(z3.ULT(self.choice, len(self.readings)))
         self.broken = {name: z3.Or([u.violation(name, t) for t in range(depth + 1)]) for name in SAFETY}
-        self.broken[FINISHES] = z3.Not(is_final(self.m, u.states[depth]))
+        self.broken[FINISHES] = z3.Not(term_of(finished(bounds), u.caps, bounds, u.states[depth]))
         self.literal = {c: z3.Bool(f"clause {c}") for c in constraints()}
         self.finish = z3.Bool("finishes")  # asserts FINISHES while its clauses are kept (parts a and b only)
         for name, broken in self.broken.items():
@@ -97,20 +105,15 @@ class Behaviours:
         return z3.Or([self.unrolling.violation(witness, t) for t in range(1, self.depth + 1)])
 
     def reading(self, index: int) -> z3.BoolRef:
-        return self.choice == index
+        return self.envelope.choice == index
+
+    def same_as_conformant(self, index: int) -> bool:
+        """Reading `index` has, at these bounds, exactly the conformant reading's rules."""
+        return self.envelope.same_as_conformant(index)
 
     def diverges(self, index: int) -> z3.BoolRef:
         """Some step takes a branch where reading `index` leads elsewhere than the conformant reading."""
-        u, reading = self.unrolling, self.readings[index]
-        twin = READING_TWINS[reading.switches[0]][1].deviation.patch
-        base = Semantics(self.m.bounds, self.m.universe, self.m.pauses, self.m.write_failures, self.m.observations)
-        steps = []
-        for t in range(self.depth):
-            for k, mv in enumerate(moves(base, u.states[t])):
-                other = twin(base, mv, u.states[t])
-                if other is not mv.post:
-                    steps.append(z3.And(u.selectors[t] == k, z3.Not(same(other, mv.post))))
-        return z3.Or(steps) if steps else z3.BoolVal(False)
+        return z3.Or([self.unrolling.diverges(index, t) for t in range(self.depth)])
 
     def check(self, *assumptions: z3.BoolRef) -> z3.CheckSatResult:
         answer = self.unrolling.solver.check(*assumptions)
@@ -127,8 +130,8 @@ class Behaviours:
         """The behaviour of the last satisfiable check: its reading, and its path re-checked on the explicit
         model under that reading."""
         model = self.unrolling.solver.model()
-        reading = self.readings[model.eval(self.choice, model_completion=True).as_long()]
-        return reading, self.unrolling.path(model, self.depth, Machine(self.bounds, reading))
+        reading = self.unrolling.chosen(model)
+        return reading, self.unrolling.path(model, self.depth, Machine(self.bounds, reading, self.rules))
 
     def core(self, fixed: tuple[z3.BoolRef, ...]) -> list[str]:
         """After an unsatisfiable check of `fixed` and every literal: a minimal set of them that is still
@@ -228,7 +231,7 @@ def clashes(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = N
     for index, reading in enumerate(b.readings[1:], 1):
         started = time.perf_counter()
         fixed = (b.reading(index), b.diverges(index))
-        if b.check(*fixed) == z3.unsat:
+        if b.same_as_conformant(index) or b.check(*fixed) == z3.unsat:
             clash = Clash(reading.name, False)
         elif b.check(*fixed, *b.kept()) == z3.sat:
             b.behaviour()  # decoded and re-checked on the explicit model: a Drift if it has no such path
