@@ -39,11 +39,12 @@ from pausecheck.model.rules import RULES
 
 from ..explore import Discovery
 from .envelope import Envelope, EnvelopeUnrolling
+from .relation import Caps
 from .terms import term_of
-from .unrolled import finished
+from .unrolled import Drift, finished
 
-__all__ = ["FINISHES", "Behaviours", "single_switch_readings", "Clash", "Dependency", "Satisfiable", "constraints",
-           "triggers", "asserted_by", "satisfiable", "clashes", "dependencies"]
+__all__ = ["FINISHES", "Behaviours", "single_switch_readings", "Clash", "Dependency", "Satisfiable", "Split",
+           "constraints", "triggers", "divergent_step", "asserted_by", "satisfiable", "clashes", "dependencies"]
 
 FINISHES = "no_stuck_execution"  # its bounded reading: the behaviour has finished by step K
 SAFETY = tuple(p.name for p in PROPERTIES if p.kind in (ALWAYS, TRANSITION))
@@ -84,10 +85,10 @@ class Behaviours:
     clause's constraint when assumed."""
 
     def __init__(self, bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None,
-                 rules: tuple[Rule, ...] = RULES) -> None:
+                 rules: tuple[Rule, ...] = RULES, caps: Caps | None = None) -> None:
         self.bounds, self.depth, self.rules = bounds, depth, rules
         self.readings = (CONFORMANT,) + (single_switch_readings() if readings is None else readings)
-        self.envelope = Envelope(bounds, self.readings, rules)
+        self.envelope = Envelope(bounds, self.readings, rules, caps)
         self.unrolling = u = EnvelopeUnrolling(self.envelope)
         u.solver.set("sat.core.minimize", True)  # cores come back (nearly) minimal: few deletion checks after
         for _ in range(depth):
@@ -155,6 +156,47 @@ def _minimal(b: Behaviours, fixed: tuple[z3.BoolRef, ...], core: list[z3.BoolRef
     return core
 
 
+class Split:
+    """The readings asked about, split by the capacities their states need (`Caps.of`): one `Behaviours`, one
+    solver, per split, built when first asked for. A reading that can put an artifact on a list twice needs
+    lists twice as long, and every state of a solver has its widest shape: asking the others of a solver
+    with the shorter lists makes their queries about twice as fast."""
+
+    def __init__(self, bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None,
+                 rules: tuple[Rule, ...] = RULES) -> None:
+        self.bounds, self.depth, self.rules = bounds, depth, rules
+        self.readings = single_switch_readings() if readings is None else readings
+        self.parts: dict[Caps, list[Reading]] = {Caps.of(bounds, CONFORMANT): []}
+        for reading in self.readings:
+            self.parts.setdefault(Caps.of(bounds, reading), []).append(reading)
+        self._built: dict[Caps, Behaviours] = {}
+
+    def behaviours(self, caps: Caps) -> Behaviours:
+        if caps not in self._built:
+            self._built[caps] = Behaviours(self.bounds, self.depth, tuple(self.parts[caps]), self.rules, caps)
+        return self._built[caps]
+
+    def of(self, reading: Reading) -> tuple[Behaviours, int]:
+        """The behaviours that hold `reading`, and its index there."""
+        b = self.behaviours(Caps.of(self.bounds, reading))
+        return b, b.readings.index(reading)
+
+    def every(self) -> list[Behaviours]:
+        """The behaviours of every split (the conformant reading's first), built as needed."""
+        return [self.behaviours(caps) for caps, readings in self.parts.items() if readings or len(self.parts) == 1]
+
+
+def divergent_step(bounds: Bounds, reading: Reading, path: Discovery, rules: tuple[Rule, ...] = RULES) -> int:
+    """The first step of a path (under `reading`) whose successor the conformant reading does not give: the
+    branch the reading takes, found on the explicit model (a Drift if there is none)."""
+    conformant = Machine(bounds, CONFORMANT, rules)
+    for t, action in enumerate(path.actions):
+        if conformant.step(path.states[t], action) != path.states[t + 1]:
+            return t
+    raise Drift(f"z3 says the behaviour takes a branch of {reading.name}; on the explicit model every step is "
+                "the conformant reading's too")
+
+
 @dataclass
 class Satisfiable:
     """Part (a): behaviours that satisfy every clause's constraint and finish, and together show every
@@ -172,12 +214,13 @@ class Satisfiable:
         return len(self.behaviours) == 1 and not self.impossible
 
 
-def satisfiable(bounds: Bounds, depth: int, progress: Callable[[str], None] | None = None) -> Satisfiable:
+def satisfiable(bounds: Bounds, depth: int, progress: Callable[[str], None] | None = None,
+                rules: tuple[Rule, ...] = RULES) -> Satisfiable:
     """Behaviours of `depth` steps under every clause: one showing every trigger if there is one, else a
     few that show them all between them (each query asks for every trigger still unshown; a minimal set
     that cannot occur together is split by putting its last trigger off to a later behaviour)."""
     started = time.perf_counter()
-    b = Behaviours(bounds, depth, ())
+    b = Behaviours(bounds, depth, (), rules)
     wanted = tuple(sorted({w for names in triggers(bounds).values() for w in names},
                           key=[p.name for p in PROPERTIES].index))
     shows = {w: z3.Bool(f"trigger {w}") for w in wanted}
@@ -224,17 +267,19 @@ class Clash:
 
 
 def clashes(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None,
-            done: Callable[[Clash], None] | None = None) -> list[Clash]:
+            done: Callable[[Clash], None] | None = None, rules: tuple[Rule, ...] = RULES) -> list[Clash]:
     """Each reading against the clauses: a minimal unsatisfiable core where they clash."""
-    b = Behaviours(bounds, depth, readings)
+    split = Split(bounds, depth, readings, rules)
     found = []
-    for index, reading in enumerate(b.readings[1:], 1):
+    for reading in split.readings:
         started = time.perf_counter()
+        b, index = split.of(reading)
         fixed = (b.reading(index), b.diverges(index))
         if b.same_as_conformant(index) or b.check(*fixed) == z3.unsat:
             clash = Clash(reading.name, False)
         elif b.check(*fixed, *b.kept()) == z3.sat:
-            b.behaviour()  # decoded and re-checked on the explicit model: a Drift if it has no such path
+            # decoded and re-taken on the explicit model, where one step leaves the conformant reading (Drift if not)
+            divergent_step(bounds, reading, b.behaviour()[1], rules)
             clash = Clash(reading.name, True)
         else:
             core = b.core(fixed)
@@ -259,9 +304,10 @@ class Dependency:
 
 
 def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None,
-                 done: Callable[[Dependency], None] | None = None) -> list[Dependency]:
-    """For each clause with a safety property: drop it and see which of its properties no longer follow."""
-    b = Behaviours(bounds, depth, readings)
+                 done: Callable[[Dependency], None] | None = None, rules: tuple[Rule, ...] = RULES) -> list[Dependency]:
+    """For each clause with a safety property: drop it and see which of its properties no longer follow (asked
+    of each split of the readings in turn)."""
+    split = Split(bounds, depth, readings, rules)
     found = []
     for clause, names in constraints().items():
         names = tuple(n for n in names if n != FINISHES)
@@ -270,14 +316,15 @@ def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | Non
         started = time.perf_counter()
         dep = Dependency(clause, names)
         open_ = list(names)
-        kept = b.kept((clause,), finish=False)
-        while open_ and b.check(*kept, z3.Or([b.broken[n] for n in open_])) == z3.sat:
-            reading, path = b.behaviour()
-            model = b.unrolling.solver.model()
-            for n in list(open_):
-                if z3.is_true(model.eval(b.broken[n], model_completion=True)):
-                    dep.fail[n] = (reading.name, _first_break(b, model, n))
-                    open_.remove(n)
+        for b in split.every():
+            kept = b.kept((clause,), finish=False)
+            while open_ and b.check(*kept, z3.Or([b.broken[n] for n in open_])) == z3.sat:
+                reading, path = b.behaviour()
+                model = b.unrolling.solver.model()
+                for n in list(open_):
+                    if z3.is_true(model.eval(b.broken[n], model_completion=True)):
+                        dep.fail[n] = (reading.name, _first_break(b, model, n))
+                        open_.remove(n)
         dep.hold = tuple(open_)
         dep.seconds = time.perf_counter() - started
         found.append(dep)

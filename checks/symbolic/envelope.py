@@ -20,16 +20,16 @@ from typing import Any
 
 import z3
 from pausecheck.model.config import Bounds
-from pausecheck.model.lang import Rule, walk
+from pausecheck.model.formulas import ACT_FIELDS, ACTION_KINDS, FORMULAS
+from pausecheck.model.lang import Rule, specialize, walk
 from pausecheck.model.properties import PROPERTIES
 from pausecheck.model.property import SOMETIMES, TRANSITION
 from pausecheck.model.reading import CONFORMANT, Reading
 from pausecheck.model.rules import RULES
 
-from .relation import Caps, Move, moves, plan
-from .terms import step_term
+from .relation import Caps, Lower, Move, moves, plan
 from .unrolled import KIND, Unrolling
-from .values import Z3, leaves, pick
+from .values import Z3, Algebra, OptV, Seq, leaves
 
 __all__ = ["Envelope", "EnvelopeUnrolling", "switches_read"]
 
@@ -67,12 +67,13 @@ def _caps(bounds: Bounds, readings: tuple[Reading, ...]) -> Caps:
 class Envelope:
     """The moves of `readings` (the first the conformant one) at `bounds`, each guarded by the choice."""
 
-    def __init__(self, bounds: Bounds, readings: tuple[Reading, ...], rules: tuple[Rule, ...] = RULES) -> None:
+    def __init__(self, bounds: Bounds, readings: tuple[Reading, ...], rules: tuple[Rule, ...] = RULES,
+                 caps: Caps | None = None) -> None:
         if not readings or readings[0] != CONFORMANT:
             raise ValueError("an envelope's first reading is the conformant one")
         self.bounds, self.readings, self.rules = bounds, readings, rules
-        self.choice = z3.BitVec("reading", max(1, (len(readings) - 1).bit_length()))
-        self.caps = _caps(bounds, readings)
+        self.choice = z3.BitVec("reading", len(readings).bit_length())  # room for the bound len(readings)
+        self.caps = caps or _caps(bounds, readings)
         self._alone = {i: (rule,) for i, rule in enumerate(rules)}  # kept alive: `plan` caches by identity
         self.groups: list[list[Group]] = [self._group(i) for i in range(len(rules))]
 
@@ -103,14 +104,14 @@ class Envelope:
             return z3.Or([self.choice == k for k in group.members])
         return z3.And([self.choice != k for k in range(len(self.readings)) if k not in group.members])
 
-    def moves(self, state: Any) -> list[Tagged]:
+    def moves(self, state: Any, A: Algebra = Z3) -> list[Tagged]:
         """Every move of every reading from the state value, in the rule table's order (a rule's groups in
-        turn), each as lowered for its group."""
+        turn), each as lowered for its group (over `A`: z3 terms, or Python values for the tests)."""
         found = []
         for index, groups in enumerate(self.groups):
             for group in groups:
                 found += [Tagged(group, mv) for mv in
-                          moves(self.caps, self.bounds, group.reading, state, Z3, self._alone[index])]
+                          moves(self.caps, self.bounds, group.reading, state, A, self._alone[index])]
         return found
 
 
@@ -120,6 +121,7 @@ class EnvelopeUnrolling(Unrolling):
     def __init__(self, envelope: Envelope) -> None:
         self.envelope = envelope
         self._tagged: list[list[Tagged]] = []
+        self._actions: list[dict[str, Any]] = []
         super().__init__(envelope.bounds, CONFORMANT, envelope.rules, envelope.caps)
         self.solver.add(z3.ULT(envelope.choice, len(envelope.readings)))
 
@@ -132,26 +134,43 @@ class EnvelopeUnrolling(Unrolling):
         return self._moves[t]
 
     def violation(self, name: str, t: int) -> Any:
-        """As `Unrolling.violation`, but a step property lowered once per action kind rather than once per move:
-        the action's fields are those of the move the selector names (a property of a step reads only its
-        kind and its fields), so that the terms do not grow with the moves the readings add."""
+        """As `Unrolling.violation`, but a step property lowered once per step rather than once per move: the
+        step's kind and the action's fields are those of the move the selector names, so that the terms do
+        not grow with the moves the readings add."""
         kind = KIND[name]
         if kind not in (TRANSITION, SOMETIMES) or t == 0:
             return super().violation(name, t)
-        pre, post, chosen, on = self.states[t - 1], self.states[t], self.selectors[t - 1], ON[name]
-        of_kind: dict[type, list[tuple[int, Move]]] = {}
-        for k, mv in enumerate(self.moves_from(t - 1)):
-            if not on or mv.kind in on:
-                of_kind.setdefault(mv.kind, []).append((k, mv))
-        terms = []
-        for action, found in of_kind.items():
-            values = found[-1][1].fields
-            for k, mv in reversed(found[:-1]):
-                values = tuple(a if _equal(a, b) else pick(Z3, chosen == k, a, b)
-                               for a, b in zip(mv.fields, values, strict=True))
-            test = step_term(name, self.caps, self.bounds, pre, Move(action, values, None, None), post)
-            terms.append(z3.And(z3.Or([chosen == k for k, _ in found]), test if kind == SOMETIMES else z3.Not(test)))
-        return z3.Or(terms)
+        chosen, on = self.selectors[t - 1], ON[name]
+        env = {"S": self.states[t - 1], "P": self.states[t], **self._action(t - 1)}
+        test = Lower(Z3, self.caps).expr(_specialized(name, self.bounds), env)
+        shows = test if kind == SOMETIMES else z3.Not(test)
+        if not on:
+            return shows
+        return z3.And(z3.Or([chosen == k for k, mv in enumerate(self.moves_from(t - 1)) if mv.kind in on]), shows)
+
+    def _action(self, t: int) -> dict[str, Any]:
+        """What a step formula reads of the action of step t: `kind:K` (is it of kind K?) and `act.f` (its field
+        f, neutral for a kind without one), each a term of the step's selector."""
+        while len(self._actions) <= t:
+            k = len(self._actions)
+            options, chosen = self.moves_from(k), self.selectors[k]
+            named = {f"kind:{K.__name__}": z3.Or([chosen == i for i, mv in enumerate(options) if mv.kind is K])
+                     for K in ACTION_KINDS}
+            for field_name, t_ in ACT_FIELDS.items():
+                neutral = _NEUTRAL[t_]
+                values = []
+                for mv in options:
+                    have = {f.name: v for f, v in zip(fields(mv.kind), mv.fields, strict=True)}
+                    values.append(have.get(field_name, neutral))
+                named[f"act.{field_name}"] = _mux(chosen, values)
+            self._actions.append(named)
+        return self._actions[t]
+
+    def overflow(self, t: int) -> Any:
+        """Some move enabled in state t leads out of the capacities (a sequence it lengthens past its own)."""
+        pre = self.states[t]
+        return z3.Or([z3.And(mv.guard, z3.Or(grown)) for mv in self.moves_from(t)
+                      if (grown := _past_capacity(mv.post, pre))])
 
     def chosen(self, model: z3.ModelRef) -> Reading:
         """The reading a model chose."""
@@ -183,10 +202,48 @@ def _key(x: Tagged) -> tuple[Any, ...]:
     return (x.group.rule, x.move.kind, tuple(f.get_id() for f in leaves(x.move.fields)))
 
 
-def _equal(a: Any, b: Any) -> bool:
-    """Two values are the same term leaf by leaf."""
-    x, y = leaves(a), leaves(b)
-    return len(x) == len(y) and all(p.eq(q) for p, q in zip(x, y, strict=True))
+_NEUTRAL = {str: Z3.num(0), int: Z3.num(0), bool: Z3.boolean(False)}  # "" is 0 (values.encode_str)
+_SPECIALIZED: dict[tuple[str, Bounds], Any] = {}
+
+
+def _specialized(name: str, bounds: Bounds) -> Any:
+    """A step property's formula with the bounds resolved (the step's kind and fields left as variables)."""
+    key = (name, bounds)
+    if key not in _SPECIALIZED:
+        _SPECIALIZED[key] = specialize(FORMULAS[name].expr, bounds, CONFORMANT)
+    return _SPECIALIZED[key]
+
+
+def _past_capacity(post: Any, pre: Any) -> list[Any]:
+    """For each sequence of a successor whose length is not the predecessor's term: it is past its capacity."""
+    found: list[Any] = []
+
+    def go(a: Any, b: Any) -> None:
+        if isinstance(a, Seq):
+            if not a.length.eq(b.length):
+                found.append(z3.Not(a.length <= a.cap))
+            for x, y in zip(a.items, b.items, strict=True):
+                go(x, y)
+        elif isinstance(a, OptV):
+            go(a.value, b.value)
+        elif isinstance(a, tuple):
+            for x, y in zip(a, b, strict=True):
+                go(x, y)
+
+    go(post, pre)
+    return found
+
+
+def _mux(chosen: Any, values: list[Any]) -> Any:
+    """The value of the move `chosen` names, one if-then-else per distinct value."""
+    by_id: dict[int, tuple[Any, list[int]]] = {}
+    for k, v in enumerate(values):
+        by_id.setdefault(v.get_id(), (v, []))[1].append(k)
+    distinct = list(by_id.values())
+    out = distinct[-1][0]
+    for v, ks in reversed(distinct[:-1]):
+        out = z3.If(z3.Or([chosen == k for k in ks]), v, out)
+    return out
 
 
 def _guarded(admits: Any, guard: Any) -> Any:
