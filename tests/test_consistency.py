@@ -7,17 +7,24 @@ import json
 import pytest
 from pausecheck.checks.cli import main
 from pausecheck.checks.explore import Limits, explore
+from pausecheck.checks.mutants import mutant_named
+from pausecheck.checks.symbolic import envelope
 from pausecheck.checks.symbolic.consistency import (
     FINISHES,
+    Split,
     asserted_by,
+    clashes,
     constraints,
     dependencies,
     satisfiable,
+    single_switch_readings,
     triggers,
 )
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.clauses import BY_CONSTRUCTION, CLAUSES, EXCUSED
-from pausecheck.model.reading import reading_named
+from pausecheck.model.formulas import FORMULAS, Formula
+from pausecheck.model.lang import lift
+from pausecheck.model.reading import SWITCHES, reading_named
 
 SMALL = Bounds(artifacts=2, held_bound=1)  # the command's defaults
 TINY = Bounds(calls=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1)
@@ -42,13 +49,49 @@ def test_the_clauses_are_satisfiable_together_with_every_trigger_in_one_behaviou
     assert reading == "conformant" and set(shown) == set(found.triggers) and len(path.actions) == 12
 
 
+def test_a_rule_that_breaks_a_clause_leaves_its_triggers_vacuous():
+    """The mutant that records a failed tool call completed breaks G6.6 whenever a tool fails: with every clause
+    kept, no behaviour of it shows a tool failure."""
+    found = satisfiable(TINY, 12, rules=mutant_named("tool_failure_recorded_completed").rules)
+    assert "tool_failure" in found.impossible and not found.one
+
+
+def test_every_single_switch_reading_is_asked_split_by_the_capacities_it_needs():
+    readings = single_switch_readings()
+    assert len(readings) == sum(len(s.values) - 1 for s in SWITCHES) == 25
+    split = Split(TINY, 4)
+    assert sorted(r.name for part in split.parts.values() for r in part) == sorted(r.name for r in readings)
+    wide = [r.name.removeprefix("conformant+") for caps, part in split.parts.items() if caps.lists > 1 for r in part]
+    assert wide == ["A-T4=merge", "A-T6=write-first", "A-T7=racy-read-then-clear", "A-T12=with-artifacts"]
+
+
+def test_a_clash_is_the_clause_whose_constraint_the_reading_breaks(monkeypatch):
+    """A-G4=completed-with-error clashes with G6.6 alone (`failure_recorded_failed`); with that property's formula
+    perturbed to hold always, G6.6 alone no longer clashes: the core was that constraint's (another property
+    citing G6.6 with other clauses catches the reading then)."""
+    reading = (reading_named("A-G4=completed-with-error"),)
+    (clash,) = clashes(TINY, 8, reading)
+    assert clash.diverges and clash.clauses == ("G6.6",) and not clash.finishing
+    monkeypatch.setitem(FORMULAS, "failure_recorded_failed", Formula("failure_recorded_failed", lift(True), step=True))
+    monkeypatch.setattr(envelope, "_SPECIALIZED", {})
+    (clash,) = clashes(TINY, 8, reading)
+    assert clash.diverges and "G6.6" in clash.clauses and clash.clauses != ("G6.6",)
+
+
+def test_faults_are_in_the_behaviours():
+    """A-G11=leave differs only under an expiry: without one it never diverges, with one it does (at step 4)."""
+    reading = (reading_named("A-G11=leave"),)
+    assert not clashes(TINY, 5, reading)[0].diverges
+    assert clashes(TINY.replace(expiries=1), 5, reading)[0].diverges
+
+
 @pytest.mark.slow
 def test_each_clash_is_a_violation_the_explicit_search_finds_under_that_reading(shared_clashes):
     """Every reading z3 says clashes breaks, in the explicit search at the same bounds and depth, a property
     asserted by its core's clauses; every reading z3 says never diverges has no violation at all."""
     depth = 12  # the command's default: the documented example's clashes, computed once (conftest)
     found = {c.reading: c for c in shared_clashes(SMALL, depth)}
-    assert len(found) == 14
+    assert len(found) == 25
     # Which minimal core z3 returns may depend on what else the process asked of z3 before (term ids): a
     # fresh `pausecheck consistency` gives G6.3 G6.4 for A-G1=leave; any minimal core must pass the check below.
     assert found["conformant+A-G1=leave"].clauses and found["conformant+A-G4=completed-with-error"].clauses
@@ -74,10 +117,11 @@ def test_dropping_a_clause_lets_the_reading_that_breaks_it_in():
 
 
 def test_consistency_cli(capsys):
-    argv = ["consistency", "--only", "satisfiable", "--trigger-depth", "12", "--calls", "1", "--artifacts", "1",
+    """Too few steps for every trigger: the JSON names those no behaviour shows, and the exit is 1."""
+    argv = ["consistency", "--only", "satisfiable", "--trigger-depth", "4", "--calls", "1", "--artifacts", "1",
             "--pauses", "1", "--observations", "0", "--held-bound", "1", "--json"]
-    assert main(argv) == 0
+    assert main(argv) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out["satisfiable"]["one_behaviour"] and out["exit"] == 0
-    assert main(["consistency", "--crashes", "1"]) == 2
+    assert "stale_answer" in out["satisfiable"]["impossible"] and out["exit"] == 1
     assert main(["consistency", "--depth", "0"]) == 2
+    assert main(["consistency", "--trigger-depth", "0"]) == 2

@@ -51,8 +51,8 @@ examples:
                                               three parts take about six minutes at these bounds)
 exit: 0 every trigger the bounds allow occurs in a behaviour that keeps every clause (clashes and dependencies
 are findings about the rules, not failures); 1 some trigger occurs in none (a clause is vacuous or the clauses
-contradict each other); 2 usage error (a fault flag: faults are not encoded symbolically);
-3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
+contradict each other); 2 usage error; 3 stopped by --max-seconds or --max-memory (what was established by then
+is printed)."""
 EPILOG_EXPLORE = """\
 examples:
   pausecheck explore --calls 1 --pauses 1     the model at small bounds, from its initial state
@@ -543,15 +543,15 @@ def parser() -> argparse.ArgumentParser:
                     help="print one JSON object: {properties: [{name, proved, method, k, reason, ...}]}")
 
     cs = _add(commands, "consistency", "z3: are the clauses consistent, which readings clash with which clauses",
-              "The clauses as constraints over bounded behaviours, under the conformant reading or any single-switch "
-              "reading encoded symbolically (z3 picks one per behaviour): a clause's constraint is every property "
-              "that formalises it, and a clause's trigger each witness citing it. (a) the clauses together admit "
-              "behaviours that finish and show every trigger the bounds allow (one behaviour if they fit in one); "
-              "(b) for each reading, a behaviour that takes the reading's branch while keeping every clause, or a "
-              "minimal unsatisfiable core naming the clauses it clashes with; (c) for each clause, drop it and see "
-              "which of the properties citing it still hold under the other clauses, and which fail (with the "
-              "reading that breaks them). Only what fits the depth is covered: a clash needing a longer behaviour "
-              "is not seen.", EPILOG_CONSISTENCY)
+              "The clauses as constraints over bounded behaviours, under the conformant reading or any single-switch"
+              " reading (z3 picks one per behaviour), with every fault the flags allow: a clause's constraint is "
+              "every property that formalises it, and a clause's trigger each witness citing it. (a) the clauses "
+              "together admit behaviours that finish and show every trigger the bounds allow (one behaviour if they "
+              "fit in one); (b) for each reading, a behaviour that takes the reading's branch while keeping every "
+              "clause, or a minimal unsatisfiable core naming the clauses it clashes with; (c) for each clause, drop"
+              " it and see which of the properties citing it still hold under the other clauses, and which fail "
+              "(with the reading that breaks them). Only what fits the depth is covered: a clash needing a longer "
+              "behaviour is not seen.", EPILOG_CONSISTENCY)
     bound_flags(cs, CONSISTENCY_BOUNDS)
     budget_flags(cs)
     cs.add_argument("--depth", type=int, default=12, metavar="K",

@@ -103,12 +103,12 @@ class _Z3(Algebra):
         return z3.If(c, a, b) if k is None else (a if k else b)
 
     def conj(self, *xs: Any) -> Any:
-        xs = tuple(x for x in xs if not z3.is_true(x))
-        return z3.BoolVal(False) if any(z3.is_false(x) for x in xs) else z3.And(xs) if xs else z3.BoolVal(True)
+        xs = tuple(x for x in xs if self.known(x) is not True)
+        return _FALSE if any(self.known(x) is False for x in xs) else z3.And(xs) if xs else _TRUE
 
     def disj(self, *xs: Any) -> Any:
-        xs = tuple(x for x in xs if not z3.is_false(x))
-        return z3.BoolVal(True) if any(z3.is_true(x) for x in xs) else z3.Or(xs) if xs else z3.BoolVal(False)
+        xs = tuple(x for x in xs if self.known(x) is not False)
+        return _TRUE if any(self.known(x) is True for x in xs) else z3.Or(xs) if xs else _FALSE
 
     def neg(self, x: Any) -> Any:
         k = self.known(x)
@@ -118,7 +118,14 @@ class _Z3(Algebra):
         return z3.BoolVal(True) if a.eq(b) else a == b
 
     def known(self, x: Any) -> bool | None:
-        return True if z3.is_true(x) else False if z3.is_false(x) else None
+        # by node identity: z3 shares one `true` and one `false` (kept alive below), and one call to z3 is much
+        # cheaper than z3.is_true's several (the lowering asks this of nearly every term it builds)
+        i = x.get_id()
+        return True if i == _TRUE_ID else False if i == _FALSE_ID else None
+
+
+_TRUE, _FALSE = z3.BoolVal(True), z3.BoolVal(False)
+_TRUE_ID, _FALSE_ID = _TRUE.get_id(), _FALSE.get_id()
 
 
 class _Concrete(Algebra):
