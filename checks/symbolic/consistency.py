@@ -181,9 +181,11 @@ class Split:
         b = self.behaviours(Caps.of(self.bounds, reading))
         return b, b.readings.index(reading)
 
-    def every(self) -> list[Behaviours]:
-        """The behaviours of every split (the conformant reading's first), built as needed."""
-        return [self.behaviours(caps) for caps, readings in self.parts.items() if readings or len(self.parts) == 1]
+    def every(self) -> list[tuple[Behaviours, tuple[z3.BoolRef, ...]]]:
+        """The behaviours of every split, built as needed, each with what to assume of its reading: after the
+        first, not the conformant reading, which the first has asked about already."""
+        parts = [caps for caps, readings in self.parts.items() if readings or len(self.parts) == 1]
+        return [(b, (z3.Not(b.reading(0)),) if i else ()) for i, b in enumerate(map(self.behaviours, parts))]
 
 
 def divergent_step(bounds: Bounds, reading: Reading, path: Discovery, rules: tuple[Rule, ...] = RULES) -> int:
@@ -316,9 +318,9 @@ def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | Non
         started = time.perf_counter()
         dep = Dependency(clause, names)
         open_ = list(names)
-        for b in split.every():
+        for b, others in split.every():
             kept = b.kept((clause,), finish=False)
-            while open_ and b.check(*kept, z3.Or([b.broken[n] for n in open_])) == z3.sat:
+            while open_ and b.check(*others, *kept, z3.Or([b.broken[n] for n in open_])) == z3.sat:
                 reading, path = b.behaviour()
                 model = b.unrolling.solver.model()
                 for n in list(open_):
