@@ -9,6 +9,8 @@ does not, as the explicit model judges it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import z3
 from pausecheck.checks.symbolic.consistency import divergent_step, single_switch_readings
@@ -113,3 +115,14 @@ def test_a_behaviour_that_never_leaves_the_conformant_reading_is_a_drift() -> No
     path = u.path(u.solver.model(), 3, Machine(TINY))
     with pytest.raises(Drift, match="takes a branch of"):
         divergent_step(TINY, reading_named("A-G1=leave"), path)
+
+
+def test_the_capacities_hide_no_step_within_the_depth() -> None:
+    """No step of the first behaviours, under any reading, leaves even the conformant reading's capacities (at
+    which `grow` would drop it unseen); the overflow term sees one where there is no room for an artifact."""
+    for readings, caps, depth, found in ((READINGS, Caps.of(TINY, CONFORMANT), 5, z3.unsat),
+                                         ((CONFORMANT,), replace(Caps.of(TINY, CONFORMANT), lists=0), 3, z3.sat)):
+        u = EnvelopeUnrolling(Envelope(TINY, readings, caps=caps))
+        for _ in range(depth):
+            u.grow()
+        assert u.solver.check(z3.Or([u.overflow(t) for t in range(depth)])) == found, caps

@@ -126,6 +126,7 @@ class EnvelopeUnrolling(Unrolling):
         self.solver.add(z3.ULT(envelope.choice, len(envelope.readings)))
 
     def moves_from(self, t: int) -> list[Move]:
+        """The moves out of state t (built once), each guarded by the choice naming a reading that has it."""
         while len(self._moves) <= t:
             tagged = self.envelope.moves(self.states[len(self._moves)])
             self._tagged.append(tagged)
