@@ -93,7 +93,9 @@ class Behaviours:
         u.solver.set("sat.core.minimize", True)  # cores come back (nearly) minimal: few deletion checks after
         for _ in range(depth):
             u.grow()
-        self.broken = {name: z3.Or([u.violation(name, t) for t in range(depth + 1)]) for name in SAFETY}
+        # each property's violation at each step (a state, or the step into it), built once
+        self.at = {name: [u.violation(name, t) for t in range(depth + 1)] for name in SAFETY}
+        self.broken = {name: z3.Or(self.at[name]) for name in SAFETY}
         self.broken[FINISHES] = z3.Not(term_of(finished(bounds), u.caps, bounds, u.states[depth]))
         self.literal = {c: z3.Bool(f"clause {c}") for c in constraints()}
         self.finish = z3.Bool("finishes")  # asserts FINISHES while its clauses are kept (parts a and b only)
@@ -320,13 +322,16 @@ def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | Non
         open_ = list(names)
         for b, others in split.every():
             kept = b.kept((clause,), finish=False)
-            while open_ and b.check(*others, *kept, z3.Or([b.broken[n] for n in open_])) == z3.sat:
-                reading, path = b.behaviour()
-                model = b.unrolling.solver.model()
-                for n in list(open_):
-                    if z3.is_true(model.eval(b.broken[n], model_completion=True)):
-                        dep.fail[n] = (reading.name, _first_break(b, model, n))
-                        open_.remove(n)
+            # Step by step, as bounded model checking does: one query per step is several times cheaper than
+            # one for any step (the solver keeps what it learns from the earlier steps).
+            for t in range(depth + 1):
+                while open_ and b.check(*others, *kept, z3.Or([b.at[n][t] for n in open_])) == z3.sat:
+                    reading, path = b.behaviour()
+                    model = b.unrolling.solver.model()
+                    for n in list(open_):
+                        if z3.is_true(model.eval(b.at[n][t], model_completion=True)):
+                            dep.fail[n] = (reading.name, _first_break(b, model, n))
+                            open_.remove(n)
         dep.hold = tuple(open_)
         dep.seconds = time.perf_counter() - started
         found.append(dep)
@@ -338,6 +343,6 @@ def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | Non
 def _first_break(b: Behaviours, model: z3.ModelRef, name: str) -> int:
     """The step at which the decoded behaviour first breaks `name`."""
     for t in range(b.depth + 1):
-        if z3.is_true(model.eval(b.unrolling.violation(name, t), model_completion=True)):
+        if z3.is_true(model.eval(b.at[name][t], model_completion=True)):
             return t
     raise AssertionError(f"{name} is not broken in the model")
