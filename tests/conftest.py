@@ -45,7 +45,7 @@ def _shared_clashes(bounds: Any, depth: int, readings: Any = None, done: Any = N
 
 @pytest.fixture(scope="session")
 def shared_clashes() -> Any:
-    """`consistency.clashes` (z3, a minute), run once per test session and distinct arguments; `done`
+    """`consistency.clashes` (z3, minutes), run once per test session and distinct arguments; `done`
     is told of each clash as the real one would: patched in by the documented `consistency` example."""
     return _shared_clashes
 
