@@ -47,8 +47,8 @@ examples:
 CONSISTENCY_BOUNDS = Bounds(artifacts=2, held_bound=1)
 EPILOG_CONSISTENCY = """\
 examples:
-  pausecheck consistency --only clashes       which clauses each reading clashes with (about a minute; all
-                                              three parts take about six minutes at these bounds)
+  pausecheck consistency --only clashes       which clauses each reading clashes with (about 3.5 minutes of
+                                              CPU; all three parts take about 20 minutes at these bounds)
 exit: 0 every trigger the bounds allow occurs in a behaviour that keeps every clause (clashes and dependencies
 are findings about the rules, not failures); 1 some trigger occurs in none (a clause is vacuous or the clauses
 contradict each other); 2 usage error; 3 stopped by --max-seconds or --max-memory (what was established by then
