@@ -8,6 +8,7 @@ property, the shortest deadlock, and whether the search was complete.
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from array import array
@@ -397,6 +398,7 @@ def explore(
                 complete, stopped = False, "max-depth"
                 break
             if (i & 1023) == 0 and i:
+                gc.freeze()  # the states stored so far live until the end: the collector need not scan them again
                 stopped = _over(limits, deadline)
                 if stopped:
                     complete = False
@@ -461,6 +463,8 @@ def explore(
                 next_report = time.perf_counter() + 0.5
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM mapped to it, or a command's limit: keep what was found
         complete, stopped = False, getattr(stop, "reason", "interrupted")
+    finally:
+        gc.unfreeze()  # what the search froze is the collector's again (garbage cycles among it included)
     return Result(
         complete=complete,
         states=len(search.states),

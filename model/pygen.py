@@ -315,14 +315,29 @@ _BINDING = {"filter": (1,), "map": (1,), "count": (1,), "any": (1,), "all": (1,)
 
 
 def _open(x: Expr) -> set[str]:
-    """The variables of enclosing operations that `x` reads (those bound inside it excepted)."""
-    used, bound = set(), set()
-    for node in walk(x):
-        if node.op == "var" and node.args[0].startswith("_x"):
-            used.add(node.args[0])
-        for k in _BINDING.get(node.op, ()):
-            bound.add(node.args[k].args[0])
-    return used - bound
+    """The variables of enclosing operations that `x` reads (those bound inside it excepted); remembered
+    per node, as a formula's specialised form is compiled into many tests."""
+    found = _OPEN.get(x)
+    if found is None:
+        if len(_OPEN) >= 200_000:
+            _OPEN.clear()
+        used: set[str] = {x.args[0]} if x.op == "var" and x.args[0].startswith("_x") else set()
+        for child in _children(x.args):
+            used |= _open(child)
+        found = _OPEN[x] = frozenset(used - {x.args[k].args[0] for k in _BINDING.get(x.op, ())})
+    return found
+
+
+_OPEN: dict[Expr, frozenset[str]] = {}  # nodes are hashed by identity
+
+
+def _children(args: tuple[Any, ...]) -> Iterable[Expr]:
+    """The expressions among a node's arguments (in tuples, and in (name, expression) pairs, too)."""
+    for a in args:
+        if isinstance(a, Expr):
+            yield a
+        elif isinstance(a, tuple):
+            yield from _children(a)
 
 
 # Operations whose value is a sequence built anew each time their code runs.
@@ -334,10 +349,21 @@ def _total(x: Expr) -> bool:
     """Does `x` read no variable of an enclosing operation, and can it be computed on any state without
     failing (no indexing, no lookup, no field of a value that may be None)? Then computing it once
     before the expression that holds it, even where that expression would not reach it, is safe."""
-    if _open(x):
-        return False
-    return not any(node.op in _PARTIAL or (node.op == "field" and isinstance(node.args[0].t, Opt))
-                   for node in walk(x))
+    return not _open(x) and _safe(x)
+
+
+def _safe(x: Expr) -> bool:
+    """No indexing, no lookup and no field of a value that may be None anywhere in `x` (remembered)."""
+    found = _SAFE.get(x)
+    if found is None:
+        if len(_SAFE) >= 200_000:
+            _SAFE.clear()
+        here = x.op not in _PARTIAL and not (x.op == "field" and isinstance(x.args[0].t, Opt))
+        found = _SAFE[x] = here and all(_safe(child) for child in _children(x.args))
+    return found
+
+
+_SAFE: dict[Expr, bool] = {}
 
 
 _BOUND = re.compile(r"\b_x\d+\b")
