@@ -38,6 +38,9 @@ __all__ = ["Unrolling", "Found", "BmcResult", "bmc", "Drift", "UniverseTooSmall"
 NAMES: tuple[str, ...] = tuple(p.name for p in PROPERTIES) + (DEADLOCK,)
 KIND: dict[str, str] = {p.name: p.kind for p in PROPERTIES} | {DEADLOCK: DEADLOCK}
 _ON = {p.name: p.on for p in PROPERTIES}
+# Invariants to assert of a symbolic state (given the capacities it is encoded in): terms proved to hold in
+# every reachable state of the variant unrolled, so that asserting them loses no behaviour.
+Lemmas = Callable[[Caps, Any], list[Any]]
 
 
 class Drift(AssertionError):
@@ -58,9 +61,10 @@ class Unrolling:
     """States s0..sk and the moves between them, asserted in one solver as the unrolling grows."""
 
     def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...] = RULES,
-                 caps: Caps | None = None) -> None:
+                 caps: Caps | None = None, lemmas: Lemmas | None = None) -> None:
         self.bounds, self.reading, self.rules = bounds, reading, rules
         self.caps = caps or Caps.of(bounds, reading)
+        self.lemmas = lemmas
         self.solver = z3.SolverFor("QF_FD")
         self.states: list[Any] = [fresh(self.caps, "s0")]
         self.selectors: list[Any] = []
@@ -95,6 +99,8 @@ class Unrolling:
                 if not term.eq(before[index]):
                     value = z3.If(chosen == k, term, value)
             self.solver.add(new == value)
+        if self.lemmas is not None:  # invariants proved for these rules, reading and capacities: no path is lost
+            self.solver.add(self.lemmas(self.caps, post))
         self.states.append(post)
         self.selectors.append(chosen)
 
@@ -168,13 +174,16 @@ class BmcResult:
 
 
 def bmc(machine: Machine, depth: int, names: tuple[str, ...] = NAMES, *, rules: tuple[Rule, ...] = RULES,
-        deadline: float | None = None, progress: Callable[[int, int], None] | None = None) -> BmcResult:
+        caps: Caps | None = None, lemmas: Lemmas | None = None, deadline: float | None = None,
+        progress: Callable[[int, int], None] | None = None) -> BmcResult:
     """Check `names` on every behaviour of up to `depth` steps of the machine's bounds and reading; each found
     one at its minimal depth. The explicit `machine` re-takes every decoded step and judges what the path
-    shows, so the message of a violation is the explicit model's own."""
+    shows, so the message of a violation is the explicit model's own. `caps` widen the capacities (a
+    mutant's states may need more); `lemmas` are invariants proved for these rules, reading and capacities,
+    asserted of every state to help the solver."""
     started = time.perf_counter()
     result = BmcResult(depth, {name: Found(name, KIND[name]) for name in names})
-    unrolling = Unrolling(machine.bounds, machine.reading, rules)
+    unrolling = Unrolling(machine.bounds, machine.reading, rules, caps, lemmas)
     for t in range(depth + 1):
         if deadline is not None and time.perf_counter() > deadline:
             result.depth, result.complete = t - 1, False
