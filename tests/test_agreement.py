@@ -16,11 +16,9 @@ from pausecheck.checks.cli import main
 from pausecheck.checks.mutants import MUTANTS, WITNESS_LOST, mutant_named, mutate
 from pausecheck.checks.symbolic import agreement as module
 from pausecheck.checks.symbolic.agreement import (
-    SHALLOW,
     agreement,
     compare_engines,
     reached,
-    reading_depth,
     variants,
 )
 from pausecheck.checks.symbolic.relation import Caps
@@ -39,9 +37,9 @@ def _disagreements(found: module.Agreement) -> list[str]:
 
 
 def test_the_engines_agree_on_the_default_over_the_whole_graph_of_small_bounds() -> None:
-    found = agreement("default", Machine(SMALL))
+    found = agreement("default", Machine(SMALL), whole=True)
     assert _disagreements(found) == []
-    assert found.bfs_states == 62 and found.bmc_depth == found.bfs_depth + 1 == 10
+    assert found.bfs_states == 62 and found.bmc_depth == found.bfs_depth + 1 == 10 and found.whole
     shown = {r.property: r.bmc_depth for r in found.rows if r.bmc in ("witnessed", "violated", "deadlock")}
     assert shown["approve"] == 4 and shown["tool_failure"] == 3 and "no_loss" not in shown
 
@@ -71,10 +69,16 @@ def test_the_engines_agree_on_a_reading_that_needs_a_fault() -> None:
     """A-T6 write-first differs only after a crash: the relation models the reading and the crash, and both
     engines lose an artifact in the same five steps."""
     machine = Machine(dataclasses.replace(SMALL, crashes=1), reading_named("A-T6=write-first"))
-    assert reading_depth(machine) == 6
-    found = agreement("A-T6=write-first", machine, depth=6)
+    found = agreement("A-T6=write-first", machine)
     assert _disagreements(found) == []
     assert next(r for r in found.rows if r.property == "no_loss").bmc_depth == 5
+
+
+def test_without_a_depth_bmc_goes_one_step_past_the_deepest_discovery() -> None:
+    """At these bounds the deepest witness (completes_after_pause) is 6 steps long, the graph 9 deep."""
+    found = agreement("default", Machine(SMALL), names=("completes_after_pause", "no_loss", "deadlock"))
+    assert _disagreements(found) == [] and found.bmc_depth == 7 and not found.whole
+    assert [(r.bmc, r.bmc_depth) for r in found.rows] == [("witnessed", 6), ("holds", None), ("none", None)]
 
 
 def test_reached_stops_at_a_depth() -> None:
@@ -126,7 +130,7 @@ def test_every_variant_is_compared_but_the_wire_view_mutant() -> None:
     crash = next(v for v in chosen if v.name == "A-T6=take-first")
     assert crash.bounds.crashes == 1 and crash.reading == "conformant+A-T6=take-first"
     equivalent = next(v for v in chosen if v.name == "put_back_by_assignment")
-    assert equivalent.depth == SHALLOW
+    assert equivalent.depth is None  # compared as the default is
 
 
 def test_check_engines_cli(capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,6 +161,14 @@ def test_the_variants_run_in_workers_in_the_order_given() -> None:
 
 # At the default bounds: one test per variant, so that pytest-xdist spreads the z3 work over the cores.
 DEFAULT_VARIANTS = variants(Bounds(), readings=False)[0]
+
+
+@pytest.mark.slow
+def test_bfs_and_bmc_agree_on_the_default_at_the_default_bounds() -> None:
+    """One step past the deepest witness (warned_drop, 11 steps): every verdict of the search reproduced."""
+    found = compare_engines(DEFAULT_VARIANTS[:1], jobs=1)[0]
+    assert _disagreements(found) == []
+    assert found.bfs_states == 73_409 and found.bfs_depth == 25 and found.bmc_depth == 12
 
 
 @pytest.mark.slow

@@ -244,7 +244,7 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
     def show(found: Any) -> None:
         if args.json:
             return
-        scope = "the whole graph" if found.variant == "default" else f"behaviours of up to {found.bmc_depth} steps"
+        scope = "the whole graph" if found.whole else f"behaviours of up to {found.bmc_depth} steps"
         say(f"{found.variant}: {scope} ({found.bfs_seconds + found.bmc_seconds:.0f} s)")
         if found.drift is not None:
             say(f"  [drift] {found.drift}")

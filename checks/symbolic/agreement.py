@@ -1,11 +1,15 @@
 """Agreement between the engines: the breadth-first search and bounded model checking, property by property.
 
 Both engines judge the same variant (the default, a mutant's rule table, a reading); for each property the
-BFS gives its verdict over every reachable state and the length of its shortest counterexample or witness,
-BMC (`unrolled.py`, over the relation derived from the variant's rule table, `relation.py`) its verdict over
-every behaviour up to the search's depth plus one step (so that every reachable state and every step out of
-one is covered) and the minimal depth at which z3 finds one. Engines that disagree reveal a bug in one of
-them. A mutant that deviates only in the wire view (`show`) has no rule table of its own: BMC cannot run it.
+BFS gives its verdict and the length of its shortest counterexample or witness, BMC (`unrolled.py`, over the
+relation derived from the variant's rule table, `relation.py`) its verdict over every behaviour up to a depth
+and the minimal depth at which z3 finds one. The depth is one step past the deepest discovery of the whole
+search, so that BMC must reproduce every verdict of the search at its depth and find nothing shallower; where
+that reaches the search's own depth, every reachable state and every step out of one is covered: the whole
+graph. (A deeper unrolling costs z3 far more than the search: at the default bounds the whole graph is 26
+steps deep, its deepest witness 11.) A mutant is compared up to one step past its target's counterexample.
+Engines that disagree reveal a bug in one of them. A mutant that deviates only in the wire view (`show`) has
+no rule table of its own: BMC cannot run it.
 """
 
 from __future__ import annotations
@@ -26,10 +30,8 @@ from ..parallel import run_all
 from .relation import Caps
 from .unrolled import KIND, NAMES, BmcResult, Drift, bmc
 
-__all__ = ["Row", "Agreement", "agreement", "verdict_word", "SHALLOW", "mutant_depth", "Variant", "variants",
-           "compare_engines", "reading_depth", "reached"]
-
-SHALLOW = 14  # the depth an equivalent mutant, or a reading that breaks nothing, is compared to
+__all__ = ["Row", "Agreement", "agreement", "verdict_word", "mutant_depth", "Variant", "variants",
+           "compare_engines", "deepest", "reached"]
 
 
 def verdict_word(kind: str, depth: int | None) -> str:
@@ -79,6 +81,17 @@ class Agreement:
     def agree(self) -> bool:
         return self.drift is None and all(r.agree for r in self.rows)
 
+    @property
+    def whole(self) -> bool:
+        """Compared over the whole graph: BMC went a step past the search's deepest state."""
+        return self.bmc_depth > self.bfs_depth
+
+
+def deepest(result: Result) -> int | None:
+    """The length of the search's deepest discovery: shortest counterexample, witness or deadlock (None: none)."""
+    found = [*result.violations.values(), *result.witnesses.values()] + ([result.deadlock] if result.deadlock else [])
+    return max((len(d.actions) for d in found), default=None)
+
 
 def _bfs_depth(result: Result, name: str) -> int | None:
     if name == DEADLOCK:
@@ -107,19 +120,23 @@ def reached(machine: Machine, depth: int | None = None) -> list[State]:
     return order
 
 
-def agreement(variant: str, machine: Machine, names: tuple[str, ...] = NAMES, depth: int | None = None) -> Agreement:
+def agreement(variant: str, machine: Machine, names: tuple[str, ...] = NAMES, depth: int | None = None,
+              whole: bool = False) -> Agreement:
     """Run both engines on one variant (its machine: bounds, reading and rule table) and compare.
 
-    Without `depth`, over everything: the whole reachable graph, and BMC to its depth plus one step.
-    With it, over the behaviours of up to `depth` steps: the search stops there, and what either engine
-    finds deeper does not count (nor a deadlock at that depth, which the search does not expand)."""
+    Without `depth`, the whole reachable graph is searched and BMC goes one step past the search's deepest
+    discovery, or its deepest state if that comes first (then every reachable state and every step out of
+    one is covered); with `whole`, past its deepest state. With `depth`, over the behaviours of up to `depth`
+    steps: the search stops there, and what either engine finds deeper does not count (nor a deadlock at
+    that depth, which the search does not expand)."""
     started = time.perf_counter()
     bounded = depth is not None
     result = explore(machine, Limits(max_depth=depth))
     if not result.complete and depth is None:
         raise RuntimeError(f"the breadth-first search of {variant} did not complete ({result.stopped})")
     if depth is None:
-        depth = result.depth + 1  # every reachable state, and every step out of one
+        found_at = deepest(result)
+        depth = result.depth + 1 if found_at is None or whole else min(result.depth + 1, found_at + 1)
     # A mutant's states may hold longer sequences than the bounds' capacities: widen them to cover every
     # state BMC meets, including the successors of the deepest ones (which it checks fit).
     caps = Caps.of(machine.bounds, machine.reading).covering(reached(machine, None if not bounded else depth + 1))
@@ -141,17 +158,17 @@ def agreement(variant: str, machine: Machine, names: tuple[str, ...] = NAMES, de
     return Agreement(variant, tuple(rows), result.states, result.depth, depth, searched, found.seconds)
 
 
-def mutant_depth(mutant: object) -> int:
+def mutant_depth(mutant: object) -> int | None:
     """The depth a mutant is compared to: one step past its target counterexample (so that a deadlock
-    there is judged too), or SHALLOW for an equivalent mutant."""
+    there is judged too); None for an equivalent mutant (compared as the default is)."""
     shortest = getattr(mutant, "shortest", None)
-    return SHALLOW if shortest is None else shortest + 1
+    return None if shortest is None else shortest + 1
 
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """What `check --engines` compares: the default, one mutant or one reading, at what depth (None: all;
-    for a reading, one step past its deepest counterexample, found by a first search)."""
+    """What `check --engines` compares: the default, one mutant or one reading, at what depth (None: one step
+    past the deepest discovery of the whole search, `agreement`)."""
 
     name: str
     bounds: Bounds
@@ -175,19 +192,10 @@ def variants(bounds: Bounds, readings: bool = True) -> tuple[tuple[Variant, ...]
     return tuple(found), tuple(m.name for m in MUTANTS if m.rules is RULES)
 
 
-def reading_depth(machine: Machine) -> int:
-    """The depth a reading is compared to: one step past its deepest shortest counterexample (a search of
-    the whole graph finds it), or SHALLOW when it breaks nothing."""
-    result = explore(machine, Limits())
-    deepest = [len(v.actions) for v in result.violations.values()]
-    return max(deepest) + 1 if deepest else SHALLOW
-
-
 def _compare(variant: Variant) -> Agreement:
     from ..mutants import mutant_named, mutate
     if variant.reading is not None:
-        machine = Machine(variant.bounds, reading_named(variant.reading))
-        return agreement(variant.name, machine, depth=variant.depth or reading_depth(machine))
+        return agreement(variant.name, Machine(variant.bounds, reading_named(variant.reading)), depth=variant.depth)
     if variant.mutant is None:
         return agreement(variant.name, Machine(variant.bounds), depth=variant.depth)
     return agreement(variant.name, mutate(Machine(variant.bounds), mutant_named(variant.mutant)), depth=variant.depth)

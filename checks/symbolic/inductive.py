@@ -130,9 +130,9 @@ def _walks(machine: Machine, seen: set[State], deadline: float | None, walks: in
 class _Step:
     """One symbolic step: a state `s0` (well formed), a move from it chosen by `which`, the state `s1`."""
 
-    def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...], caps: Caps | None = None) -> None:
+    def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...]) -> None:
         self.bounds, self.reading = bounds, reading
-        self.caps = caps or Caps.of(bounds, reading)
+        self.caps = Caps.of(bounds, reading)
         self.s0, self.s1 = fresh(self.caps, "s0"), fresh(self.caps, "s1")
         self.moves = list(moves(self.caps, bounds, reading, self.s0, Z3, rules))
         self.which = z3.BitVec("which", 16)
@@ -186,14 +186,14 @@ class _Late(Exception):
 
 def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] = KEY,
           rules: tuple[Rule, ...] = RULES, progress: Callable[[str], None] | None = None,
-          deadline: float | None = None, caps: Caps | None = None) -> Proof:
+          deadline: float | None = None) -> Proof:
     """1-induction of `names` at these bounds and reading under `rules` (a mutant's table: its candidates are
-    mined from its own states), with the strengthening invariants Houdini keeps; `caps` widen the symbolic
-    capacities (default `Caps.of(bounds, reading)`); `deadline` (on `time.perf_counter`) cuts it short, as
-    an incomplete proof."""
+    mined from its own states, and a counterexample replays on its own explicit model), with the
+    strengthening invariants Houdini keeps; `deadline` (on `time.perf_counter`) cuts it short, as an
+    incomplete proof."""
     started = time.perf_counter()
     try:
-        return _prove(bounds, reading, names, rules, progress or (lambda text: None), deadline, started, caps)
+        return _prove(bounds, reading, names, rules, progress or (lambda text: None), deadline, started)
     except _Late:
         return Proof(bounds, reading, [], [], 0, 0, time.perf_counter() - started, 0, incomplete=True)
 
@@ -212,7 +212,7 @@ def _check(solver: z3.Solver, deadline: float | None) -> Any:
 
 
 def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tuple[Rule, ...],
-           say: Callable[[str], None], deadline: float | None, started: float, caps: Caps | None) -> Proof:
+           say: Callable[[str], None], deadline: float | None, started: float) -> Proof:
     machine = Machine(bounds, reading, rules)
     sample = sample_states(machine, deadline=deadline)
     say(f"mining candidate invariants from {len(sample)} reachable states")
@@ -220,7 +220,7 @@ def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tupl
     if deadline is not None and time.perf_counter() >= deadline:
         raise _Late
     say(f"{len(candidates)} candidates; building the symbolic step")
-    st = _Step(bounds, reading, rules, caps)
+    st = _Step(bounds, reading, rules)
     always = [n for n in names if not FORMULAS[n].step]
     steps = [n for n in names if FORMULAS[n].step]
     # Base: what does not hold initially is no candidate, and no property.

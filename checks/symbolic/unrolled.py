@@ -38,9 +38,6 @@ __all__ = ["Unrolling", "Found", "BmcResult", "bmc", "Drift", "UniverseTooSmall"
 NAMES: tuple[str, ...] = tuple(p.name for p in PROPERTIES) + (DEADLOCK,)
 KIND: dict[str, str] = {p.name: p.kind for p in PROPERTIES} | {DEADLOCK: DEADLOCK}
 _ON = {p.name: p.on for p in PROPERTIES}
-# Invariants to assert of a symbolic state (given the capacities it is encoded in): terms proved to hold in
-# every reachable state of the variant unrolled, so that asserting them loses no behaviour.
-Lemmas = Callable[[Caps, Any], list[Any]]
 
 
 class Drift(AssertionError):
@@ -89,7 +86,7 @@ class _Step:
         return z3.And(parts)
 
     def term(self, key: str) -> Any:
-        """The template term named `key` (built once): a property's violation, the overflow, the lemmas."""
+        """The template term named `key` (built once): a property's violation, the transition, the overflow."""
         found = self._terms.get(key)
         if found is None:
             found = self._terms[key] = self._build(key)
@@ -101,8 +98,6 @@ class _Step:
             return self.transition()
         if key == "#overflow":  # some move enabled in `pre` leads out of the capacities
             return z3.Or([z3.And(mv.guard, z3.Not(post_fits(Z3, mv.post))) for mv in self.moves])
-        if key == "#lemmas":
-            return z3.And(u.lemmas(u.caps, pre)) if u.lemmas is not None else z3.BoolVal(True)
         kind = KIND[key]
         if kind == ALWAYS:  # of the state `pre`
             return z3.Not(state_term(key, u.caps, u.bounds, pre))
@@ -130,10 +125,9 @@ class Unrolling:
     """States s0..sk and the moves between them, asserted in one solver as the unrolling grows."""
 
     def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...] = RULES,
-                 caps: Caps | None = None, lemmas: Lemmas | None = None) -> None:
+                 caps: Caps | None = None) -> None:
         self.bounds, self.reading, self.rules = bounds, reading, rules
         self.caps = caps or Caps.of(bounds, reading)
-        self.lemmas = lemmas
         self.solver = z3.SolverFor("QF_FD")
         self.states: list[Any] = [fresh(self.caps, "s0")]
         self.selectors: list[Any] = []
@@ -168,8 +162,6 @@ class Unrolling:
         self.states.append(fresh(self.caps, f"s{t + 1}"))
         self.selectors.append(z3.BitVec(f"move{t}", 16))
         self.solver.add(self.step.at(self.step.term("#transition"), t))
-        if self.lemmas is not None:  # invariants proved for these rules, reading and capacities: no path is lost
-            self.solver.add(self.step.at(self.step.term("#lemmas"), t + 1))
 
     def violation(self, name: str, t: int) -> Any:
         """The term saying that state t (or, for a step property, step t) shows `name`: a broken invariant,
@@ -232,16 +224,15 @@ class BmcResult:
 
 
 def bmc(machine: Machine, depth: int, names: tuple[str, ...] = NAMES, *, rules: tuple[Rule, ...] = RULES,
-        caps: Caps | None = None, lemmas: Lemmas | None = None, deadline: float | None = None,
+        caps: Caps | None = None, deadline: float | None = None,
         progress: Callable[[int, int], None] | None = None) -> BmcResult:
     """Check `names` on every behaviour of up to `depth` steps of the machine's bounds and reading; each found
     one at its minimal depth. The explicit `machine` re-takes every decoded step and judges what the path
     shows, so the message of a violation is the explicit model's own. `caps` widen the capacities (a
-    mutant's states may need more); `lemmas` are invariants proved for these rules, reading and capacities,
-    asserted of every state to help the solver."""
+    mutant's states may need more)."""
     started = time.perf_counter()
     result = BmcResult(depth, {name: Found(name, KIND[name]) for name in names})
-    unrolling = Unrolling(machine.bounds, machine.reading, rules, caps, lemmas)
+    unrolling = Unrolling(machine.bounds, machine.reading, rules, caps)
     for t in range(depth + 1):
         if deadline is not None and time.perf_counter() > deadline:
             result.depth, result.complete = t - 1, False
