@@ -13,12 +13,15 @@ from collections.abc import Iterable
 
 import pytest
 from pausecheck.checks.cli import main
+from pausecheck.checks.flips import singles
 from pausecheck.checks.mutants import MUTANTS, WITNESS_LOST, mutant_named, mutate
 from pausecheck.checks.symbolic import agreement as module
 from pausecheck.checks.symbolic.agreement import (
+    Variant,
     agreement,
     compare_engines,
     reached,
+    unexercised,
     variants,
 )
 from pausecheck.checks.symbolic.relation import Caps
@@ -120,15 +123,17 @@ def test_a_drift_is_a_disagreement_not_a_traceback(monkeypatch: pytest.MonkeyPat
     assert "[drift] step 2 (poll e1)" in out and out.strip().splitlines()[-1].startswith("[disagree] 1 verdict")
 
 
-def test_every_variant_is_compared_but_the_wire_view_mutant() -> None:
+def test_every_variant_is_compared_but_the_wire_view_mutant_and_the_readings_whose_fault_is_off() -> None:
     chosen, skipped = variants(Bounds())
     names = [v.name for v in chosen]
     assert skipped == ("poll_shows_held",) and mutant_named("poll_shows_held").rules is RULES
     assert names[0] == "default" and set(names[1:len(MUTANTS)]) == {m.name for m in MUTANTS} - set(skipped)
     singles = [f"{s.ambiguity}={v}" for s in SWITCHES for v in s.values if v != s.default]
-    assert names[len(MUTANTS):] == singles  # every single-switch reading: none is left out any more
-    crash = next(v for v in chosen if v.name == "A-T6=take-first")
-    assert crash.bounds.crashes == 1 and crash.reading == "conformant+A-T6=take-first"
+    idle = unexercised(Bounds())
+    assert idle["A-T6=take-first"] == ("--crashes 1",) and idle["A-T7=racy"] == ("--races 1",) and len(idle) == 10
+    assert names[len(MUTANTS):] == [n for n in singles if n not in idle]  # the readings: none is "not encoded"
+    with_faults = Bounds(crashes=1, expiries=1, races=1)
+    assert unexercised(with_faults) == {} and len(variants(with_faults)[0]) == len(MUTANTS) + len(singles)
     equivalent = next(v for v in chosen if v.name == "put_back_by_assignment")
     assert equivalent.depth is None  # compared as the default is
 
@@ -143,9 +148,10 @@ def test_check_engines_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["not_encoded"] == [] and out["drift"] == [] and out["exit"] == 0
     assert {r["variant"] for r in out["agreement"]} == {"interrupt_keeps_running", "A-G1=leave"}
     assert all(r["bfs"] == r["bmc"] and r["bfs_depth"] == r["bmc_depth"] for r in out["agreement"])
-    # A mutant BMC cannot run is named, and the run is incomplete (exit 3), not a disagreement.
-    assert main(["check", "--engines", "bfs,bmc", *small, "--only", "poll_shows_held"]) == 3
-    assert "poll_shows_held" in capsys.readouterr().out.strip().splitlines()[-1]
+    # A mutant BMC cannot run, and a reading whose fault is off, are named: the run is incomplete (exit 3).
+    assert main(["check", "--engines", "bfs,bmc", *small, "--only", "poll_shows_held", "--only", "A-T7=racy"]) == 3
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert "poll_shows_held" in last and "(add --races 1): A-T7=racy" in last
     assert main(["check", "--engines", "bfs,bmc", "--only", "nonsense"]) == 2
     assert main(["check", "--engines", "bfs,tlc"]) == 2
     assert main(["check", "--engines", "bfs,bmc", "--reading", "A-G1=leave"]) == 2
@@ -184,7 +190,10 @@ def test_bfs_and_bmc_agree_on_each_mutant_at_the_default_bounds(mutant) -> None:
 
 @pytest.mark.slow
 def test_bfs_and_bmc_agree_on_every_single_switch_reading_at_small_bounds() -> None:
-    chosen = tuple(v for v in variants(SMALL)[0] if v.reading is not None)
+    """Each at the small bounds with the fault its switch needs (as the flip matrix runs it)."""
+    chosen = tuple(Variant(v.reading.removeprefix("conformant+"), v.bounds, None, None, v.reading)
+                   for v in singles(SMALL))
+    assert len(chosen) == 25
     results = compare_engines(chosen, jobs=2)
     assert [(found.variant, d) for found in results for d in _disagreements(found)] == []
     broken = {found.variant: {r.property for r in found.rows if r.bmc == "violated"} for found in results}

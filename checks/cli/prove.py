@@ -221,7 +221,8 @@ def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str) -> di
 
 def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
     """`check --engines bfs,bmc`: both engines on the default, every mutant and every single-switch reading, one
-    line per property; exit 1 on a disagreement (or a drift), 3 when a chosen mutant cannot run under BMC."""
+    line per property; exit 1 on a disagreement (or a drift), 3 when a chosen variant is not compared: a mutant
+    BMC cannot run, or a reading whose fault the bounds leave off."""
     engines = [e.strip() for e in args.engines.split(",")]
     if sorted(engines) != ["bfs", "bmc"]:
         raise usage("--engines takes bfs,bmc (the two engines compared)")
@@ -230,15 +231,17 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
     if reading.switches:
         raise usage("check --engines compares every single-switch reading itself: pick one with --only "
                     f"{reading.name.removeprefix('conformant+')} instead of --reading")
-    from ..symbolic.agreement import compare_engines, variants
+    from ..symbolic.agreement import compare_engines, unexercised, variants
     from ..symbolic.values import TooSmall
     chosen, skipped = variants(bounds)
+    idle = unexercised(bounds)  # readings whose fault is off: the default at these bounds
     if args.only:
-        unknown = sorted(set(args.only) - {v.name for v in chosen} - set(skipped))
+        unknown = sorted(set(args.only) - {v.name for v in chosen} - set(skipped) - set(idle))
         if unknown:
             raise usage(f"--only {unknown[0]}: no such variant (default, a mutant: pausecheck mutants --list, or a "
                         "reading such as A-G1=leave)")
         chosen, skipped = tuple(v for v in chosen if v.name in args.only), tuple(n for n in skipped if n in args.only)
+        idle = {n: flags for n, flags in idle.items() if n in args.only}
     say = _sayer(console(color=not args.no_color))
 
     def show(found: Any) -> None:
@@ -270,18 +273,23 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
     rows = [r for found in results for r in found.rows]
     disagree = [r for r in rows if not r.agree]
     drifts = [found for found in results if found.drift is not None]
-    code = 1 if disagree or drifts else 3 if skipped else 0
+    code = 1 if disagree or drifts else 3 if skipped or idle else 0
     if args.json:
         print(json.dumps({"agreement": [r.to_json() for r in rows], "not_encoded": list(skipped),
+                          "not_exercised": {n: " ".join(flags) for n, flags in idle.items()},
                           "drift": [{"variant": f.variant, "message": f.drift} for f in drifts], "exit": code},
                          indent=1))
         return code
     if disagree or drifts:
         said = [f"{r.variant}/{r.property}" for r in disagree] + [f"{f.variant} (drift)" for f in drifts]
         say(f"[disagree] {len(said)} verdict(s) differ between the engines: " + ", ".join(said))
-    elif skipped:
-        say(f"[incomplete] the engines agree on {len(results)} variant(s); {len(skipped)} mutant(s) deviate only in "
-            f"the wire view, which BMC does not run (no rule table of their own): {', '.join(skipped)}")
+    elif skipped or idle:
+        said = [f"{len(skipped)} mutant(s) deviate only in the wire view, which BMC does not run (no rule table of "
+                f"their own): {', '.join(skipped)}"] if skipped else []
+        flags = sorted({f for needed in idle.values() for f in needed})
+        said += [f"{len(idle)} reading(s) need a fault these bounds leave off, so they are the default here "
+                 f"(add {' '.join(flags)}): {', '.join(idle)}"] if idle else []
+        say(f"[incomplete] the engines agree on {len(results)} variant(s); " + "; ".join(said))
     else:
         names = [found.variant for found in results]
         which = ", ".join(names) if len(names) <= 4 else f"{names[0]} and {len(names) - 1} more"
