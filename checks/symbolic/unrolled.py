@@ -92,7 +92,7 @@ class _Step:
             found = self._terms[key] = self._build(key)
         return found
 
-    def _build(self, key: str) -> Any:  # noqa: PLR0911 - one case per kind of term
+    def _build(self, key: str) -> Any:
         u, pre, post = self.u, self.pre, self.post
         if key == "#transition":
             return self.transition()
@@ -132,7 +132,7 @@ class Unrolling:
         self.states: list[Any] = [fresh(self.caps, "s0")]
         self.selectors: list[Any] = []
         self._moves: dict[int, list[Move]] = {}
-        self.step = _Step(self)
+        self.template = _Step(self)
         self.solver.add(well_formed(Z3, self.states[0]), same(Z3, self.states[0], initial(Z3, self.caps)))
 
     @property
@@ -142,7 +142,7 @@ class Unrolling:
     def moves_from(self, t: int) -> list[Move]:
         """The moves out of state t (copied from the template once, when asked)."""
         if t not in self._moves:
-            pairs = list(zip(self.step.leaves[0], leaves(self.states[t]), strict=True))
+            pairs = list(zip(self.template.leaves[0], leaves(self.states[t]), strict=True))
 
             def copy(v: Any) -> Any:
                 if isinstance(v, Seq):
@@ -153,7 +153,8 @@ class Unrolling:
                     return tuple(copy(x) for x in v)
                 return z3.substitute(v, *pairs)
 
-            self._moves[t] = [Move(mv.kind, copy(mv.fields), copy(mv.guard), copy(mv.post)) for mv in self.step.moves]
+            self._moves[t] = [Move(mv.kind, copy(mv.fields), copy(mv.guard), copy(mv.post))
+                              for mv in self.template.moves]
         return self._moves[t]
 
     def grow(self) -> None:
@@ -161,20 +162,20 @@ class Unrolling:
         t = self.depth
         self.states.append(fresh(self.caps, f"s{t + 1}"))
         self.selectors.append(z3.BitVec(f"move{t}", 16))
-        self.solver.add(self.step.at(self.step.term("#transition"), t))
+        self.solver.add(self.template.at(self.template.term("#transition"), t))
 
     def violation(self, name: str, t: int) -> Any:
         """The term saying that state t (or, for a step property, step t) shows `name`: a broken invariant,
         a broken transition property, a witness, or a deadlock."""
         if KIND[name] in (ALWAYS, DEADLOCK):
-            return self.step.at(self.step.term(name), t)
+            return self.template.at(self.template.term(name), t)
         if t == 0:
             return z3.BoolVal(False)
-        return self.step.at(self.step.term(name), t - 1)
+        return self.template.at(self.template.term(name), t - 1)
 
     def overflow(self, t: int) -> Any:
         """Some move enabled in state t leads out of the capacities."""
-        return self.step.at(self.step.term("#overflow"), t)
+        return self.template.at(self.template.term("#overflow"), t)
 
     def ask(self, term: Any) -> z3.ModelRef | None:
         """A model of the unrolling in which `term` holds, or None (unknown is an error)."""
@@ -193,8 +194,8 @@ class Unrolling:
         states = [decode(s, read) for s in self.states[:t + 1]]
         actions = []
         for i in range(t):
-            chosen = self.step.moves[read(self.selectors[i])]  # its fields, copied to step i
-            fields = tuple(self.step.at(f, i) if z3.is_expr(f) else f for f in chosen.fields)
+            chosen = self.template.moves[read(self.selectors[i])]  # its fields, copied to step i
+            fields = tuple(self.template.at(f, i) if z3.is_expr(f) else f for f in chosen.fields)
             action = action_of(Move(chosen.kind, fields, chosen.guard, chosen.post), read)
             if machine.step(states[i], action) != states[i + 1]:
                 raise Drift(f"step {i + 1} ({action}) from {states[i]} to {states[i + 1]} is no step of the "
