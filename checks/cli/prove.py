@@ -167,8 +167,8 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
                          "pre": repr(o.cti.pre), "step": str(o.cti.action), "post": repr(o.cti.post),
                          "replays": o.cti.replays}})
     not_proved = [o.name for o in proof.outcomes if not o.proved and o.name != FITS]
-    fits = next(o for o in proof.outcomes if o.name == FITS)
-    code = 3 if proof.incomplete else 1 if not_proved else 3 if not fits.proved else 0
+    fits = next((o for o in proof.outcomes if o.name == FITS), None)  # None: stopped before it was asked
+    code = 3 if proof.incomplete or fits is None else 1 if not_proved else 3 if not fits.proved else 0
     scope = (f"for behaviours of any length at {_flags(bounds) or 'the default bounds'} (every fault they allow), "
              f"under the reading {reading.name}")
     strengthening = (f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
