@@ -8,6 +8,7 @@ property, the shortest deadlock, and whether the search was complete.
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from array import array
@@ -285,15 +286,16 @@ class _Search:
         checks = table.get(action_type)
         if checks is None:
             checks = self.checks_of([p for p in self.edge if (not p.on or action_type in p.on) and not (
-                stutter and p.kind == TRANSITION and stutter_proof(p, action_type))], action_type)
+                stutter and p.kind == TRANSITION and stutter_proof(p, action_type))], action_type, stutter)
             table[action_type] = checks
         return checks
 
-    def checks_of(self, properties: list[Any], action_type: type) -> tuple[Any, ...]:
-        """The functions that check a step of this kind for these properties: the model's own screen of
-        them (`edge_screen`: one compiled test where it can), else each property's check."""
+    def checks_of(self, properties: list[Any], action_type: type, stutter: bool = False) -> tuple[Any, ...]:
+        """The functions that check a step of this kind (with `stutter`: one that changes nothing) for these
+        properties: the model's own screen of them (`edge_screen`: one compiled test where it can), else
+        each property's check."""
         screen = getattr(self.model, "edge_screen", None)
-        return tuple(p.check for p in properties) if screen is None else screen(properties, action_type)
+        return tuple(p.check for p in properties) if screen is None else screen(properties, action_type, stutter)
 
     def witness_checks(self, action_type: type) -> tuple[Any, ...]:
         """The check functions of the sometimes properties not witnessed yet looking at this kind of action
@@ -396,6 +398,7 @@ def explore(
                 complete, stopped = False, "max-depth"
                 break
             if (i & 1023) == 0 and i:
+                gc.freeze()  # the states stored so far live until the end: the collector need not scan them again
                 stopped = _over(limits, deadline)
                 if stopped:
                     complete = False
@@ -460,6 +463,8 @@ def explore(
                 next_report = time.perf_counter() + 0.5
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM mapped to it, or a command's limit: keep what was found
         complete, stopped = False, getattr(stop, "reason", "interrupted")
+    finally:
+        gc.unfreeze()  # what the search froze is the collector's again (garbage cycles among it included)
     return Result(
         complete=complete,
         states=len(search.states),

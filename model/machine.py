@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds
@@ -50,10 +51,15 @@ class Machine:
         """The single initial state: no session has started a turn."""
         return (INITIAL,)
 
+    @cached_property
+    def compiled(self) -> Callable[[State], list[tuple[Action, State]]]:
+        """The rule table compiled for these bounds and this reading (`pygen.py`), looked up once."""
+        return successor_function(self.bounds, self.reading, self.rules)
+
     def successors(self, state: State) -> Iterable[tuple[Action, State]]:
         """Each enabled action with its successor, in canonical order: the rule table compiled for these
         bounds and this reading (`pygen.py`), the code `rules.step` runs too."""
-        return successor_function(self.bounds, self.reading, self.rules)(state)
+        return self.compiled(state)
 
     def step(self, state: State, action: Action) -> State | None:
         """The successor under one action, or None if it is not enabled."""
@@ -114,17 +120,19 @@ class Machine:
         (`properties.screen`), and the invariants left to check one by one."""
         return screen(properties, ctx)
 
-    def edge_screen(self, properties: Sequence[Property], kind: type) -> tuple[Callable[..., object], ...]:
+    def edge_screen(self, properties: Sequence[Property], kind: type,
+                    stutter: bool = False) -> tuple[Callable[..., object], ...]:
         """The checks of a step of this kind for these transition properties and witnesses: those decided
         by their formulas as one compiled test (true where the step breaks or shows one of them, for the
-        search to look at one by one), the others' own checks after it."""
+        search to look at one by one), the others' own checks after it. With `stutter`, for steps of this
+        kind that change nothing (the compiled test reads the state after as the state before)."""
         covered = [p for p in properties if decided_by_formula(p)]
         others = tuple(p.check for p in properties if p not in covered)
         if not covered:
             return others
         keep = tuple(p.name for p in covered if p.kind != SOMETIMES)
         show = tuple(p.name for p in covered if p.kind == SOMETIMES)
-        return (compiled_for(self.bounds).attention(keep, show, kind),) + others
+        return (compiled_for(self.bounds).attention(keep, show, kind, stutter),) + others
 
     def context(self) -> Context:
         """What `always` checks consult beside the state."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .formulas import ACT_FIELDS, ACTION_KINDS, FORMULAS, step_values
-from .lang import specialize
+from .lang import Expr, specialize, var
 from .pygen import _NAMESPACE, _Env, _Writer
 from .reading import CONFORMANT
 
@@ -56,15 +56,20 @@ class Tests:
             found = self.screens[key] = _combined(self.bounds, "x" if each else "s", formulas, [])
         return found
 
-    def attention(self, keep: tuple[str, ...], show: tuple[str, ...], kind: type) -> Callable[[Any, Any, Any], bool]:
+    def attention(self, keep: tuple[str, ...], show: tuple[str, ...], kind: type,
+                  stutter: bool = False) -> Callable[[Any, Any, Any], bool]:
         """One test of a step of this kind: does it break a transition property of `keep`, or show a witness
-        of `show`? (Only then need a search look at them one by one.) It takes a step check's arguments."""
-        key = (keep, show, kind)
+        of `show`? (Only then need a search look at them one by one.) It takes a step check's arguments.
+        With `stutter`, for steps that change nothing: each formula read with the state after as the state
+        before, so that what both sides compute is computed once."""
+        key = (keep, show, kind, stutter)
         found = self.screens.get(key)
         if found is None:
             values = step_values(kind)
-            found = self.screens[key] = _combined(self.bounds, "s, a, p, ctx=None", [FORMULAS[n].expr for n in keep],
-                                                  [FORMULAS[n].expr for n in show], values)
+            same = _unchanged if stutter else (lambda x: x)
+            found = self.screens[key] = _combined(self.bounds, "s, a, p, ctx=None",
+                                                  [same(FORMULAS[n].expr) for n in keep],
+                                                  [same(FORMULAS[n].expr) for n in show], values)
         return found
 
 
@@ -79,6 +84,25 @@ def _combined(bounds: Any, params: str, hold: list[Any], show: list[Any],
     return _compile("\n".join(w.lines) + "\n")["combined"]
 
 
+_UNCHANGED: dict[Any, Any] = {}  # a formula -> its form on a step that changes nothing
+
+
+def _unchanged(x: Any) -> Any:
+    """A step formula read on a step that changes nothing: the state after (`P`) is the state before (`S`)."""
+    found = _UNCHANGED.get(x)
+    if found is None:
+        found = _UNCHANGED[x] = _replaced(x)
+    return found
+
+
+def _replaced(x: Any) -> Any:
+    if not isinstance(x, Expr):
+        return tuple(_replaced(a) for a in x) if isinstance(x, tuple) else x
+    if x.op == "var" and x.args[0] == "P":
+        return var("S", x.t)
+    return Expr(x.op, tuple(_replaced(a) for a in x.args), x.t)
+
+
 def _compile(code: str) -> dict[str, Any]:
     namespace = dict(_NAMESPACE)
     exec(compile(code, "<pausecheck properties>", "exec"), namespace)  # our own generated code
@@ -89,8 +113,17 @@ def _function(w: _Writer, name: str, params: str, x: Any, bounds: Any, values: d
     _define(w, name, params, f"return {_code(w, x, bounds, values)}")
 
 
+_SPECIALIZED: dict[tuple[Any, ...], Any] = {}  # (the formula, bounds, values) -> its specialized form
+
+
 def _code(w: _Writer, x: Any, bounds: Any, values: dict[str, Any] | None = None) -> str:
-    return w.expr(specialize(x, bounds, CONFORMANT, values), _Env(dict(_ENV)))
+    key = (x, bounds, tuple(sorted((values or {}).items())))  # a formula is hashed by identity
+    found = _SPECIALIZED.get(key)
+    if found is None:
+        if len(_SPECIALIZED) >= 4096:
+            _SPECIALIZED.clear()
+        found = _SPECIALIZED[key] = specialize(x, bounds, CONFORMANT, values)
+    return w.expr(found, _Env(dict(_ENV)))
 
 
 def _define(w: _Writer, name: str, params: str, result: str) -> None:

@@ -16,6 +16,7 @@ changed record while records left alone stay the same objects (properties skip t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -100,6 +101,7 @@ class _Env:
 
 
 _BINOP = {"+": "+", "-": "-", "==": "==", "!=": "!=", "<": "<", "<=": "<="}
+_REFLEXIVE = {"==": True, "<=": True, "!=": False, "<": False}  # x op x
 _STATE_LOCALS = {"executions": "executions", "segments": "segments"}
 
 
@@ -112,6 +114,14 @@ class _Writer:
         # With `hoist`, each lookup (`first`) or `fold` that reads no variable of an enclosing operation is
         # computed once, before the expression that uses it: its code -> the local it is stored in.
         self.hoisted: dict[str, str] | None = {} if hoist else None
+        self.inside = 0  # how many operations' bodies (run once per element) the code being written is in
+
+    def _hoist(self, code: str) -> str:
+        """The local a closed expression's code is computed into, once (equal up to renaming its own
+        variables: the same local)."""
+        assert self.hoisted is not None
+        canonical = _canonical(code)
+        return self.hoisted.setdefault(canonical, f"_h{len(self.hoisted)}")
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -122,7 +132,23 @@ class _Writer:
 
     # Expressions ---------------------------------------------------------------------------
 
-    def expr(self, x: Expr, env: _Env) -> str:  # noqa: C901 - one case per operator, as the language lists them
+    def expr(self, x: Expr, env: _Env) -> str:
+        """The Python code of `x`; with hoisting, inside an operation's body, a sequence that reads none of
+        its variables and cannot fail is computed once, before the expression, not once per element."""
+        if self.hoisted is not None and self.inside and x.op in _SEQUENCES and _total(x):
+            code = self._expr(x, env)
+            return code if code in self.hoisted.values() else self._hoist(code)
+        return self._expr(x, env)
+
+    def _body(self, x: Expr, env: _Env) -> str:
+        """The code of an operation's body, run once per element."""
+        self.inside += 1
+        try:
+            return self.expr(x, env)
+        finally:
+            self.inside -= 1
+
+    def _expr(self, x: Expr, env: _Env) -> str:  # noqa: C901 - one case per operator, as the language lists them
         op, a = x.op, x.args
         if op == "const":
             return repr(a[0])
@@ -139,7 +165,10 @@ class _Writer:
             left, right = self.expr(a[0], env), self.expr(a[1], env)  # records, sequences: the same object?
             return f"({left} is {right} or {left} == {right})"
         if op in _BINOP:
-            return f"({self.expr(a[0], env)} {_BINOP[op]} {self.expr(a[1], env)})"
+            left, right = self.expr(a[0], env), self.expr(a[1], env)
+            if left == right and op in _REFLEXIVE:  # the same code both sides: the same value (code is pure)
+                return repr(_REFLEXIVE[op])
+            return f"({left} {_BINOP[op]} {right})"
         if op == "and":
             return f"({self.expr(a[0], env)} and {self.expr(a[1], env)})"
         if op == "or":
@@ -176,16 +205,15 @@ class _Writer:
             return f"(({self.expr(a[0], env)},) * {self.expr(a[1], env)})"
         if op == "update_where":
             seq, v = self.expr(a[0], env), a[1].args[0]
-            return f"tuple([({self.expr(a[3], env)} if {self.expr(a[2], env)} else {v}) for {v} in {seq}])"
+            return f"tuple([({self._body(a[3], env)} if {self._body(a[2], env)} else {v}) for {v} in {seq}])"
         if op in ("count", "any") and _is_element_test(a[1], a[2]):  # counting or finding a value: in C
             seq, value = self.expr(a[0], env), self.expr(a[2].args[1], env)
             return f"{seq}.count({value})" if op == "count" else f"({value} in {seq})"
         if op in ("filter", "map", "count", "any", "all", "sum", "first"):
             seq, v = self.expr(a[0], env), a[1].args[0]
-            body = self.expr(a[2], env)
+            body = self._body(a[2], env)
             if op == "first" and self.hoisted is not None and not _open(x):
-                code = f"next(({v} for {v} in {seq} if {body}), None)"
-                return self.hoisted.setdefault(code, f"_h{len(self.hoisted)}")
+                return self._hoist(f"next(({v} for {v} in {seq} if {body}), None)")
             return {
                 "filter": f"tuple([{v} for {v} in {seq} if {body}])",
                 "map": f"tuple([{body} for {v} in {seq}])",
@@ -197,18 +225,18 @@ class _Writer:
             }[op]
         if op == "update_last":
             v = a[1].args[0]
-            return (f"_update_last({self.expr(a[0], env)}, lambda {v}: {self.expr(a[2], env)}, "
-                    f"lambda {v}: {self.expr(a[3], env)})")
+            return (f"_update_last({self.expr(a[0], env)}, lambda {v}: {self._body(a[2], env)}, "
+                    f"lambda {v}: {self._body(a[3], env)})")
         if op == "fold":
             acc, v = a[2].args[0], a[3].args[0]
-            code = f"_fold({self.expr(a[0], env)}, {self.expr(a[1], env)}, lambda {acc}, {v}: {self.expr(a[4], env)})"
+            code = f"_fold({self.expr(a[0], env)}, {self.expr(a[1], env)}, lambda {acc}, {v}: {self._body(a[4], env)})"
             if self.hoisted is not None and not _open(x):
-                return self.hoisted.setdefault(code, f"_h{len(self.hoisted)}")
+                return self._hoist(code)
             return code
         if op == "zip_all":
             u, v = a[2].args[0], a[3].args[0]
             first, second = self.expr(a[0], env), self.expr(a[1], env)
-            pairs = f"all([{self.expr(a[4], env)} for {u}, {v} in zip({first}, {second})])"
+            pairs = f"all([{self._body(a[4], env)} for {u}, {v} in zip({first}, {second})])"
             # A test that passes equal pairs passes every pair of a sequence and itself: the same object?
             return f"({first} is {second} or {pairs})" if _passes_equal(a[2], a[3], a[4]) else pairs
         if op == "new":
@@ -287,14 +315,65 @@ _BINDING = {"filter": (1,), "map": (1,), "count": (1,), "any": (1,), "all": (1,)
 
 
 def _open(x: Expr) -> set[str]:
-    """The variables of enclosing operations that `x` reads (those bound inside it excepted)."""
-    used, bound = set(), set()
-    for node in walk(x):
-        if node.op == "var" and node.args[0].startswith("_x"):
-            used.add(node.args[0])
-        for k in _BINDING.get(node.op, ()):
-            bound.add(node.args[k].args[0])
-    return used - bound
+    """The variables of enclosing operations that `x` reads (those bound inside it excepted); remembered
+    per node, as a formula's specialised form is compiled into many tests."""
+    found = _OPEN.get(x)
+    if found is None:
+        if len(_OPEN) >= 200_000:
+            _OPEN.clear()
+        used: set[str] = {x.args[0]} if x.op == "var" and x.args[0].startswith("_x") else set()
+        for child in _children(x.args):
+            used |= _open(child)
+        found = _OPEN[x] = frozenset(used - {x.args[k].args[0] for k in _BINDING.get(x.op, ())})
+    return found
+
+
+_OPEN: dict[Expr, frozenset[str]] = {}  # nodes are hashed by identity
+
+
+def _children(args: tuple[Any, ...]) -> Iterable[Expr]:
+    """The expressions among a node's arguments (in tuples, and in (name, expression) pairs, too)."""
+    for a in args:
+        if isinstance(a, Expr):
+            yield a
+        elif isinstance(a, tuple):
+            yield from _children(a)
+
+
+# Operations whose value is a sequence built anew each time their code runs.
+_SEQUENCES = frozenset({"concat", "append", "map", "filter", "span", "fold"})
+_PARTIAL = frozenset({"at", "last", "first"})  # may fail, or give None, on some states
+
+
+def _total(x: Expr) -> bool:
+    """Does `x` read no variable of an enclosing operation, and can it be computed on any state without
+    failing (no indexing, no lookup, no field of a value that may be None)? Then computing it once
+    before the expression that holds it, even where that expression would not reach it, is safe."""
+    return not _open(x) and _safe(x)
+
+
+def _safe(x: Expr) -> bool:
+    """No indexing, no lookup and no field of a value that may be None anywhere in `x` (remembered)."""
+    found = _SAFE.get(x)
+    if found is None:
+        if len(_SAFE) >= 200_000:
+            _SAFE.clear()
+        here = x.op not in _PARTIAL and not (x.op == "field" and isinstance(x.args[0].t, Opt))
+        found = _SAFE[x] = here and all(_safe(child) for child in _children(x.args))
+    return found
+
+
+_SAFE: dict[Expr, bool] = {}
+
+
+_BOUND = re.compile(r"\b_x\d+\b")
+
+
+def _canonical(code: str) -> str:
+    """Closed code with its own variables renamed in order of first appearance (`_b0`, `_b1`, ...), so
+    that two copies of one expression written with different fresh names are one hoisted local."""
+    names: dict[str, str] = {}
+    return _BOUND.sub(lambda m: names.setdefault(m.group(0), f"_b{len(names)}"), code)
 
 
 def _passes_equal(u: Expr, v: Expr, test: Expr) -> bool:

@@ -1,5 +1,6 @@
-"""The symbolic engine against the explicit model: no drift between the two semantics, engines that
-agree, and proofs that hold for behaviours of any length."""
+"""The symbolic engine against the explicit model: no drift between the two semantics, and proofs that
+hold for behaviours of any length. (The engines' agreement, `check --engines`, runs on the relation:
+tests/test_agreement.py.)"""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ import pytest
 import z3
 from pausecheck.checks.cli import main
 from pausecheck.checks.evidence import trace_of
-from pausecheck.checks.mutants import MUTANTS, WITNESS_LOST, mutant_named, mutate
-from pausecheck.checks.symbolic.agreement import agreement, compare_engines, variants
+from pausecheck.checks.mutants import mutant_named, mutate
 from pausecheck.checks.symbolic.bmc import KIND, NAMES, bmc
 from pausecheck.checks.symbolic.induction import KEY, STRENGTHENING, induction_semantics, prove
 from pausecheck.checks.symbolic.mutants import SYMBOLIC_MUTANTS, mutant_semantics
@@ -35,7 +35,7 @@ WIDER = (  # each exercises what the default bounds do not
     Bounds(turns=2, calls=1, artifacts=1, pauses=1, write_failures=1, observations=1, held_bound=1),
 )
 SAMPLE = 150  # states compared at most per bound set beyond TINY (each costs milliseconds of z3 terms)
-MUTANT_SAMPLE = 12  # per mutant (51 of them); the engines' agreement re-checks each mutant's paths besides
+MUTANT_SAMPLE = 12  # per mutant (51 of them)
 SMALL_MUTANT = Bounds(calls=2, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
 
 
@@ -148,60 +148,6 @@ def test_no_drift_of_each_reading_twin(reading):
     assert (diverging == 0) == (short in NEVER_DIVERGE), (short, diverging)
 
 
-def test_bmc_and_bfs_agree_on_small_bounds():
-    found = agreement("default", Machine(bounds=TINY), Semantics.of(TINY))
-    assert [r for r in found.rows if not r.agree] == []
-    assert found.lemmas and found.bmc_depth == found.bfs_depth + 1
-
-
-DEFAULT_VARIANTS, WITHOUT_TWIN = variants(Bounds(), readings=False)
-
-
-def test_the_default_and_every_mutant_have_a_symbolic_twin():
-    assert WITHOUT_TWIN == () and len(DEFAULT_VARIANTS) == len(MUTANTS) + 1
-
-
-def _disagreements(found) -> list[str]:
-    return [r.property for r in found.rows if not r.agree]
-
-
-# One test per variant, so that pytest-xdist spreads them over the cores (`check --engines` runs them all).
-@pytest.mark.slow
-def test_bfs_and_bmc_agree_on_the_default_at_the_default_bounds():
-    found = compare_engines(DEFAULT_VARIANTS[:1], jobs=1)[0]
-    assert _disagreements(found) == []
-    assert found.bfs_states == 73_409 and found.bmc_depth == 26 and found.lemmas
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.name)
-def test_bfs_and_bmc_agree_on_each_mutant_at_the_default_bounds(mutant):
-    found = compare_engines(tuple(v for v in DEFAULT_VARIANTS if v.mutant == mutant.name), jobs=1)[0]
-    assert _disagreements(found) == []
-    if not mutant.equivalent:
-        target = mutant.target.removeprefix(WITNESS_LOST)
-        row = next(r for r in found.rows if r.property == target)
-        assert (row.bmc_depth == mutant.shortest) if row.bmc in ("violated", "deadlock") else row.bmc == "not witnessed"
-
-
-@pytest.mark.slow
-def test_bfs_and_bmc_agree_on_every_encoded_reading():
-    """Every single-switch reading with a twin, at bounds small enough for z3 to go past each reading's
-    deepest counterexample quickly; the flip matrix's breaks are found by both engines at the same depths."""
-    # The seven readings whose twin is a mutant's are compared as that mutant at the default bounds already;
-    # A-T11 hold (no interim messages here), A-T5 append and A-T9 put-back take no other branch than the
-    # conformant reading here (the drift test asserts it), so they are the default there.
-    own = {r.name for r in OWN_TWINS}
-    assert len(own) == 7 and len(encoded_readings()) == 14
-    chosen = tuple(v for v in variants(SMALL_MUTANT)[0] if v.reading in own
-                   and v.name not in NEVER_DIVERGE | {"A-T11=hold"})
-    assert [v.name for v in chosen] == ["A-T1=turn", "A-T4=merge", "A-T9=first-hold", "A-T9=merge"]
-    results = compare_engines(chosen, jobs=2)
-    assert [(r.variant, r.property) for found in results for r in found.rows if not r.agree] == []
-    broken = {found.variant: {r.property for r in found.rows if r.bmc == "violated"} for found in results}
-    assert "held_bounded" in broken["A-T9=first-hold"] and "write_back_delivers" in broken["A-T1=turn"]
-
-
 def test_a_bmc_counterexample_replays_on_the_explicit_model():
     mutant = mutant_named("no_put_back")
     machine = mutate(Machine(), mutant)
@@ -246,16 +192,6 @@ def test_prove_cli(capsys, tmp_path):
     out = json.loads(capsys.readouterr().out)
     assert next(p for p in out["properties"] if p["name"] == "resume_supersedes")["depth"] == 4
     assert main(["prove"]) == 2
-
-
-def test_check_engines_on_chosen_variants(capsys):
-    argv = ["check", "--engines", "bfs,bmc", "--calls", "1", "--pauses", "1", "--observations", "0",
-            "--held-bound", "1", "--only", "default", "--only", "failure_not_reported", "--jobs", "1", "--json"]
-    assert main(argv) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["not_encoded"] == [] and {r["variant"] for r in out["agreement"]} == {"default", "failure_not_reported"}
-    assert main(["check", "--engines", "bfs,bmc", "--only", "nonsense"]) == 2
-    assert main(["check", "--engines", "bfs,tlc"]) == 2
 
 
 def test_a_drift_between_the_engines_is_one_verdict_line(monkeypatch: pytest.MonkeyPatch,

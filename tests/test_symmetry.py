@@ -3,6 +3,8 @@ same verdicts and shortest traces as the full search, and every trace concrete (
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pausecheck.checks.explore import Discovery, Result, explore
 from pausecheck.checks.mutants import MUTANTS, Mutant, bounds_of, mutant_named, mutate
@@ -23,7 +25,7 @@ def assert_replays(machine: Machine, found: Discovery) -> None:
 
 
 def both(machine: Machine) -> tuple[Result, Result]:
-    return explore(machine), explore(machine.__class__(**{**machine.__dict__, "symmetry": True}))
+    return explore(machine), explore(dataclasses.replace(machine, symmetry=True))
 
 
 def test_renaming_sessions_gives_one_representative() -> None:

@@ -331,9 +331,14 @@ def parser() -> argparse.ArgumentParser:
                        help=f"with --engine spin: pan's depth limit (-mN, default {DEPTH:,}); a hit is exit 3")
     check.add_argument("--engines", metavar="bfs,bmc",
                        help="compare the two engines instead: the breadth-first search and z3's bounded model checking "
-                       "(to the search's depth) on the default, on every mutant and on every single-switch reading "
-                       "encoded symbolically; one line per variant and property with both verdicts and minimal "
-                       "depths; exit 1 on any disagreement or variant not compared")
+                       "over the relation derived from the rule table, on the default, on every mutant (its own rule "
+                       "table) and on every single-switch reading; BMC goes one step past the search's deepest "
+                       "discovery (the whole graph when that is as deep), or for a mutant past its target's "
+                       "counterexample; one line per variant and property with both verdicts and minimal depths; "
+                       "exit 1 on any disagreement (or a drift: a path z3 found that the explicit model does not "
+                       "take), 3 when a chosen variant is not compared: poll_shows_held, which deviates only in the "
+                       "wire view BMC does not run, or a reading whose switch needs a fault the bounds leave off "
+                       "(--crashes, --expiries, --races 1 turn them on)")
     check.add_argument("--jobs", type=int, metavar="N", help="with --engines: variants compared at once (default: "
                        "every core)")
     check.add_argument("--only", action="append", metavar="NAME",

@@ -23,15 +23,6 @@ __all__ = ["prove_command", "engines_command"]
 _PROPERTY = {p.name: p for p in PROPERTIES}
 
 
-def _semantics(bounds: Bounds, reading: Any, usage: type[Exception]) -> Any:
-    from ..symbolic.readings import reading_semantics
-    from ..symbolic.rules import NotEncoded
-    try:
-        return reading_semantics(bounds, reading)
-    except NotEncoded as error:
-        raise usage(str(error)) from None
-
-
 def _flags(bounds: Bounds, keep: tuple[str, ...] = ()) -> str:
     """The non-default bound flags (and those in `keep`), as a user would type them."""
     return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
@@ -176,8 +167,8 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
                          "pre": repr(o.cti.pre), "step": str(o.cti.action), "post": repr(o.cti.post),
                          "replays": o.cti.replays}})
     not_proved = [o.name for o in proof.outcomes if not o.proved and o.name != FITS]
-    fits = next(o for o in proof.outcomes if o.name == FITS)
-    code = 3 if proof.incomplete else 1 if not_proved else 3 if not fits.proved else 0
+    fits = next((o for o in proof.outcomes if o.name == FITS), None)  # None: stopped before it was asked
+    code = 3 if proof.incomplete or fits is None else 1 if not_proved else 3 if not fits.proved else 0
     scope = (f"for behaviours of any length at {_flags(bounds) or 'the default bounds'} (every fault they allow), "
              f"under the reading {reading.name}")
     strengthening = (f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
@@ -229,31 +220,37 @@ def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str) -> di
 
 
 def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
-    """`check --engines bfs,bmc`: both engines on the default and every mutant, one line per property."""
+    """`check --engines bfs,bmc`: both engines on the default, every mutant and every single-switch reading, one
+    line per property; exit 1 on a disagreement (or a drift), 3 when a chosen variant is not compared: a mutant
+    BMC cannot run, or a reading whose fault the bounds leave off."""
     engines = [e.strip() for e in args.engines.split(",")]
     if sorted(engines) != ["bfs", "bmc"]:
         raise usage("--engines takes bfs,bmc (the two engines compared)")
     if args.jobs is not None and args.jobs < 1:
         raise usage("--jobs must be at least 1")
     if reading.switches:
-        raise usage("check --engines compares every encoded reading itself: pick one with --only "
+        raise usage("check --engines compares every single-switch reading itself: pick one with --only "
                     f"{reading.name.removeprefix('conformant+')} instead of --reading")
-    _semantics(bounds, reading, usage)  # refuses what the symbolic engine does not encode
-    from ..symbolic.agreement import compare_engines, variants
+    from ..symbolic.agreement import compare_engines, unexercised, variants
+    from ..symbolic.values import TooSmall
     chosen, skipped = variants(bounds)
+    idle = unexercised(bounds)  # readings whose fault is off: the default at these bounds
     if args.only:
-        unknown = sorted(set(args.only) - {v.name for v in chosen} - set(skipped))
+        unknown = sorted(set(args.only) - {v.name for v in chosen} - set(skipped) - set(idle))
         if unknown:
             raise usage(f"--only {unknown[0]}: no such variant (default, a mutant: pausecheck mutants --list, or a "
                         "reading such as A-G1=leave)")
         chosen, skipped = tuple(v for v in chosen if v.name in args.only), tuple(n for n in skipped if n in args.only)
+        idle = {n: flags for n, flags in idle.items() if n in args.only}
     say = _sayer(console(color=not args.no_color))
 
     def show(found: Any) -> None:
         if args.json:
             return
-        scope = "the whole graph" if found.variant == "default" else f"behaviours of up to {found.bmc_depth} steps"
+        scope = "the whole graph" if found.whole else f"behaviours of up to {found.bmc_depth} steps"
         say(f"{found.variant}: {scope} ({found.bfs_seconds + found.bmc_seconds:.0f} s)")
+        if found.drift is not None:
+            say(f"  [drift] {found.drift}")
         for r in found.rows:
             bfs_at = "-" if r.bfs_depth is None else r.bfs_depth
             bmc_at = "-" if r.bmc_depth is None else r.bmc_depth
@@ -269,20 +266,30 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
             finished(compared[0], found.variant)
             show(found)
 
-        results = compare_engines(chosen, args.jobs, shown)
+        try:
+            results = compare_engines(chosen, args.jobs, shown)
+        except TooSmall as error:
+            raise usage(f"check --engines: these bounds do not fit the symbolic encoding ({error})") from None
     rows = [r for found in results for r in found.rows]
     disagree = [r for r in rows if not r.agree]
-    code = 1 if disagree or skipped else 0
+    drifts = [found for found in results if found.drift is not None]
+    code = 1 if disagree or drifts else 3 if skipped or idle else 0
     if args.json:
-        print(json.dumps({"agreement": [r.to_json() for r in rows], "not_encoded": list(skipped), "exit": code},
+        print(json.dumps({"agreement": [r.to_json() for r in rows], "not_encoded": list(skipped),
+                          "not_exercised": {n: " ".join(flags) for n, flags in idle.items()},
+                          "drift": [{"variant": f.variant, "message": f.drift} for f in drifts], "exit": code},
                          indent=1))
         return code
-    if disagree:
-        say(f"[disagree] {len(disagree)} verdict(s) differ between the engines: "
-            + ", ".join(f"{r.variant}/{r.property}" for r in disagree))
-    elif skipped:
-        say(f"[incomplete] the engines agree on {len(results)} variant(s); {len(skipped)} mutant(s) have no "
-            f"symbolic twin: {', '.join(skipped)}")
+    if disagree or drifts:
+        said = [f"{r.variant}/{r.property}" for r in disagree] + [f"{f.variant} (drift)" for f in drifts]
+        say(f"[disagree] {len(said)} verdict(s) differ between the engines: " + ", ".join(said))
+    elif skipped or idle:
+        said = [f"{len(skipped)} mutant(s) deviate only in the wire view, which BMC does not run (no rule table of "
+                f"their own): {', '.join(skipped)}"] if skipped else []
+        flags = sorted({f for needed in idle.values() for f in needed})
+        said += [f"{len(idle)} reading(s) need a fault these bounds leave off, so they are the default here "
+                 f"(add {' '.join(flags)}): {', '.join(idle)}"] if idle else []
+        say(f"[incomplete] the engines agree on {len(results)} variant(s); " + "; ".join(said))
     else:
         names = [found.variant for found in results]
         which = ", ".join(names) if len(names) <= 4 else f"{names[0]} and {len(names) - 1} more"

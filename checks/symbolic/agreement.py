@@ -1,9 +1,15 @@
 """Agreement between the engines: the breadth-first search and bounded model checking, property by property.
 
-Both engines judge the same variant; for each property the BFS gives its verdict over every reachable
-state and the length of its shortest counterexample or witness, BMC its verdict over every behaviour
-up to the search's depth plus one step (so that every reachable state and every step out of one is
-covered) and the minimal depth at which z3 finds one. Engines that disagree reveal a bug in one of them.
+Both engines judge the same variant (the default, a mutant's rule table, a reading); for each property the
+BFS gives its verdict and the length of its shortest counterexample or witness, BMC (`unrolled.py`, over the
+relation derived from the variant's rule table, `relation.py`) its verdict over every behaviour up to a depth
+and the minimal depth at which z3 finds one. The depth is one step past the deepest discovery of the whole
+search, so that BMC must reproduce every verdict of the search at its depth and find nothing shallower; where
+that reaches the search's own depth, every reachable state and every step out of one is covered: the whole
+graph. (A deeper unrolling costs z3 far more than the search: at the default bounds the whole graph is 26
+steps deep, its deepest witness 11.) A mutant is compared up to one step past its target's counterexample.
+Engines that disagree reveal a bug in one of them. A mutant that deviates only in the wire view (`show`) has
+no rule table of its own: BMC cannot run it.
 """
 
 from __future__ import annotations
@@ -15,17 +21,17 @@ from dataclasses import dataclass
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.property import SOMETIMES
+from pausecheck.model.reading import SWITCH_OF, SWITCHES, reading_named
+from pausecheck.model.rules import RULES
+from pausecheck.model.state import State
 
 from ..explore import Limits, Result, explore
 from ..parallel import run_all
-from .bmc import KIND, NAMES, BmcResult, bmc
-from .induction import lemmas
-from .rules import Semantics
+from .relation import Caps
+from .unrolled import KIND, NAMES, BmcResult, Drift, bmc
 
-__all__ = ["Row", "Agreement", "agreement", "verdict_word", "SHALLOW", "mutant_depth", "Variant", "variants",
-           "compare_engines", "reading_depth"]
-
-SHALLOW = 14  # depths up to which bounded model checking runs as fast without lemmas
+__all__ = ["Row", "Agreement", "agreement", "verdict_word", "mutant_depth", "Variant", "variants", "unexercised",
+           "compare_engines", "deepest", "reached"]
 
 
 def verdict_word(kind: str, depth: int | None) -> str:
@@ -59,7 +65,8 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Agreement:
-    """Both engines on one variant: the rows, the depths searched, the time each took."""
+    """Both engines on one variant: the rows, the depths searched, the time each took; `drift` when a path
+    z3 found is no path of the explicit model (then there are no rows: BMC gave no verdict)."""
 
     variant: str
     rows: tuple[Row, ...]
@@ -68,7 +75,22 @@ class Agreement:
     bmc_depth: int  # the depth both engines are compared to
     bfs_seconds: float
     bmc_seconds: float
-    lemmas: bool
+    drift: str | None = None
+
+    @property
+    def agree(self) -> bool:
+        return self.drift is None and all(r.agree for r in self.rows)
+
+    @property
+    def whole(self) -> bool:
+        """Compared over the whole graph: BMC went a step past the search's deepest state."""
+        return self.bmc_depth > self.bfs_depth
+
+
+def deepest(result: Result) -> int | None:
+    """The length of the search's deepest discovery: shortest counterexample, witness or deadlock (None: none)."""
+    found = [*result.violations.values(), *result.witnesses.values()] + ([result.deadlock] if result.deadlock else [])
+    return max((len(d.actions) for d in found), default=None)
 
 
 def _bfs_depth(result: Result, name: str) -> int | None:
@@ -81,24 +103,49 @@ def _bfs_depth(result: Result, name: str) -> int | None:
     return None if found is None else len(found.actions)
 
 
-def agreement(variant: str, machine: Machine, m: Semantics, names: tuple[str, ...] = NAMES,
-              depth: int | None = None) -> Agreement:
-    """Run both engines on one variant (its explicit machine and its symbolic semantics) and compare.
+def reached(machine: Machine, depth: int | None = None) -> list[State]:
+    """The states `machine` reaches in at most `depth` steps (every reachable state without one), breadth first."""
+    order = list(machine.init_states())
+    seen = set(order)
+    frontier, steps = list(order), 0
+    while frontier and (depth is None or steps < depth):
+        following = []
+        for state in frontier:
+            for _, post in machine.successors(state):
+                if post not in seen:
+                    seen.add(post)
+                    following.append(post)
+        order += following
+        frontier, steps = following, steps + 1
+    return order
 
-    Without `depth`, over everything: the whole reachable graph, and BMC to its depth plus one step.
-    With it, over the behaviours of up to `depth` steps: the search stops there, and what either engine
-    finds deeper does not count (nor a deadlock at that depth, which the search does not expand)."""
+
+def agreement(variant: str, machine: Machine, names: tuple[str, ...] = NAMES, depth: int | None = None,
+              whole: bool = False) -> Agreement:
+    """Run both engines on one variant (its machine: bounds, reading and rule table) and compare.
+
+    Without `depth`, the whole reachable graph is searched and BMC goes one step past the search's deepest
+    discovery, or its deepest state if that comes first (then every reachable state and every step out of
+    one is covered); with `whole`, past its deepest state. With `depth`, over the behaviours of up to `depth`
+    steps: the search stops there, and what either engine finds deeper does not count (nor a deadlock at
+    that depth, which the search does not expand)."""
     started = time.perf_counter()
     bounded = depth is not None
     result = explore(machine, Limits(max_depth=depth))
     if not result.complete and depth is None:
         raise RuntimeError(f"the breadth-first search of {variant} did not complete ({result.stopped})")
-    searched = time.perf_counter() - started
-    # Deep unrollings need the proved invariants as lemmas; shallow ones are quicker without proving them.
-    proved = lemmas(m) if depth is None or depth > SHALLOW else None
     if depth is None:
-        depth = result.depth + 1  # every reachable state, and every step out of one
-    found: BmcResult = bmc(m, machine, depth, names, lemmas=proved)
+        found_at = deepest(result)
+        depth = result.depth + 1 if found_at is None or whole else min(result.depth + 1, found_at + 1)
+    # A mutant's states may hold longer sequences than the bounds' capacities: widen them to cover every
+    # state BMC meets, including the successors of the deepest ones (which it checks fit).
+    caps = Caps.of(machine.bounds, machine.reading).covering(reached(machine, None if not bounded else depth + 1))
+    searched = time.perf_counter() - started
+    try:
+        found: BmcResult = bmc(machine, depth, names, rules=machine.rules, caps=caps)
+    except Drift as drift:
+        return Agreement(variant, (), result.states, result.depth, depth, searched,
+                         time.perf_counter() - started - searched, str(drift))
     rows = []
     for name in names:
         kind = KIND[name]
@@ -108,21 +155,20 @@ def agreement(variant: str, machine: Machine, m: Semantics, names: tuple[str, ..
         bfs_at = bfs_at if bfs_at is not None and bfs_at <= last else None
         bmc_at = bmc_at if bmc_at is not None and bmc_at <= last else None
         rows.append(Row(variant, name, verdict_word(kind, bfs_at), verdict_word(kind, bmc_at), bfs_at, bmc_at))
-    return Agreement(variant, tuple(rows), result.states, result.depth, depth, searched, found.seconds,
-                     proved is not None)
+    return Agreement(variant, tuple(rows), result.states, result.depth, depth, searched, found.seconds)
 
 
-def mutant_depth(mutant: object) -> int:
+def mutant_depth(mutant: object) -> int | None:
     """The depth a mutant is compared to: one step past its target counterexample (so that a deadlock
-    there is judged too), or SHALLOW for an equivalent mutant."""
+    there is judged too); None for an equivalent mutant (compared as the default is)."""
     shortest = getattr(mutant, "shortest", None)
-    return SHALLOW if shortest is None else shortest + 1
+    return None if shortest is None else shortest + 1
 
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """What `check --engines` compares: the default, one mutant or one reading, at what depth (None: all;
-    for a reading, one step past its deepest counterexample, found by a first search)."""
+    """What `check --engines` compares: the default, one mutant or one reading, at what depth (None: one step
+    past the deepest discovery of the whole search, `agreement`)."""
 
     name: str
     bounds: Bounds
@@ -132,42 +178,43 @@ class Variant:
 
 
 def variants(bounds: Bounds, readings: bool = True) -> tuple[tuple[Variant, ...], tuple[str, ...]]:
-    """The default at `bounds`, every mutant with a symbolic twin (at its own bounds, else `bounds`) and,
-    with `readings`, every single-switch reading with one; and the names of the mutants without one."""
+    """The default at `bounds`, every mutant with a rule table of its own (at its own bounds, else `bounds`)
+    and, with `readings`, every single-switch reading the bounds exercise (`unexercised` names the others);
+    and the names of the mutants that deviate only in the wire view, which BMC cannot run."""
     from ..mutants import MUTANTS, bounds_of
-    from .mutants import SYMBOLIC_MUTANTS
-    from .readings import encoded_readings
     found = [Variant("default", bounds, None, None)]
-    found += [Variant(m.name, bounds_of(m, bounds), m.name, mutant_depth(m)) for m in MUTANTS
-              if m.name in SYMBOLIC_MUTANTS]
+    found += [Variant(m.name, bounds_of(m, bounds), m.name, mutant_depth(m)) for m in MUTANTS if m.rules is not RULES]
     if readings:
-        found += [Variant(r.name.removeprefix("conformant+"), bounds, None, None, r.name) for r in encoded_readings()]
-    return tuple(found), tuple(m.name for m in MUTANTS if m.name not in SYMBOLIC_MUTANTS)
+        left_out = unexercised(bounds)
+        found += [Variant(name, bounds, None, None, f"conformant+{name}") for name in _singles()
+                  if name not in left_out]
+    return tuple(found), tuple(m.name for m in MUTANTS if m.rules is RULES)
 
 
-def reading_depth(machine: Machine) -> int:
-    """The depth a reading is compared to: one step past its deepest shortest counterexample (a search of
-    the whole graph finds it), or SHALLOW when it breaks nothing."""
-    result = explore(machine, Limits())
-    deepest = [len(v.actions) for v in result.violations.values()]
-    return max(deepest) + 1 if deepest else SHALLOW
+def _singles() -> list[str]:
+    return [f"{s.ambiguity}={value}" for s in SWITCHES for value in s.values if value != s.default]
+
+
+def unexercised(bounds: Bounds) -> dict[str, tuple[str, ...]]:
+    """The single-switch readings whose switch needs a fault these bounds leave off (a crash, an expiry, a
+    race), with the bound flags that would turn it on: under these bounds each is the default, compared
+    already. (Turning the fault on is the user's choice, `--crashes 1` and the like: at the default bounds a
+    race makes the deepest counterexample 15 steps long, and z3 did not finish A-T7 racy in 40 minutes.)"""
+    out = {}
+    for name in _singles():
+        needs = tuple(f for f in SWITCH_OF[name.split("=")[0]].needs if getattr(bounds, f) < 1)
+        if needs:
+            out[name] = tuple(f"--{f.replace('_', '-')} 1" for f in needs)
+    return out
 
 
 def _compare(variant: Variant) -> Agreement:
     from ..mutants import mutant_named, mutate
-    from .mutants import mutant_semantics
-    from .readings import reading_semantics
     if variant.reading is not None:
-        from pausecheck.model.reading import reading_named
-        reading = reading_named(variant.reading)
-        machine = Machine(variant.bounds, reading)
-        return agreement(variant.name, machine, reading_semantics(variant.bounds, reading),
-                         depth=variant.depth or reading_depth(machine))
+        return agreement(variant.name, Machine(variant.bounds, reading_named(variant.reading)), depth=variant.depth)
     if variant.mutant is None:
-        return agreement(variant.name, Machine(variant.bounds), Semantics.of(variant.bounds))
-    mutant = mutant_named(variant.mutant)
-    return agreement(variant.name, mutate(Machine(variant.bounds), mutant),
-                     mutant_semantics(variant.mutant, variant.bounds), depth=variant.depth)
+        return agreement(variant.name, Machine(variant.bounds), depth=variant.depth)
+    return agreement(variant.name, mutate(Machine(variant.bounds), mutant_named(variant.mutant)), depth=variant.depth)
 
 
 def compare_engines(chosen: tuple[Variant, ...], jobs: int | None = None,

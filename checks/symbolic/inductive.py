@@ -187,8 +187,10 @@ class _Late(Exception):
 def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] = KEY,
           rules: tuple[Rule, ...] = RULES, progress: Callable[[str], None] | None = None,
           deadline: float | None = None) -> Proof:
-    """1-induction of `names` at these bounds and reading, with the strengthening invariants Houdini keeps;
-    `deadline` (on `time.perf_counter`) cuts it short, as an incomplete proof."""
+    """1-induction of `names` at these bounds and reading under `rules` (a mutant's table: its candidates are
+    mined from its own states, and a counterexample replays on its own explicit model), with the
+    strengthening invariants Houdini keeps; `deadline` (on `time.perf_counter`) cuts it short, as an
+    incomplete proof."""
     started = time.perf_counter()
     try:
         return _prove(bounds, reading, names, rules, progress or (lambda text: None), deadline, started)
@@ -211,7 +213,7 @@ def _check(solver: z3.Solver, deadline: float | None) -> Any:
 
 def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tuple[Rule, ...],
            say: Callable[[str], None], deadline: float | None, started: float) -> Proof:
-    machine = Machine(bounds, reading)
+    machine = Machine(bounds, reading, rules)
     sample = sample_states(machine, deadline=deadline)
     say(f"mining candidate invariants from {len(sample)} reachable states")
     candidates = mine(sample, bounds, lambda: deadline is not None and time.perf_counter() >= deadline)

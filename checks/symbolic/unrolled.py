@@ -31,7 +31,7 @@ from ..explore import Discovery
 from .crosscheck import action_of
 from .relation import Caps, Move, decode, fresh, initial, moves, post_fits, well_formed
 from .terms import state_term, step_term, term_of
-from .values import Z3, leaves, reader, same
+from .values import Z3, OptV, Seq, leaves, reader, same
 
 __all__ = ["Unrolling", "Found", "BmcResult", "bmc", "Drift", "UniverseTooSmall", "NAMES", "KIND"]
 
@@ -54,6 +54,73 @@ def finished(bounds: Bounds) -> Any:
         lambda x: x.status.one_of("completed", "failed", "cancelled"))
 
 
+class _Step:
+    """One step of the relation over template variables, lowered once: the state `pre`, the move `chosen`
+    out of it and the state `post`, with every term the unrolling asks of a step or a state. Each step of
+    an unrolling is a copy of it by z3's substitution (in C++): lowering the rules and the properties in
+    Python is most of the cost of BMC (at the default bounds, several times the solver's), so it is paid
+    once per unrolling instead of once per depth."""
+
+    def __init__(self, unrolling: Unrolling) -> None:
+        u = self.u = unrolling
+        self.pre, self.post = fresh(u.caps, "pre"), fresh(u.caps, "post")
+        self.chosen = z3.BitVec("chosen", 16)
+        self.leaves = (leaves(self.pre), leaves(self.post))
+        self.moves = list(moves(u.caps, u.bounds, u.reading, self.pre, Z3, u.rules))
+        self._terms: dict[str, Any] = {}
+
+    def transition(self) -> Any:
+        """`post` is reached from `pre` by the enabled move `chosen`, and is well formed."""
+        options, chosen = self.moves, self.chosen
+        parts = [z3.ULT(chosen, len(options)), well_formed(Z3, self.post)]
+        parts += [z3.Implies(chosen == k, mv.guard) for k, mv in enumerate(options)]
+        # Each variable of the new state: an if-chain over the moves that change it, else its old value.
+        before, afters = self.leaves[0], [leaves(mv.post) for mv in options]
+        for index, new in enumerate(self.leaves[1]):
+            value = before[index]
+            for k, after in enumerate(afters):
+                term = after[index]
+                if not term.eq(before[index]):
+                    value = z3.If(chosen == k, term, value)
+            parts.append(new == value)
+        return z3.And(parts)
+
+    def term(self, key: str) -> Any:
+        """The template term named `key` (built once): a property's violation, the transition, the overflow."""
+        found = self._terms.get(key)
+        if found is None:
+            found = self._terms[key] = self._build(key)
+        return found
+
+    def _build(self, key: str) -> Any:
+        u, pre, post = self.u, self.pre, self.post
+        if key == "#transition":
+            return self.transition()
+        if key == "#overflow":  # some move enabled in `pre` leads out of the capacities
+            return z3.Or([z3.And(mv.guard, z3.Not(post_fits(Z3, mv.post))) for mv in self.moves])
+        kind = KIND[key]
+        if kind == ALWAYS:  # of the state `pre`
+            return z3.Not(state_term(key, u.caps, u.bounds, pre))
+        if kind == DEADLOCK:  # of the state `pre`
+            final = term_of(finished(u.bounds), u.caps, u.bounds, pre)
+            return z3.And(z3.Not(final), *[z3.Or(z3.Not(mv.guard), same(Z3, mv.post, pre)) for mv in self.moves])
+        on = _ON[key]  # of the step from `pre` by `chosen` to `post`
+        shows: Callable[[Move], Any] = (
+            (lambda mv: step_term(key, u.caps, u.bounds, pre, mv, post)) if kind == SOMETIMES else
+            (lambda mv: z3.Not(step_term(key, u.caps, u.bounds, pre, mv, post))))
+        return z3.Or([z3.And(self.chosen == k, shows(mv)) for k, mv in enumerate(self.moves)
+                      if not on or mv.kind in on])
+
+    def at(self, term: Any, t: int) -> Any:
+        """The template term copied to step t: `pre` is state t, `chosen` the move out of it, `post` state t+1
+        (a term of `pre` alone needs only state t)."""
+        u = self.u
+        pairs = list(zip(self.leaves[0], leaves(u.states[t]), strict=True))
+        if t < u.depth:
+            pairs += list(zip(self.leaves[1], leaves(u.states[t + 1]), strict=True)) + [(self.chosen, u.selectors[t])]
+        return z3.substitute(term, *pairs)
+
+
 class Unrolling:
     """States s0..sk and the moves between them, asserted in one solver as the unrolling grows."""
 
@@ -64,7 +131,8 @@ class Unrolling:
         self.solver = z3.SolverFor("QF_FD")
         self.states: list[Any] = [fresh(self.caps, "s0")]
         self.selectors: list[Any] = []
-        self._moves: list[list[Move]] = []
+        self._moves: dict[int, list[Move]] = {}
+        self.template = _Step(self)
         self.solver.add(well_formed(Z3, self.states[0]), same(Z3, self.states[0], initial(Z3, self.caps)))
 
     @property
@@ -72,55 +140,42 @@ class Unrolling:
         return len(self.states) - 1
 
     def moves_from(self, t: int) -> list[Move]:
-        """The moves out of state t (built once)."""
-        while len(self._moves) <= t:
-            state = self.states[len(self._moves)]
-            self._moves.append(list(moves(self.caps, self.bounds, self.reading, state, Z3, self.rules)))
+        """The moves out of state t (copied from the template once, when asked)."""
+        if t not in self._moves:
+            pairs = list(zip(self.template.leaves[0], leaves(self.states[t]), strict=True))
+
+            def copy(v: Any) -> Any:
+                if isinstance(v, Seq):
+                    return Seq(copy(v.length), tuple(copy(x) for x in v.items), v.t)
+                if isinstance(v, OptV):
+                    return OptV(copy(v.present), copy(v.value))
+                if isinstance(v, tuple):
+                    return tuple(copy(x) for x in v)
+                return z3.substitute(v, *pairs)
+
+            self._moves[t] = [Move(mv.kind, copy(mv.fields), copy(mv.guard), copy(mv.post))
+                              for mv in self.template.moves]
         return self._moves[t]
 
     def grow(self) -> None:
         """Add one step: a fresh state, reached from the last by one enabled move."""
         t = self.depth
-        pre, post = self.states[t], fresh(self.caps, f"s{t + 1}")
-        options = self.moves_from(t)
-        chosen = z3.BitVec(f"move{t}", 16)
-        self.solver.add(z3.ULT(chosen, len(options)), well_formed(Z3, post))
-        self.solver.add([z3.Implies(chosen == k, mv.guard) for k, mv in enumerate(options)])
-        # Each variable of the new state: an if-chain over the moves that change it, else its old value.
-        before, afters = leaves(pre), [leaves(mv.post) for mv in options]
-        for index, new in enumerate(leaves(post)):
-            value = before[index]
-            for k, after in enumerate(afters):
-                term = after[index]
-                if not term.eq(before[index]):
-                    value = z3.If(chosen == k, term, value)
-            self.solver.add(new == value)
-        self.states.append(post)
-        self.selectors.append(chosen)
+        self.states.append(fresh(self.caps, f"s{t + 1}"))
+        self.selectors.append(z3.BitVec(f"move{t}", 16))
+        self.solver.add(self.template.at(self.template.term("#transition"), t))
 
     def violation(self, name: str, t: int) -> Any:
         """The term saying that state t (or, for a step property, step t) shows `name`: a broken invariant,
         a broken transition property, a witness, or a deadlock."""
-        kind = KIND[name]
-        state = self.states[t]
-        if kind == ALWAYS:
-            return z3.Not(state_term(name, self.caps, self.bounds, state))
-        if kind == DEADLOCK:
-            final = term_of(finished(self.bounds), self.caps, self.bounds, state)
-            return z3.And(z3.Not(final), *[z3.Or(z3.Not(mv.guard), same(Z3, mv.post, state))
-                                           for mv in self.moves_from(t)])
+        if KIND[name] in (ALWAYS, DEADLOCK):
+            return self.template.at(self.template.term(name), t)
         if t == 0:
             return z3.BoolVal(False)
-        pre, chosen, on = self.states[t - 1], self.selectors[t - 1], _ON[name]
-        shows: Callable[[Move], Any] = (
-            (lambda mv: step_term(name, self.caps, self.bounds, pre, mv, state)) if kind == SOMETIMES else
-            (lambda mv: z3.Not(step_term(name, self.caps, self.bounds, pre, mv, state))))
-        return z3.Or([z3.And(chosen == k, shows(mv)) for k, mv in enumerate(self.moves_from(t - 1))
-                      if not on or mv.kind in on])
+        return self.template.at(self.template.term(name), t - 1)
 
     def overflow(self, t: int) -> Any:
         """Some move enabled in state t leads out of the capacities."""
-        return z3.Or([z3.And(mv.guard, z3.Not(post_fits(Z3, mv.post))) for mv in self.moves_from(t)])
+        return self.template.at(self.template.term("#overflow"), t)
 
     def ask(self, term: Any) -> z3.ModelRef | None:
         """A model of the unrolling in which `term` holds, or None (unknown is an error)."""
@@ -139,7 +194,9 @@ class Unrolling:
         states = [decode(s, read) for s in self.states[:t + 1]]
         actions = []
         for i in range(t):
-            action = action_of(self.moves_from(i)[read(self.selectors[i])], read)
+            chosen = self.template.moves[read(self.selectors[i])]  # its fields, copied to step i
+            fields = tuple(self.template.at(f, i) if z3.is_expr(f) else f for f in chosen.fields)
+            action = action_of(Move(chosen.kind, fields, chosen.guard, chosen.post), read)
             if machine.step(states[i], action) != states[i + 1]:
                 raise Drift(f"step {i + 1} ({action}) from {states[i]} to {states[i + 1]} is no step of the "
                             "explicit model")
@@ -168,13 +225,15 @@ class BmcResult:
 
 
 def bmc(machine: Machine, depth: int, names: tuple[str, ...] = NAMES, *, rules: tuple[Rule, ...] = RULES,
-        deadline: float | None = None, progress: Callable[[int, int], None] | None = None) -> BmcResult:
+        caps: Caps | None = None, deadline: float | None = None,
+        progress: Callable[[int, int], None] | None = None) -> BmcResult:
     """Check `names` on every behaviour of up to `depth` steps of the machine's bounds and reading; each found
     one at its minimal depth. The explicit `machine` re-takes every decoded step and judges what the path
-    shows, so the message of a violation is the explicit model's own."""
+    shows, so the message of a violation is the explicit model's own. `caps` widen the capacities (a
+    mutant's states may need more)."""
     started = time.perf_counter()
     result = BmcResult(depth, {name: Found(name, KIND[name]) for name in names})
-    unrolling = Unrolling(machine.bounds, machine.reading, rules)
+    unrolling = Unrolling(machine.bounds, machine.reading, rules, caps)
     for t in range(depth + 1):
         if deadline is not None and time.perf_counter() > deadline:
             result.depth, result.complete = t - 1, False
