@@ -119,7 +119,7 @@ def test_a_mutant_s_relation_equals_its_explicit_successors(mutant: Mutant) -> N
     from the same table: at its bounds, on the first states it reaches and the first where it deviates,
     the z3 relation lowered from its table (`moves(..., rules=mutant.rules)`) gives exactly the
     successors generated from it, and so, on two of the deviating ones, does the relation as a z3
-    formula. (The symbolic twins of `checks/symbolic/mutants.py` are a second copy; this one derives.)"""
+    formula."""
     bounds = bounds_of(mutant)
     machine = mutate(Machine(bounds), mutant)
     explicit = successor_function(bounds, machine.reading, mutant.rules)

@@ -27,6 +27,7 @@ from pausecheck.model.rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from pausecheck.model.state import State
 
 from .values import (
+    BITS,
     CALL,
     EXEC,
     RACE,
@@ -43,7 +44,6 @@ from .values import (
     same,
     zero_like,
 )
-from .vec import BITS
 
 __all__ = ["Caps", "COPYING", "Move", "moves", "lift", "decode", "fresh", "well_formed", "initial", "post_fits",
            "Lower", "lower_block", "assemble", "plan"]

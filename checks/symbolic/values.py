@@ -21,10 +21,16 @@ from typing import Any
 import z3
 from pausecheck.model.state import WORDS
 
-from .vec import BITS
+# Every integer of a state is a bit-vector of BITS bits: the solver bit-blasts the formulas to SAT, far
+# faster than linear integer arithmetic on these small finite domains. Comparisons are signed, so a
+# well-formed state keeps every number at least 0 (`relation.well_formed`), and a step whose successor
+# leaves that range is reported (`relation.post_fits`); the values a state holds (a count, a ref, an
+# id) stay far below 2**(BITS-1).
+BITS = 8
 
-__all__ = ["reader", "Algebra", "Z3", "CONCRETE", "Seq", "OptV", "encode_str", "decode_str", "EXEC", "RACE", "CALL",
-           "TooSmall", "zero_like", "pick", "same", "resize", "leaves"]
+
+__all__ = ["BITS", "reader", "Algebra", "Z3", "CONCRETE", "Seq", "OptV", "encode_str", "decode_str", "EXEC", "RACE",
+           "CALL", "TooSmall", "zero_like", "pick", "same", "resize", "leaves"]
 
 _WORD = {w: i + 1 for i, w in enumerate(WORDS)}
 EXEC, RACE, CALL = 32, 48, 64  # e<n> -> 32+n (n < 16), e<n>' -> 48+n, c<n> -> 64+n (n < 64)
