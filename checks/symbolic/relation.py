@@ -196,11 +196,14 @@ def fresh(caps: Caps, name: str) -> Any:
 
 
 def well_formed(A: Algebra, value: Any, t: Any = State) -> Any:
-    """Lengths within capacity and everything past a length zero: the shape every lifted state has."""
+    """Lengths within capacity, everything past a length zero, and every number and word code at least 0
+    (z3 compares bit-vectors signed, and a model reads them unsigned): the shape every lifted state has."""
     parts: list[Any] = []
 
     def go(t: Any, v: Any) -> None:
-        if t in RECORDS:
+        if t is int or t is str:
+            parts.append(A.le(A.num(0), v))
+        elif t in RECORDS:
             for ft, x in zip(FIELD_TYPES[t].values(), v, strict=True):
                 go(ft, x)
         elif isinstance(t, SeqOf):
@@ -216,11 +219,14 @@ def well_formed(A: Algebra, value: Any, t: Any = State) -> Any:
 
 
 def post_fits(A: Algebra, value: Any) -> Any:
-    """Does every sequence of a successor fit its capacity? (A step that overflows one needs larger caps.)"""
+    """Does every sequence of a successor fit its capacity, and every number stay in the symbolic integers'
+    range? (A step that overflows either needs larger caps or more bits.)"""
     parts: list[Any] = []
 
     def go(v: Any) -> None:
-        if isinstance(v, Seq):
+        if z3.is_bv(v) or (isinstance(v, int) and not isinstance(v, bool)):
+            parts.append(A.le(A.num(0), v))
+        elif isinstance(v, Seq):
             parts.append(A.le(v.length, A.num(v.cap)))
             for item in v.items:
                 go(item)
