@@ -114,8 +114,8 @@ def _fixed() -> list[Candidate]:
             lambda x: x.status.one_of("completed", "failed", "cancelled") | (x.messages.size <= B.interim_writes))),
         Candidate("every failed write-back is counted: those each execution reported, and those of segments still "
                   "to put back or report, are at most the state's count", S.executions.total(
-                      lambda x: x.write_failures) + S.segments.count(lambda y: y.phase.one_of("write failed", "put back"))
-                  <= S.write_failures),
+                      lambda x: x.write_failures)
+                  + S.segments.count(lambda y: y.phase.one_of("write failed", "put back")) <= S.write_failures),
         Candidate("sessions are within the bound", S.executions.all_of(
             lambda x: (x.session >= 1) & (x.session <= B.sessions))),
     ]
