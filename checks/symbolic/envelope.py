@@ -15,6 +15,7 @@ state, does not have, or has leading elsewhere: the behaviour takes a branch of 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -28,7 +29,7 @@ from pausecheck.model.reading import CONFORMANT, Reading
 from pausecheck.model.rules import RULES
 
 from .relation import Caps, Lower, Move, moves, plan
-from .unrolled import KIND, Unrolling
+from .unrolled import KIND, Unrolling, step_relation
 from .values import Z3, Algebra, OptV, Seq, leaves
 
 __all__ = ["Envelope", "EnvelopeUnrolling", "switches_read"]
@@ -126,13 +127,21 @@ class EnvelopeUnrolling(Unrolling):
         self.solver.add(z3.ULT(envelope.choice, len(envelope.readings)))
 
     def moves_from(self, t: int) -> list[Move]:
-        """The moves out of state t (built once), each guarded by the choice naming a reading that has it."""
-        while len(self._moves) <= t:
-            tagged = self.envelope.moves(self.states[len(self._moves)])
+        """The moves out of state t (built once, step by step: a reading's moves differ from the template's),
+        each guarded by the choice naming a reading that has it."""
+        while len(self._tagged) <= t:
+            k = len(self._tagged)
+            tagged = self.envelope.moves(self.states[k])
             self._tagged.append(tagged)
-            self._moves.append([Move(x.move.kind, x.move.fields, _guarded(self.envelope.admits(x.group), x.move.guard),
-                                     x.move.post) for x in tagged])
+            self._moves[k] = [Move(x.move.kind, x.move.fields, _guarded(self.envelope.admits(x.group), x.move.guard),
+                                   x.move.post) for x in tagged]
         return self._moves[t]
+
+    def transition(self, t: int) -> Any:
+        return step_relation(self.states[t], self.states[t + 1], self.selectors[t], self.moves_from(t))
+
+    def chosen_move(self, t: int, read: Callable[[Any], Any]) -> Move:
+        return self.moves_from(t)[read(self.selectors[t])]
 
     def violation(self, name: str, t: int) -> Any:
         """As `Unrolling.violation`, but a step property lowered once per step rather than once per move: the

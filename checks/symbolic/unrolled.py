@@ -12,6 +12,7 @@ explicit model would not take is a `Drift`, never a verdict.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,6 +55,22 @@ def finished(bounds: Bounds) -> Any:
         lambda x: x.status.one_of("completed", "failed", "cancelled"))
 
 
+def step_relation(pre: Any, post: Any, chosen: Any, options: list[Move]) -> Any:
+    """`post` is reached from `pre` by the enabled move of `options` that `chosen` names, and is well formed."""
+    parts = [z3.ULT(chosen, len(options)), well_formed(Z3, post)]
+    parts += [z3.Implies(chosen == k, mv.guard) for k, mv in enumerate(options)]
+    # Each variable of the new state: an if-chain over the moves that change it, else its old value.
+    before, afters = leaves(pre), [leaves(mv.post) for mv in options]
+    for index, new in enumerate(leaves(post)):
+        value = before[index]
+        for k, after in enumerate(afters):
+            term = after[index]
+            if not term.eq(before[index]):
+                value = z3.If(chosen == k, term, value)
+        parts.append(new == value)
+    return z3.And(parts)
+
+
 class _Step:
     """One step of the relation over template variables, lowered once: the state `pre`, the move `chosen`
     out of it and the state `post`, with every term the unrolling asks of a step or a state. Each step of
@@ -71,19 +88,7 @@ class _Step:
 
     def transition(self) -> Any:
         """`post` is reached from `pre` by the enabled move `chosen`, and is well formed."""
-        options, chosen = self.moves, self.chosen
-        parts = [z3.ULT(chosen, len(options)), well_formed(Z3, self.post)]
-        parts += [z3.Implies(chosen == k, mv.guard) for k, mv in enumerate(options)]
-        # Each variable of the new state: an if-chain over the moves that change it, else its old value.
-        before, afters = self.leaves[0], [leaves(mv.post) for mv in options]
-        for index, new in enumerate(self.leaves[1]):
-            value = before[index]
-            for k, after in enumerate(afters):
-                term = after[index]
-                if not term.eq(before[index]):
-                    value = z3.If(chosen == k, term, value)
-            parts.append(new == value)
-        return z3.And(parts)
+        return step_relation(self.pre, self.post, self.chosen, self.moves)
 
     def term(self, key: str) -> Any:
         """The template term named `key` (built once): a property's violation, the transition, the overflow."""
@@ -132,12 +137,16 @@ class Unrolling:
         self.states: list[Any] = [fresh(self.caps, "s0")]
         self.selectors: list[Any] = []
         self._moves: dict[int, list[Move]] = {}
-        self.template = _Step(self)
         self.solver.add(well_formed(Z3, self.states[0]), same(Z3, self.states[0], initial(Z3, self.caps)))
 
     @property
     def depth(self) -> int:
         return len(self.states) - 1
+
+    @functools.cached_property
+    def template(self) -> _Step:
+        """The step lowered once over template variables (built when first asked)."""
+        return _Step(self)
 
     def moves_from(self, t: int) -> list[Move]:
         """The moves out of state t (copied from the template once, when asked)."""
@@ -162,7 +171,17 @@ class Unrolling:
         t = self.depth
         self.states.append(fresh(self.caps, f"s{t + 1}"))
         self.selectors.append(z3.BitVec(f"move{t}", 16))
-        self.solver.add(self.template.at(self.template.term("#transition"), t))
+        self.solver.add(self.transition(t))
+
+    def transition(self, t: int) -> Any:
+        """Step t: the template's transition copied to it."""
+        return self.template.at(self.template.term("#transition"), t)
+
+    def chosen_move(self, t: int, read: Callable[[Any], Any]) -> Move:
+        """The move a model chose at step t, its fields copied to that step."""
+        chosen = self.template.moves[read(self.selectors[t])]
+        return Move(chosen.kind, tuple(self.template.at(f, t) if z3.is_expr(f) else f for f in chosen.fields),
+                    chosen.guard, chosen.post)
 
     def violation(self, name: str, t: int) -> Any:
         """The term saying that state t (or, for a step property, step t) shows `name`: a broken invariant,
@@ -194,9 +213,7 @@ class Unrolling:
         states = [decode(s, read) for s in self.states[:t + 1]]
         actions = []
         for i in range(t):
-            chosen = self.template.moves[read(self.selectors[i])]  # its fields, copied to step i
-            fields = tuple(self.template.at(f, i) if z3.is_expr(f) else f for f in chosen.fields)
-            action = action_of(Move(chosen.kind, fields, chosen.guard, chosen.post), read)
+            action = action_of(self.chosen_move(i, read), read)
             if machine.step(states[i], action) != states[i + 1]:
                 raise Drift(f"step {i + 1} ({action}) from {states[i]} to {states[i + 1]} is no step of the "
                             "explicit model")
