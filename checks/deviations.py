@@ -17,6 +17,8 @@ from typing import Any
 
 from pausecheck.model.actions import (
     Answer,
+    CallTool,
+    Expire,
     NodeFails,
     ObserveAgain,
     Poll,
@@ -40,10 +42,12 @@ from pausecheck.model.rules import (
     merged,
     message,
     moved,
+    new_first,
     ok,
     q,
     reissue,
     run,
+    verdict,
     warned,
 )
 from pausecheck.model.state import (
@@ -51,12 +55,14 @@ from pausecheck.model.state import (
     CANCELLED,
     COMPLETED,
     DECLINED,
+    EXPIRED,
     FAILED,
     INTERRUPTED,
     PAUSED,
     PENDING,
     PUT_BACK,
     RUNNING,
+    WORKING,
     Attempt,
     Execution,
     Question,
@@ -250,3 +256,27 @@ RESUME_ALONE = Rule(
     effect=(Set(e.status, RUNNING), Set(S.segments, S.segments.insert(new(Segment, e.id, 0, ())))),
     clauses=(), doc="a paused run resumes by itself, its question left pending")
 RESUME_WITHOUT_ANSWER = deviate(add=(RESUME_ALONE,))
+
+
+# What a client sees, step by step (frame conditions)
+# Observing a paused run records the interrupt again: a second interrupted attempt for one interrupt.
+OBSERVE_RECORDS_ATTEMPT = deviate(on(ObserveAgain, Also(Set(e.attempts, e.attempts.append(
+    new(Attempt, q.call, INTERRUPTED))))))
+# The consumer gives up on tools after one fails: no call follows a failed one.
+STOPS_CALLING_AFTER_FAILURE = deviate(on(CallTool, Only(~e.attempts.any_of(lambda a: a.status == FAILED))))
+# An interim write-back decides the run's status: a client sees it finished while the segment works on.
+STATUS_AT_INTERIM_WRITE = deviate(on(WriteMessage, Also(When(ok.ref & ~g.final, (Set(e.status, verdict(e)),)))))
+# The resume moves the held list into the resumed segment, as if collected again, rather than leaving it
+# for the write-back to take (the message is the same: held first, then what the segment collects).
+RESUME_MOVES_HELD = deviate(on(Answer, Replace(S.segments, S.segments.insert(new(
+    Segment, e.id, 0, e.held, False, WORKING, (), False, ite(approve.ref & new_first, _call, "")))),
+    After(S.segments, Set(e.held, ()))))
+# The timer of an answered question is never cancelled: it fires after the run completed, marks the
+# question expired and cancels the completed run.
+TIMER_OUTLIVES_RUN = deviate(add=(Rule(
+    Expire, EXECUTIONS,
+    guard=(S.executions.count(lambda x: x.status == CANCELLED) < B.expiries, e.status == COMPLETED,
+           e.questions.size > 0),
+    fields=(e.id,),
+    effect=(Set(e.questions, e.questions.set_last(q.but(status=EXPIRED))), Set(e.status, CANCELLED)),
+    clauses=(), doc="an answered question's timer fires after the run completed and cancels it"),))

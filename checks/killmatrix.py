@@ -16,7 +16,10 @@ Per property P, with K(P) the set of mutants P kills:
   A property that kills nothing is redundant with nothing (it is untested). One whose mutants are
   each caught elsewhere but by no single Q is *jointly redundant* with a smallest-first greedy cover:
   properties whose kill sets together contain K(P), named in registry order (`jointly` is set).
-A mutant marked equivalent yet killed is a false claim; the matrix records it as killed.
+A mutant marked equivalent is also searched at small bounds (its own, where it has them) with each fault
+on in turn (a crash, an expiry, a race, a new turn): a claim of equivalence must hold under every fault.
+A mutant marked equivalent yet killed, at its bounds or under a fault, is a false claim: the matrix
+fails, naming the property and the fault (`refuted`).
 Redundancy is relative to the mutant set: it says the mutants do not yet separate P from Q, not
 that P is implied by Q.
 """
@@ -40,6 +43,9 @@ from .reference import Reference, Vetted, reference
 
 __all__ = ["MutantKill", "PropertyKills", "KillMatrix", "kill_matrix", "killer_names"]
 
+FAULTS = ("crashes", "expiries", "races", "new_turns")  # each turned on in turn for an equivalent mutant
+FAULT_BOUNDS = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1)
+
 # Where at least this many mutants share bounds, each is searched against the default's vetted graph at
 # those bounds (`reference.py`): building it costs about one and a half default searches, and a mutant
 # search saves from nothing (it leaves the default's states at once) to nearly all of one.
@@ -62,6 +68,17 @@ class MutantKill:
     seconds: float
     evidence: Discovery | None = None  # the target's shortest counterexample, for golden traces
     vetted: bool = False  # searched against the default's vetted graph at its bounds (`reference.py`)
+    # an equivalent mutant's kills with a fault on: (the flag, the property, its shortest counterexample's steps)
+    under_faults: tuple[tuple[str, str, int], ...] = ()
+
+    @property
+    def refuted(self) -> str | None:
+        """How a claim of equivalence fails (killed at its bounds or under a fault), or None."""
+        if not self.equivalent:
+            return None
+        found = [f"{p} ({n} steps)" for p, n in self.shortest] + [
+            f"{p} with {flag} ({n} steps)" for flag, p, n in self.under_faults]
+        return f"{self.name}: {', '.join(found)}" if found else None
 
     @property
     def survived(self) -> bool:
@@ -97,6 +114,17 @@ class KillMatrix:
         """Mutants no property kills that are not marked equivalent."""
         return tuple(m.name for m in self.mutants if m.survived)
 
+    @property
+    def refuted(self) -> tuple[str, ...]:
+        """Claims of equivalence a search refuted, each with what killed the mutant."""
+        return tuple(m.refuted for m in self.mutants if m.refuted)
+
+    def verdict(self) -> str:
+        """`[ok] ...`, or `[fail]` with the survivors and the refuted claims of equivalence."""
+        failures = ([f"survived: {', '.join(self.survivors)}"] if self.survivors else []) + (
+            [f"equivalence refuted: {'; '.join(self.refuted)}"] if self.refuted else [])
+        return "[fail] " + "; ".join(failures) if failures else "[ok] every mutant is killed or marked equivalent"
+
     def row(self, name: str) -> MutantKill:
         """The row of the mutant with this name (KeyError if none)."""
         for m in self.mutants:
@@ -122,6 +150,8 @@ class KillMatrix:
                     "shortest": dict(m.shortest),
                     "equivalent": m.equivalent,
                     "reason": m.reason,
+                    "killed_under_faults": [{"flag": flag, "property": p, "steps": n}
+                                            for flag, p, n in m.under_faults],
                 }
                 for m in self.mutants
             ],
@@ -181,7 +211,27 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
         shortest=tuple((name, lengths[name]) for name in killed), equivalent=mutant.equivalent,
         reason=mutant.reason, states=result.states, complete=result.complete, seconds=result.seconds,
         evidence=evidence, vetted=ref is not None,
+        under_faults=_under_faults(mutant, order, searching) if mutant.equivalent else (),
     )
+
+
+def _under_faults(mutant: Mutant, order: tuple[str, ...],
+                  searching: Progress | None) -> tuple[tuple[str, str, int], ...]:
+    """An equivalent mutant searched at small bounds (its own where it has them) with each fault on in turn:
+    every kill found, as (the flag, the property, its shortest counterexample's steps)."""
+    base = mutant.bounds or FAULT_BOUNDS
+    found = []
+    for fault in FAULTS:
+        at = base.replace(**{fault: max(1, getattr(base, fault))})
+        result = explore(mutate(Machine(at, symmetry=mutant.symmetric), mutant), progress=searching)
+        if result.stopped == "interrupted":
+            raise KeyboardInterrupt
+        flag = f"--{fault.replace('_', '-')} {getattr(at, fault)}"
+        lengths = {name: len(d.actions) for name, d in result.violations.items()}
+        if result.deadlock is not None:
+            lengths[DEADLOCK] = len(result.deadlock.actions)
+        found += [(flag, name, lengths[name]) for name in order if name in lengths]
+    return tuple(found)
 
 
 def _columns(rows: tuple[MutantKill, ...], order: tuple[str, ...]) -> tuple[PropertyKills, ...]:

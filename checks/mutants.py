@@ -83,12 +83,15 @@ def mutate(machine: Machine, mutant: Mutant) -> Machine:
 
 
 _TWO_SESSIONS = Bounds(sessions=2, calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0)
-_TWO_TURNS = Bounds(turns=2, calls=2, per_call=1, artifacts=2, pauses=1, write_failures=0, observations=0)
 _ROOMY_HELD = Bounds(artifacts=2, held_bound=2)  # room to hold two, so order shows without drops
 _SMALL = Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1)
 _NODE_FAILURE = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, node_failures=1,
                        held_bound=1)  # a node fails (the defaults have none), with an artifact held
 
+_NEW_TURN = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1,
+                   new_turns=1)  # a turn started while the session's previous turn is paused
+_INTERIM = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, interim_writes=1,
+                  held_bound=1)  # an interim write-back before the segment's last call
 M = Mutant
 LARGE = 1.5  # how many times the default's states a mutant marked `large` searches, at least
 MUTANTS: tuple[Mutant, ...] = (
@@ -156,10 +159,9 @@ MUTANTS: tuple[Mutant, ...] = (
     M("held_keyed_per_workflow", ("T7.2", "T7.4"), "the held list is one record per workflow, shared by every "
       "session's execution and re-homed to whichever paused last", "isolation", 8,
       d.HELD_KEYED_PER_WORKFLOW, bounds=_TWO_SESSIONS, symmetric=True),
-    M("held_keyed_per_session", ("T7.2",), "the held list is keyed by the session, not the execution (A-T1)",
-      None, None, d.HELD_KEYED_PER_SESSION, bounds=_TWO_TURNS, equivalent=True,
-      reason="a session runs one turn at a time and a turn ends only by a successful write-back, which "
-      "empties its held list; so a session's list never holds two turns' artifacts"),
+    M("held_keyed_per_session", ("T7.2",), "the held list is keyed by the session, not the execution (A-T1): a turn "
+      "started while the session's previous turn is paused (INT-13) shares that turn's held list", "isolation", 8,
+      d.HELD_KEYED_PER_SESSION, bounds=_NEW_TURN),
     # the attempt trail
     M("interrupt_recorded_failed", ("G6.1", "G6.2"), "an interrupt escaping a tool records the attempt as failed",
       "interrupted_not_failed", 3, d.INTERRUPT_RECORDED_FAILED),
@@ -224,6 +226,20 @@ MUTANTS: tuple[Mutant, ...] = (
       "hides the put-back path)", WITNESS_LOST + "write_back_fails_with_held", 8, d.WRITE_NEVER_FAILS),
     M("resume_without_answer", ("G6.9", "G6.5"), "a paused run may resume on its own (a timer), leaving its "
       "question pending", "no_phantom_pause", 4, d.RESUME_WITHOUT_ANSWER, bounds=_SMALL),
+    # what a client sees, step by step (frame conditions)
+    M("observe_records_attempt", ("G6.9", "G6.1"), "observing a paused run records the interrupt again: two "
+      "interrupted attempts for one interrupt", "observing_changes_nothing_visible", 4, d.OBSERVE_RECORDS_ATTEMPT),
+    M("stops_calling_after_failure", ("G6.7",), "the consumer stops calling tools once one has failed",
+      WITNESS_LOST + "calls_after_a_failure", 4, d.STOPS_CALLING_AFTER_FAILURE),
+    M("status_at_interim_write", ("O11.4", "G5.2"), "an interim write-back decides the run's status: a client sees "
+      "it completed while its segment works on", "status_decided_when_the_segment_ends", 3,
+      d.STATUS_AT_INTERIM_WRITE, bounds=_INTERIM),
+    M("resume_moves_held", ("T7.4", "T7.7"), "the resume moves the held list into the resumed segment instead of "
+      "leaving it for the write-back to take (the message reads the same)", "held_changes_only_at_hold_take_put_back",
+      6, d.RESUME_MOVES_HELD),
+    M("timer_outlives_run", ("G5.2", "O11.4"), "an answered question's expiry timer is never cancelled: it fires "
+      "after the run completed and cancels it", "finished_status_is_final", 7, d.TIMER_OUTLIVES_RUN,
+      bounds=_SMALL.replace(expiries=1)),
 )
 del M
 

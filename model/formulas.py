@@ -24,6 +24,7 @@ from .actions import (
     Answer,
     ClearHeld,
     CloseSuperseded,
+    Crash,
     Expire,
     PutBack,
     StartWriteBack,
@@ -226,6 +227,15 @@ def _resume_expected() -> Expr:
                ite(act.approve, after == closed.append(RUNNING), after == closed))
 
 
+def _unobserved(x: Expr) -> Expr:
+    """The record `x` with every question's observation count zeroed: what observing may not change."""
+    return x.but(questions=x.questions.map(lambda q: q.but(observations=0)))
+
+
+def _no_new_execution_holds() -> Expr:
+    return P.executions.suffix(S.executions.size).all_of(lambda y: y.held.size == 0)
+
+
 def _step(name: str, expr: Expr) -> Formula:
     return Formula(name, expr, step=True)
 
@@ -283,6 +293,18 @@ _TRANSITIONS = (
         ~trail(E2, G.closing).any_of(lambda a: a.status == INTERRUPTED),
         Q.is_none | (Q.status != PENDING) | _resume_expected())),
     _step("stale_answer_changes_nothing", (~Q.is_none & (Q.status == PENDING)) | (P == S)),
+    # Frame conditions on what a client sees: what each kind of step may change, the rest unchanged.
+    _step("observing_changes_nothing_visible", (P.executions.size == S.executions.size) & S.executions.zip_all(
+        P.executions, lambda x, y: _unobserved(x) == _unobserved(y)) & (P.warnings == S.warnings)),
+    _step("held_changes_only_at_hold_take_put_back", kind(Crash) | (S.executions.zip_all(
+        P.executions, lambda x, y: (x.held == y.held) | (
+            (x.id == base_of(act.execution)) & kind(ToolInterrupts, StartWriteBack, ClearHeld, PutBack, Expire)))
+        & _no_new_execution_holds())),
+    _step("finished_status_is_final", S.executions.zip_all(
+        P.executions, lambda x, y: ~finished(x.status) | (y.status == x.status))),
+    _step("status_decided_when_the_segment_ends", S.executions.zip_all(P.executions, lambda x, y: (
+        x.status == y.status) | (y.status == RUNNING) | ~P.segments.any_of(
+            lambda z: base_of(z.execution) == y.id))),
 )
 
 
@@ -305,6 +327,8 @@ _WITNESSES = (
     _step("decline", ~act.approve),
     _step("two_calls_in_segment", G2.calls >= 2),
     _step("tool_failure", lift(True)),
+    _step("calls_after_a_failure", (E.attempts.size > 0) & (E.attempts.last.status == FAILED)),
+    _step("delivers_after_a_put_back", act.ok & (G.taken.size > 0) & (E.write_failures > 0)),
     _step("completes_after_pause", _written(COMPLETED, lambda x: x.questions.size > 0)),
     _step("completes_after_failure", _written(COMPLETED, lambda x: x.attempts.any_of(lambda a: a.status == FAILED)
                                                 & (unrouted(x) == 0))),

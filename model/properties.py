@@ -10,7 +10,10 @@ from .actions import (
     Answer,
     ClearHeld,
     CloseSuperseded,
+    Crash,
     Expire,
+    ObserveAgain,
+    Poll,
     PutBack,
     ReportFailure,
     StartWriteBack,
@@ -482,6 +485,54 @@ def _resume_supersedes(pre: State, action: Any, post: State, ctx: Context) -> st
     return None
 
 
+def _unallowed(pre: State, post: State, field: str, keep: Callable[[Any, Any], bool]) -> str | None:
+    """The first execution whose `field` the step changed where `keep(before, after)` says it may not."""
+    for x, y in zip(pre.executions, post.executions, strict=False):
+        if getattr(x, field) != getattr(y, field) and not keep(x, y):
+            return f"{x.id}'s {field.replace('_', ' ')} went from {getattr(x, field)!r} to {getattr(y, field)!r}"
+    return None
+
+
+def _observing_changes_nothing_visible(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    if len(post.executions) != len(pre.executions):
+        return f"{action} started an execution"
+    if post.warnings != pre.warnings:
+        return f"{action} changed the warnings to {list(post.warnings)}"
+    for field in ("status", "attempts", "held", "messages", "unhandled", "write_failures", "node_failures", "calls"):
+        found = _unallowed(pre, post, field, lambda x, y: False)
+        if found:
+            return f"{action}: {found}"
+    for x, y in zip(pre.executions, post.executions, strict=False):
+        if [q[:2] + q[3:] for q in x.questions] != [q[:2] + q[3:] for q in y.questions]:
+            return f"{action}: {x.id}'s questions went from {list(x.questions)} to {list(y.questions)}"
+    return None
+
+
+_HOLDS_OR_TAKES = (ToolInterrupts, StartWriteBack, ClearHeld, PutBack, Expire)
+
+
+def _held_changes_only_at_hold_take_put_back(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    if type(action) is Crash:
+        return None
+    own = getattr(action, "execution", "").rstrip("'")
+    found = _unallowed(pre, post, "held", lambda x, y: x.id == own and type(action) in _HOLDS_OR_TAKES)
+    if found:
+        return f"{action}: {found}"
+    fresh = [y.id for y in post.executions[len(pre.executions):] if y.held]
+    return f"{action} started {fresh[0]} holding artifacts" if fresh else None
+
+
+def _finished_status_is_final(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    found = _unallowed(pre, post, "status", lambda x, y: x.status not in FINISHED)
+    return f"{action}: {found}, after it had finished" if found else None
+
+
+def _status_decided_when_the_segment_ends(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    live = {s.execution.rstrip("'") for s in post.segments}
+    found = _unallowed(pre, post, "status", lambda x, y: y.status == RUNNING or y.id not in live)
+    return f"{action}: {found} while a segment of it is still working" if found else None
+
+
 INVARIANTS: tuple[Property, ...] = (
     _always("no_double_delivery", ("T7.7", "T7.8"), _no_double_delivery,
              "no artifact is delivered twice: at most one message carries it, once",
@@ -546,6 +597,22 @@ INVARIANTS: tuple[Property, ...] = (
     _transition("stale_answer_changes_nothing", ("G6.9",), _stale_answer_changes_nothing,
              "an answer to a question no longer pending (or never raised) changes nothing", situation="stale_answer",
              on=(Answer,), stutter=()),
+    # Frame conditions: what a client sees changes only where a rule says it does.
+    _transition("observing_changes_nothing_visible", ("G6.9", "T7.3"), _observing_changes_nothing_visible,
+             "observing a run (a poll, the same interrupt seen again) changes nothing a client sees: no status, "
+             "attempt, question, held artifact, message or warning; only the observation count",
+             situation="interrupt_observed_twice", on=(ObserveAgain, Poll), stutter=()),
+    _transition("held_changes_only_at_hold_take_put_back", ("T7.1", "T7.4", "T7.7", "T7.10"),
+             _held_changes_only_at_hold_take_put_back,
+             "a held list changes only at its own execution's pause, take, put-back or expiry, or in a crash "
+             "recovery; a new execution holds nothing", situation="held_across_pause", stutter=()),
+    _transition("finished_status_is_final", ("G5.2", "O11.1", "O11.4"), _finished_status_is_final,
+             "a finished execution's status (completed, failed, cancelled) never changes",
+             situation="completes_after_pause", stutter=()),
+    _transition("status_decided_when_the_segment_ends", ("O11.1", "O11.2", "O11.4"),
+             _status_decided_when_the_segment_ends,
+             "an execution's status leaves running (paused, completed, failed, cancelled) only when no segment of "
+             "it is left working", situation="completes_after_pause", stutter=()),
 )
 PROPERTIES: tuple[Property, ...] = INVARIANTS + WITNESSES
 

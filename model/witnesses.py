@@ -76,6 +76,12 @@ def _overflow(bounds: Bounds) -> str | None:
                     artifacts=bounds.held_bound + 1)(bounds) or "--calls 2"
 
 
+def _call_after_failure(bounds: Bounds) -> str | None:
+    """A fresh call after a failed one: a second call in the segment, or, after a pause, the call a resumed
+    segment makes once its re-issued call fails."""
+    return None if bounds.calls >= 2 or (bounds.calls >= 1 and bounds.pauses >= 1) else "--calls 2"
+
+
 WITNESSES: tuple[Property, ...] = (
     Property("delivered_after_pause", SOMETIMES, ("T7.6",), witness_check("delivered_after_pause"),
              "a write-back delivers artifacts held across a pause", on=(WriteMessage,), requires=_holds),
@@ -108,6 +114,12 @@ WITNESSES: tuple[Property, ...] = (
              "a segment makes two tool calls", on=(CallTool,), requires=at_least(calls=2)),
     Property("tool_failure", SOMETIMES, ("G6.6",), witness_check("tool_failure"),
              "a tool call fails", on=(ToolFails,)),
+    Property("calls_after_a_failure", SOMETIMES, ("G6.7",), witness_check("calls_after_a_failure"),
+             "the consumer calls a tool again right after a tool call failed (it carries on)", on=(CallTool,),
+             requires=_call_after_failure),
+    Property("delivers_after_a_put_back", SOMETIMES, ("T7.10", "T7.12"), witness_check("delivers_after_a_put_back"),
+             "a write-back delivers held artifacts after an earlier one failed and put them back", on=(WriteMessage,),
+             requires=at_least(_holds, write_failures=1)),
     Property("completes_after_pause", SOMETIMES, ("G6.5",), witness_check("completes_after_pause"),
              "an execution that paused completes", on=(WriteMessage,), requires=at_least(pauses=1)),
     Property("completes_after_failure", SOMETIMES, ("E9.5",), witness_check("completes_after_failure"),

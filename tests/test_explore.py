@@ -40,16 +40,17 @@ _ELSEWHERE = {TWO_EXECUTIONS, "interim_write_delivers_held", "two_write_backs", 
 SMALL_MISSING = [
     {"delivered_after_pause", "held_across_pause", "interrupt_observed_twice", "merged_held_and_new",
      "poll_while_holding", "repause_with_held", "two_calls_in_segment", "two_pauses", "warned_drop",
-     "write_back_fails_with_held"} | _ELSEWHERE,
+     "write_back_fails_with_held", "delivers_after_a_put_back"} | _ELSEWHERE,
     {"interrupt_observed_twice"} | _ELSEWHERE,
 ]
 DEFAULT_COUNTS = (73409, 197925, 25)
 # Shortest witness length (actions) of every `sometimes` property at the default bounds.
 WITNESS_LENGTHS = {
-    "tool_failure": 3, "approve": 4, "decline": 4, "interrupt_observed_twice": 4, "two_calls_in_segment": 4,
+    "tool_failure": 3, "approve": 4, "calls_after_a_failure": 4, "decline": 4, "interrupt_observed_twice": 4, "two_calls_in_segment": 4,
     "completes_after_failure": 5, "held_across_pause": 5, "stale_answer": 5, "completes_after_decline": 6,
     "completes_after_pause": 6, "poll_while_holding": 6, "two_pauses": 6, "delivered_after_pause": 8,
     "repause_with_held": 8, "write_back_fails_with_held": 8, "merged_held_and_new": 9, "warned_drop": 11,
+    "delivers_after_a_put_back": 12,
 }
 WITNESSES = [p for p in PROPERTIES if p.kind == SOMETIMES]
 

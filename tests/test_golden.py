@@ -38,8 +38,8 @@ def test_golden_trace_replays_on_its_mutant_and_not_on_the_rules(path):
     assert outcome.reproduced, f"{path.name} no longer breaks {meta['property']}"
     assert len(document["states"]) == meta["steps"] + 1
     # every step names the clauses its rule enacted, but the environment's own moves (a turn starts, a
-    # tool is called or returns, a caller polls, a write fails), the violation names what broke
-    environment = ("start-turn", "call-tool", "tool-returns", "poll")
+    # tool is called or returns, a caller polls, a write fails, a timer fires), the violation names what broke
+    environment = ("start-turn", "call-tool", "tool-returns", "poll", "expire")  # a timer fires
     for state in document["states"][1:]:
         action = state["#meta"]["action"]
         moved = action["kind"] in environment or action == {**action, "kind": "write-message", "ok": False}

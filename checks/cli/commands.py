@@ -289,7 +289,7 @@ def _mutants(args: argparse.Namespace) -> int:
         written = _write_all(args.golden, golden_documents(matrix))
         print(f"wrote {len(written)} golden traces to {args.golden}/", file=sys.stderr if args.json else sys.stdout)
     untested = [p.name for p in matrix.properties if not p.killers]
-    return 1 if matrix.survivors or (untested and not args.only) else 0
+    return 1 if matrix.survivors or matrix.refuted or (untested and not args.only) else 0
 
 
 def _report(args: argparse.Namespace) -> int:

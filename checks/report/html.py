@@ -49,7 +49,7 @@ section.trace.counterexample { border-left: 6px solid #c62828; }
 section.trace.witness { border-left: 6px solid #2e7d32; }
 .diagram { overflow-x: auto; } .diagram svg { max-width: 100%; height: auto; }
 details summary { cursor: pointer; color: #0d47a1; }
-table.matrix { width: auto; font-size: 12px; } table.matrix th, table.matrix td { padding: .15em .3em; }
+table.matrix { width: auto; font-size: 12px; } table.matrix th, table.matrix td { padding: .15em .2em; }
 table.matrix td:nth-child(2) { min-width: 5em; } table.matrix td:last-child { max-width: 16em; }
 table.matrix abbr { text-decoration: none; cursor: help; } table.matrix code { font-size: 12px; }
 table.matrix .num { white-space: nowrap; } table.matrix td:first-child code { overflow-wrap: normal; }
@@ -229,8 +229,7 @@ def _matrix(matrix: Any) -> str:
                     + [f'<span class="num" title="{escape(t)}">{c}</span>' for c, t in zip(cells, titles, strict=True)]
                     + [_mutant_verdict(m)])
     legend = "".join(f"<li><b>P{i}</b> {escape(name)}</li>" for i, name in enumerate(columns, 1))
-    verdict = ("[ok] every mutant is killed or marked equivalent" if not matrix.survivors
-               else "[fail] survived: " + ", ".join(matrix.survivors))
+    verdict = matrix.verdict()
     count = f"{len(matrix.mutants)} mutant" + ("" if len(matrix.mutants) == 1 else "s")
     body = [
         '<p class="small">shortest counterexample (steps) per mutant and killing property; '

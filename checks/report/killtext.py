@@ -47,6 +47,9 @@ def print_mutants(out: Console, matrix: Any, targets: dict[str, str | None], *, 
 
 def _mutant_line(m: Any, target: str | None) -> Text:
     """One mutant in a line: what killed it (shortest counterexample, its target marked), or why not."""
+    if m.refuted:
+        return Text.assemble(f"{m.name}: ", ("marked equivalent, yet killed", "bold red"),
+                             " by " + m.refuted.split(": ", 1)[1])
     if m.killed_by:
         kills = []
         for name in m.killed_by:
@@ -55,7 +58,7 @@ def _mutant_line(m: Any, target: str | None) -> Text:
                          + (", its target)" if name == target else ")"))
         return Text.assemble(f"{m.name}: ", ("killed", "green"), " by " + ", ".join(kills))
     if m.equivalent:
-        return Text.assemble(f"{m.name}: ", ("equivalent", "cyan"), f": {m.reason}")
+        return Text.assemble(f"{m.name}: ", ("equivalent", "cyan"), f" (also with each fault on): {m.reason}")
     return Text.assemble(f"{m.name}: ", ("SURVIVED", "bold red"))
 
 
@@ -70,8 +73,8 @@ def _print_totals(out: Console, matrix: Any) -> None:
         out.print(f"{vetted} of them searched against the default's graph at their bounds, checked beforehand: "
                   "only the steps a mutant changes were checked again for what they break (the same verdicts and "
                   "traces)", markup=False)
-    if matrix.survivors:
-        out.print(Text.assemble(("[fail]", STYLES["[fail]"]), f" survived: {', '.join(matrix.survivors)}"))
+    if matrix.survivors or matrix.refuted:
+        out.print(Text.assemble(("[fail]", STYLES["[fail]"]), matrix.verdict().removeprefix("[fail]")))
     else:
         what = "the mutant is" if len(matrix.mutants) == 1 else "every mutant is"
         out.print(Text.assemble(("[ok]", STYLES["[ok]"]), f" {what} killed or marked equivalent"))

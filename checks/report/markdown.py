@@ -121,8 +121,7 @@ def _matrix(matrix: Any) -> list[str]:
             lines.append(f"- {p.name}: redundant{' jointly' if p.jointly else ''} with {', '.join(p.redundant_with)}")
         else:
             lines.append(f"- {p.name}: kills nothing")
-    verdict = ("[ok] every mutant is killed or marked equivalent" if not matrix.survivors
-               else "[fail] survived: " + ", ".join(matrix.survivors))
+    verdict = matrix.verdict()
     return lines + ["", f"**{verdict}** · {len(matrix.mutants)} mutants in {matrix.seconds:.1f} s", ""]
 
 
