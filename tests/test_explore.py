@@ -46,7 +46,8 @@ SMALL_MISSING = [
 DEFAULT_COUNTS = (73409, 197925, 25)
 # Shortest witness length (actions) of every `sometimes` property at the default bounds.
 WITNESS_LENGTHS = {
-    "tool_failure": 3, "approve": 4, "calls_after_a_failure": 4, "decline": 4, "interrupt_observed_twice": 4, "two_calls_in_segment": 4,
+    "tool_failure": 3, "approve": 4, "calls_after_a_failure": 4, "decline": 4, "interrupt_observed_twice": 4,
+    "two_calls_in_segment": 4,
     "completes_after_failure": 5, "held_across_pause": 5, "stale_answer": 5, "completes_after_decline": 6,
     "completes_after_pause": 6, "poll_while_holding": 6, "two_pauses": 6, "delivered_after_pause": 8,
     "repause_with_held": 8, "write_back_fails_with_held": 8, "merged_held_and_new": 9, "warned_drop": 11,

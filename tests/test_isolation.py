@@ -96,8 +96,8 @@ def test_every_sometimes_witness_found(explored: tuple[Machine, Result]) -> None
     machine, result = explored
     missing = {p.name for p in PROPERTIES if p.kind == SOMETIMES} - result.witnesses.keys()
     assert missing == {"two_calls_in_segment", "interrupt_observed_twice", "write_back_fails_with_held",
-                       "delivers_after_a_put_back", "repause_with_held", "warned_drop", "interim_write_delivers_held", "two_write_backs",
-                       "routed_node_failure", "fails_after_unrouted_failure"}
+                       "delivers_after_a_put_back", "repause_with_held", "warned_drop", "interim_write_delivers_held",
+                       "two_write_backs", "routed_node_failure", "fails_after_unrouted_failure"}
 
 
 def test_witnesses_replay(explored: tuple[Machine, Result]) -> None:
