@@ -179,7 +179,8 @@ def test_to_json_is_plain_and_complete(matrix: KillMatrix):
     data = matrix.to_json()
     assert json.loads(json.dumps(data, sort_keys=True)) == data
     assert [m["name"] for m in data["mutants"]] == [m.name for m in MUTANTS]
-    assert set(data["mutants"][0]) == {"name", "clauses", "killed_by", "shortest", "equivalent", "reason"}
+    assert set(data["mutants"][0]) == {"name", "clauses", "killed_by", "shortest", "equivalent", "reason",
+                                         "killed_under_faults"}
     assert [p["name"] for p in data["properties"]] == list(killer_names(Machine()))
     assert set(data["properties"][0]) == {"name", "sole_killers", "redundant_with", "jointly"}
 
