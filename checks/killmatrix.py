@@ -197,9 +197,7 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
     if result.stopped == "interrupted":  # Ctrl-C stops the whole matrix, not just this mutant's search
         raise KeyboardInterrupt
     evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
-    lengths = {name: len(d.actions) for name, d in result.violations.items()}
-    if result.deadlock is not None:
-        lengths[DEADLOCK] = len(result.deadlock.actions)
+    lengths = _kill_lengths(result)
     killed = tuple(name for name in order if name in lengths)
     if not killed:  # only behaviour removed? then a witness the rules reach is lost
         lost = {WITNESS_LOST + name: len(found.actions) for name, found in baseline(bounds).items()
@@ -215,6 +213,14 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
     )
 
 
+def _kill_lengths(result: Any) -> dict[str, int]:
+    """The steps of each violated property's shortest counterexample, and of the shortest deadlock."""
+    lengths = {name: len(d.actions) for name, d in result.violations.items()}
+    if result.deadlock is not None:
+        lengths[DEADLOCK] = len(result.deadlock.actions)
+    return lengths
+
+
 def _under_faults(mutant: Mutant, order: tuple[str, ...],
                   searching: Progress | None) -> tuple[tuple[str, str, int], ...]:
     """An equivalent mutant searched at small bounds (its own where it has them) with each fault on in turn:
@@ -227,9 +233,7 @@ def _under_faults(mutant: Mutant, order: tuple[str, ...],
         if result.stopped == "interrupted":
             raise KeyboardInterrupt
         flag = f"--{fault.replace('_', '-')} {getattr(at, fault)}"
-        lengths = {name: len(d.actions) for name, d in result.violations.items()}
-        if result.deadlock is not None:
-            lengths[DEADLOCK] = len(result.deadlock.actions)
+        lengths = _kill_lengths(result)
         found += [(flag, name, lengths[name]) for name in order if name in lengths]
     return tuple(found)
 
