@@ -195,6 +195,9 @@ TOOL_FAILURE_RECORDED_CANCELLED = deviate(on(ToolFails, Replace(
     e.attempts, moved(e.attempts, run.call, RUNNING, CANCELLED))))
 # A tool failure is recorded completed (A-G4 completed-with-error).
 TOOL_FAILURE_RECORDED_COMPLETED = deviate(on(ToolFails, Reads("A-G4", "completed-with-error")))
+# The consumer keeps calling tools after an unhandled failure (A-X5 carry-on): a later interrupt may pause
+# a run that has already failed.
+CALLS_AFTER_UNHANDLED_FAILURE = deviate(on(CallTool, Reads("A-X5", "carry-on")))
 # An answer relabels every failed attempt completed.
 FAILURES_RELABELLED_ON_RESUME = deviate(on(Answer, After(reissue, Set(e.attempts, e.attempts.update_where(
     lambda a: a.status == FAILED, lambda a: a.but(status=COMPLETED))))))

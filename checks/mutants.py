@@ -197,6 +197,9 @@ MUTANTS: tuple[Mutant, ...] = (
       d.TOOL_FAILURE_FAILS_RUN),
     M("unrouted_failure_handled", ("O11.1",), "a node failure without an error edge is treated as handled",
       "handled_run_completes", 4, d.UNROUTED_FAILURE_HANDLED, bounds=_NODE_FAILURE),
+    M("calls_after_unhandled_failure", ("O11.1", "O11.2"), "the consumer keeps calling tools after a node failed "
+      "without an error edge (A-X5 carry-on): a later interrupt pauses a run that has failed",
+      "work_skipped_after_unhandled_failure", 3, d.CALLS_AFTER_UNHANDLED_FAILURE, bounds=_NODE_FAILURE),
     M("routed_failure_counted", ("E9.1",), "a node failure routed along its error edge still counts as unhandled",
       "handled_run_completes", 4, d.ROUTED_FAILURE_COUNTED, bounds=_NODE_FAILURE),
     M("failed_run_strands_held", ("T7.4", "T7.12"), "a run headed for failure ends without taking its held list "

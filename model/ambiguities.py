@@ -1,4 +1,5 @@
-"""The 32 ambiguities of the spec notes (section 5), each either modelled as a switch of `reading.py`
+"""The 32 ambiguities of the spec notes (section 5) and one the model found (A-X5, ORC-11's precedence of
+an unhandled failure over an interrupt), each either modelled as a switch of `reading.py`
 or named with the one-line reason it is not, and, for a modelled one, the sentence the rule would need
 to rule the bad readings out.
 
@@ -116,6 +117,10 @@ AMBIGUITIES: tuple[Ambiguity, ...] = (
        reason="a vocabulary point: the model uses the glossary's exchange"),
     _a("A-X4", "The conformance levels do not line up", ("G6.3",),
        reason="levels are not behaviour; every clause is checked at the level it has"),
+    _a("A-X5", "Is the work after an unhandled failure skipped at once, or run until the ladder decides?",
+       ("O11.1", "O11.2"),
+       fix="ORC-11 would say: an unhandled failure skips the run's remaining work at once, so a run that has "
+           "failed never pauses on a later interrupt."),
 )
 _BY_ID = {a.id: a for a in AMBIGUITIES}
 

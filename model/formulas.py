@@ -258,6 +258,7 @@ _ALWAYS = (
           & ite(x.status == PAUSED, x.questions.count(lambda q: q.status == PENDING) == 1,
                 ~x.questions.any_of(lambda q: q.status == PENDING))),
     _each("tool_failures_handled", lambda x: x.unhandled == unrouted(x)),
+    _each("failure_outranks_interrupt", lambda x: ~((x.unhandled > 0) & (x.status == PAUSED))),
     _each("handled_run_completes", lambda x: implies(finished(x.status) & (x.status != CANCELLED),
                                                      x.status == ite(unrouted(x) > 0, FAILED, COMPLETED))),
 )
@@ -292,6 +293,7 @@ _TRANSITIONS = (
         kind(CloseSuperseded),
         ~trail(E2, G.closing).any_of(lambda a: a.status == INTERRUPTED),
         Q.is_none | (Q.status != PENDING) | _resume_expected())),
+    _step("work_skipped_after_unhandled_failure", E.unhandled == 0),
     _step("stale_answer_changes_nothing", (~Q.is_none & (Q.status == PENDING)) | (P == S)),
     # Frame conditions on what a client sees: what each kind of step may change, the rest unchanged.
     _step("observing_changes_nothing_visible", (P.executions.size == S.executions.size) & S.executions.zip_all(

@@ -8,10 +8,12 @@ from typing import Any
 
 from .actions import (
     Answer,
+    CallTool,
     ClearHeld,
     CloseSuperseded,
     Crash,
     Expire,
+    NodeFails,
     ObserveAgain,
     Poll,
     PutBack,
@@ -252,6 +254,12 @@ def _tool_failures_handled(e: Execution, ctx: Context) -> str | None:
         failed = sum(1 for a in e.attempts if a.status == FAILED)
         return f"{e.id} counts {e.unhandled} unhandled failure(s), yet only {_unrouted(e)} of its failures " \
                f"lack an error edge ({failed} tool failure(s), {len(e.node_failures)} node failure(s))"
+    return None
+
+
+def _failure_outranks_interrupt(e: Execution, ctx: Context) -> str | None:
+    if e.unhandled and e.status == PAUSED:
+        return f"{e.id} is paused with {e.unhandled} unhandled failure(s): ORC-11 ranks the failure first (O11.1)"
     return None
 
 
@@ -522,6 +530,13 @@ def _held_changes_only_at_hold_take_put_back(pre: State, action: Any, post: Stat
     return f"{action} started {fresh[0]} holding artifacts" if fresh else None
 
 
+def _work_skipped_after_unhandled_failure(pre: State, action: Any, post: State, ctx: Context) -> str | None:
+    unhandled = find_execution(pre, action.execution).unhandled
+    if unhandled:
+        return f"{action} ran after {unhandled} unhandled failure(s) of its run: the remaining work is skipped"
+    return None
+
+
 def _finished_status_is_final(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     found = _unallowed(pre, post, "status", lambda x, y: x.status not in FINISHED)
     return f"{action}: {found}, after it had finished" if found else None
@@ -560,6 +575,9 @@ INVARIANTS: tuple[Property, ...] = (
     _of_each_execution("tool_failures_handled", ("G6.6", "G6.8", "E9.5"), _tool_failures_handled,
              "only node failures without an error edge count as unhandled; tool failures never do",
              situation="tool_failure"),
+    _of_each_execution("failure_outranks_interrupt", ("O11.1", "O11.2"), _failure_outranks_interrupt,
+             "an execution with an unhandled failure is never paused: ORC-11 ranks the failure above an interrupt",
+             situation="fails_after_unrouted_failure"),
     _of_each_execution("handled_run_completes", ("G6.7", "E9.1", "O11.1", "O11.4", "G5.2"), _handled_run_completes,
              "a finished run is failed exactly when a node failed without an error edge, else completed",
              situation="fails_after_unrouted_failure"),
@@ -588,6 +606,9 @@ INVARIANTS: tuple[Property, ...] = (
     _transition("failure_recorded_failed", ("G6.6",), _records("failure", FAILED),
              "a failed tool call is recorded as a failed attempt (handled, not relabelled)",
              situation="tool_failure", on=(ToolFails,)),
+    _transition("work_skipped_after_unhandled_failure", ("O11.1",), _work_skipped_after_unhandled_failure,
+             "after an unhandled failure the run's remaining work is skipped: no tool call, no node",
+             situation="fails_after_unrouted_failure", on=(CallTool, NodeFails)),
     _transition("interrupted_not_failed", ("G6.1", "G6.2"), _records("interrupt", INTERRUPTED),
              "an interrupt escaping a tool records the attempt interrupted, not failed",
              situation="held_across_pause", on=(ToolInterrupts,)),

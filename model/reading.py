@@ -1,4 +1,4 @@
-"""Readings: one named choice per ambiguity (docs/readings.md lists all 32), passed to `step` as data.
+"""Readings: one named choice per ambiguity (docs/readings.md lists all 33), passed to `step` as data.
 
 The conformant reading makes, for each ambiguity the model meets, the choice under which nothing is
 lost and nothing is delivered twice. A *switch* is an ambiguity the rules branch on (never a fork of
@@ -115,6 +115,12 @@ SWITCHES: tuple[Switch, ...] = (
         "cancel": "expiry cancels the interrupted attempt with the execution",
         "leave": "expiry cancels the execution; its interrupted attempt stays interrupted (not still-active)",
     }, "cancel", ("expiries",)),
+    Switch("A-X5", {
+        "skip": "an unhandled failure skips the run's remaining work at once: no tool is called and no node "
+                "runs after it, so the run cannot pause; it writes back and fails (O11.1 as written)",
+        "carry-on": "the remaining work still runs after an unhandled failure: a later tool call may interrupt "
+                    "and pause a run that has already failed (the ladder applied only when the run ends)",
+    }, "skip", ("node_failures",)),
 )
 SWITCH_OF: dict[str, Switch] = {s.ambiguity: s for s in SWITCHES}
 
@@ -196,8 +202,8 @@ CONFORMANT = Reading(
         Choice("A-G3", "recording the new attempt and cancelling the superseded one is one atomic step",
                "no crash can fall between them"),
         Choice("A-G4", "a tool failure is an attempt recorded failed that never counts as unhandled",
-               "E9.5 and G6.8 exempt tool invocations; ERR-7/8 apply to graph nodes; the model has no "
-               "graph-node failures, so the ERR-9 properties can only fail under a mutant"),
+               "E9.5 and G6.8 exempt tool invocations; ERR-7/8 apply to graph nodes, whose failures the model "
+               "has as a step of their own (NodeFails)"),
         Choice("A-G9", "an answer closes every interrupted attempt of the call, a race loser's too",
                "otherwise the loser's attempt holds the finished run paused (G6.5)"),
         Choice("A-G11", "expiry cancels the interrupted attempt with the execution",
@@ -208,6 +214,9 @@ CONFORMANT = Reading(
                "re-observation never creates a question or changes the one pending"),
         Choice("A-G12", "only gate interrupts escape tool invocations",
                "RT-GATE-6's title scope; other interrupts invoked as tools are not modelled"),
+        Choice("A-X5", "an unhandled failure skips the remaining work at once: no tool call and no node after it",
+               "ORC-11 ranks the failure above an interrupt and skips the remaining work, so a failed run never "
+               "pauses"),
         Choice("G1.3", "a resumed attempt passed the gate and cannot interrupt again",
                "the gate applies only to a first execution; a second pause needs a fresh call"),
     ),

@@ -147,7 +147,9 @@ def warned(execution: Expr, dropped: Expr) -> Set:
 
 racing = is_race(g.execution)
 tooling = ~racing & (g.closing == "")  # runs the execution's calls: not a racing resume, its resume complete
-working = tooling & (g.phase == WORKING) & ~g.write_failed  # may do work: no write-back under way or to retry
+# ORC-11 (A-X5 "skip"): an unhandled failure skips the remaining work: no tool call and no node after it.
+skipped = reads("A-X5", "skip") & (e.unhandled > 0)
+working = tooling & (g.phase == WORKING) & ~g.write_failed & ~skipped  # may do work: no write-back, none skipped
 asking = (e.status == PAUSED) & (e.questions.size > 0) & (q.status == PENDING)  # paused on a pending question
 split_take = reads("A-T6", "write-first") | reads("A-T7", "racy-read-then-clear")  # read now, clear later
 

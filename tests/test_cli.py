@@ -125,7 +125,7 @@ def test_text_report_small_bounds(capsys):
 def test_brief_check_counts_and_points_at_verbose(capsys):
     code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised")
     assert code == 0 and len(out.splitlines()) <= 40 + out.count("not exercised  ")
-    assert re.search(r"\nclauses: 35: .*\d+ hold\b", out) and "\nproperties: 52: " in out
+    assert re.search(r"\nclauses: 35: .*\d+ hold\b", out) and "\nproperties: 54: " in out
     assert "the clause and property tables: --verbose" in out
     assert "exercised when" not in out  # the property table's heading: only with --verbose
     code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--verbose")

@@ -138,13 +138,13 @@ def test_a_crash_after_a_non_atomic_take_loses_the_taken(reading: str, lost: boo
     assert ("no_loss" in _check_always(machine, state)) == lost
 
 
-def test_readings_list_names_all_32_ambiguities(capsys: pytest.CaptureFixture[str]) -> None:
+def test_readings_list_names_all_33_ambiguities(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["readings", "--list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["ambiguities"]
-    assert len(listed) == 32 and sum(a["modelled"] for a in listed) == len(SWITCHES) >= 14
+    assert len(listed) == 33 and sum(a["modelled"] for a in listed) == len(SWITCHES) >= 14
     assert all(a["fix"] if a["modelled"] else a["reason"] for a in listed)
     assert main(["readings", "--list"]) == 0
-    assert "32 ambiguities" in capsys.readouterr().out
+    assert "33 ambiguities" in capsys.readouterr().out
 
 
 # At SMALL, each single reading's shortest counterexample (property, steps), or None where it breaks nothing:
@@ -161,6 +161,7 @@ SHORTEST = {
     "A-T12=with-artifacts": ("no_loss", 6), "A-T14=ambiguous": None, "A-G3=new-first": ("no_phantom_pause", 8),
     "A-G4=failed-unmarked": ("tool_failures_handled", 3), "A-G4=completed-with-error": ("failure_recorded_failed", 3),
     "A-G9=close-one": ("resume_supersedes", 5), "A-G11=leave": ("no_phantom_pause", 4),
+    "A-X5=carry-on": ("work_skipped_after_unhandled_failure", 3),
 }
 
 

@@ -408,7 +408,7 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--mutants", action="store_true", help="also run every mutant and include the kill matrix")
     rep.add_argument("--readings", action="store_true",
                      help="also compute the flip matrix (pausecheck readings; about ten minutes at the defaults) and "
-                     "include a readings section: each of the 32 ambiguities with its spec sentences, each reading in "
+                     "include a readings section: each of the 33 ambiguities with its spec sentences, each reading in "
                      "one line with what it breaks, the shortest behaviour telling it apart, and the sentence the "
                      "rule would need")
     rep.add_argument("--no-pairs", action="store_true",
@@ -517,7 +517,7 @@ def parser() -> argparse.ArgumentParser:
               "3 stopped by --max-seconds or --max-memory (what was established by then is printed).")
     _search(rd, judged=False, states=False)
     rd.add_argument("--list", action="store_true",
-                    help="list the 32 ambiguities of the spec notes: modelled (values, default) or why not")
+                    help="list the 33 ambiguities (the spec notes' 32 and A-X5): modelled (values, default) or why not")
     rd.add_argument("--out", type=Path, metavar="DIR", default=Path("readings"),
                     help="write each flip's shortest distinguishing behaviour as ITF JSON here (default readings/)")
     rd.add_argument("--jobs", type=int, metavar="N", help="searches at once (default: every core)")

@@ -81,8 +81,8 @@ def write_traces(matrix: Matrix, folder: Path, write: Callable[[Path, str], None
 
 def _list(out: Any) -> None:
     modelled = sum(1 for a in AMBIGUITIES if a.modelled)
-    out.print(f"{len(AMBIGUITIES)} ambiguities of the spec notes (section 5); {modelled} modelled as switches",
-              markup=False)
+    out.print(f"{len(AMBIGUITIES)} ambiguities: the spec notes' 32 (section 5) and one the model found (A-X5); "
+              f"{modelled} modelled as switches", markup=False)
     for a in AMBIGUITIES:
         out.print()
         out.print(f"{a.id}  {a.question}  ({', '.join(a.clauses)})", markup=False)

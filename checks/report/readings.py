@@ -1,4 +1,4 @@
-"""The readings section of a report: for each of the 32 ambiguities, the spec sentences involved, each
+"""The readings section of a report: for each of the 33 ambiguities, the spec sentences involved, each
 reading in one line with what it breaks, the shortest behaviour that tells it from the conformant
 reading (a sequence diagram), and the sentence the rule would need to rule the bad readings out."""
 
