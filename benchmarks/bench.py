@@ -7,7 +7,8 @@
 
 For each bound set the search runs twice in a fresh process of its own: once with every property
 and once with none (the model's successors, hashing and storage only). Each prints states/s,
-transitions/s, microseconds per state and the process's peak resident memory (ru_maxrss: the
+transitions/s, microseconds per state (all three of CPU time, `time.process_time`: a loaded machine
+adds wall time, not CPU time) and the process's peak resident memory (ru_maxrss: the
 interpreter and imports included, which is why bytes per state are measured apart). Bytes per stored
 state come from traced runs without properties (tracemalloc's peak over the search: every stored
 state, the index, parents and the result, divided by the states), once keeping every state as objects,
@@ -17,18 +18,21 @@ fingerprints (`check --fingerprint`: 64-bit hashes of visited states, the states
 twice more, timed, with every property, compact and with only fingerprints. Two sessions at
 the default bounds run under a time limit (`--two-sessions-seconds`) and are reported as incomplete
 where they reach it; they run a third time with session symmetry. Then
-`pausecheck mutants` runs once, timed wall to wall, on every core.
+`pausecheck mutants` runs once on every core: its wall time and its CPU time (`mutants_cpu_seconds`:
+the command and its workers, from the rusage of children).
 
 Spin: the same model in Promela (conformant reading, no properties), generated from the rule table
 by `checks/spin/promela.py` at run time (what `pausecheck export --format promela` writes, and
 `benchmarks/flowdrop.pml` holds for the default bounds). Where `spin` and a C compiler are on the
 PATH, it is checked in a temporary folder (`spin -a -o2`, then pan compiled with `-O2 -DSAFETY
--DNOREDUCE`, timed apart, then `./pan -m1000000 -w20`, the fastest of five runs): an exhaustive search
-of the default bounds. Its stored states must equal pausecheck's (73,409): a mismatch is reported loudly,
-and `ratio_to_spin` is then null. `spin_us_per_state` is pan's own search time (its "elapsed time")
-per stored state; `ratio_to_spin` is pausecheck's microseconds per state (default bounds, every
-property) over Spin's. Where spin is absent (Debian package `spin`), the column says so and both are
-null.
+-DNOREDUCE`, timed apart, then `./pan -m1000000 -w20`): an exhaustive search of the default bounds.
+Its stored states must equal pausecheck's (73,409): a mismatch is reported loudly, and `ratio_to_spin`
+is then null. pan and pausecheck's search of the default bounds with every property run in alternating
+rounds (five of each, a fresh process each, in the same minutes), and each side counts its least CPU
+time: `spin_us_per_state` is pan's (from the child's rusage, its start-up included) per stored state,
+`us_per_state` pausecheck's, and `ratio_to_spin` the one over the other. pan checks the bare model (no
+property), so the ratio is the harder one for pausecheck. Where spin is absent (Debian package `spin`),
+the column says so and both are null.
 
 Compiled: `benchmarks/compiled.py` builds a copy of pausecheck in a temporary folder with the search's
 hot modules compiled by mypyc (about 50 s; mypy comes with the `bench` extra, `pip install -e
@@ -86,16 +90,16 @@ def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
     (every property, every state kept exactly, packed)."""
     properties = kind != "without"
     machine = Machine(SETS[name], symmetry=kind == "symmetric", properties=Machine().properties if properties else ())
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     result = explore(machine, Limits(max_seconds=seconds), fingerprints=kind == "fingerprints",
                      compact=kind == "compact")
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     return {"set": name, "properties": properties, "symmetry": kind == "symmetric",
             "states": result.states, "transitions": result.transitions,
             "depth": result.depth, "complete": result.complete, "seconds": round(wall, 3),
-            "us_per_state": round(wall / result.states * 1e6, 2),
-            "states_per_second": round(result.states / wall),
-            "transitions_per_second": round(result.transitions / wall),
+            "cpu_seconds": round(cpu, 3), "us_per_state": round(cpu / result.states * 1e6, 2),
+            "states_per_second": round(result.states / cpu),
+            "transitions_per_second": round(result.transitions / cpu),
             "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
             "violations": sorted(result.violations), "compiled": property_module.__file__.endswith(".so"),
             "fingerprints": kind == "fingerprints", "compact": kind == "compact"}
@@ -154,27 +158,38 @@ def compiled_runs(interpreted: list[dict[str, object]], quiet: bool) -> tuple[li
     return runs, None
 
 
-def mutants_seconds() -> float:
-    started = time.perf_counter()
+def children_cpu() -> float:
+    """CPU seconds (user and system) of every child process waited for so far, their own children included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def mutants_cpu() -> dict[str, float]:
+    """`pausecheck mutants` on every core: its wall time and the CPU time of it and its workers."""
+    started, cpu_started = time.perf_counter(), children_cpu()
     subprocess.run([sys.executable, "-m", "pausecheck", "mutants", "--json"], capture_output=True, check=True)
-    return round(time.perf_counter() - started, 1)
+    return {"mutants_seconds": round(time.perf_counter() - started, 1),
+            "mutants_cpu_seconds": round(children_cpu() - cpu_started, 1)}
 
 
 SPIN = ("spin", *SPIN_FLAGS, PROMELA.name)  # -o2: keep even the variables only written in the state vector
 CC = (*CC_FLAGS, "-o", "pan", "pan.c")  # safety only; one process: no reduction
 PAN = ("./pan", *PAN_FLAGS)  # depth limit far past the search's (~200); 2^20 hash slots
-SPIN_RUNS = 5  # pan's search is short and its clock coarse (10 ms): the fastest of five counts
+ROUNDS = 5  # alternating rounds of pan and pausecheck in the same minutes: the least CPU time of each side counts
 
 
 def spin(python: dict[str, object]) -> dict[str, object]:
-    """Spin's column beside pausecheck's search of the default bounds (`python`, every property), or
-    why it is empty."""
+    """Spin's column beside pausecheck's search of the default bounds (`python`: its first run, every
+    property), or why it is empty. pan and pausecheck alternate, a fresh process each, ROUNDS times;
+    each side's figure is its least CPU time (pan's from the rusage of the child, pausecheck's from
+    `time.process_time` in its own), so that the machine's load, which only ever adds time, cancels out."""
     empty: dict[str, object] = {"spin_us_per_state": None, "ratio_to_spin": None, "spin_run": None}
     compiler = next((cc for cc in ("gcc", "cc") if shutil.which(cc)), None)
     if shutil.which("spin") is None:
         return {**empty, "spin": "skipped: spin not on this machine (Debian package spin)"}
     if compiler is None:
         return {**empty, "spin": "skipped: no C compiler (gcc or cc) on this machine"}
+    pythons, pans = [python], []
     with tempfile.TemporaryDirectory() as folder:
         model = promela(DEFAULT_BOUNDS, reading_named("conformant"), "benchmarks/flowdrop.pml")
         (Path(folder) / PROMELA.name).write_text(model, encoding="utf-8")
@@ -182,23 +197,31 @@ def spin(python: dict[str, object]) -> dict[str, object]:
         for command in (SPIN, (compiler, *CC)):
             subprocess.run(command, cwd=folder, capture_output=True, check=True)
         compile_seconds = round(time.perf_counter() - started, 2)
-        runs = [pan_figures(subprocess.run(PAN, cwd=folder, capture_output=True, text=True, check=True).stdout)
-                for _ in range(SPIN_RUNS)]
-    best = min(runs, key=lambda run: run["seconds"])
-    best.update(compile_seconds=compile_seconds, commands=[" ".join(c) for c in (SPIN, (compiler, *CC), PAN)])
-    us = round(best["seconds"] / best["states"] * 1e6, 3) if best["seconds"] else None
-    column = {**empty, "spin_us_per_state": us, "spin_run": best}
+        for round_ in range(ROUNDS):
+            before = children_cpu()
+            out = subprocess.run(PAN, cwd=folder, capture_output=True, text=True, check=True).stdout
+            pans.append({**pan_figures(out), "cpu_seconds": round(children_cpu() - before, 4)})
+            if round_:
+                pythons.append(in_child("with", "default"))
+    best = min(pans, key=lambda run: run["cpu_seconds"])
+    fastest = min(pythons, key=lambda run: run["cpu_seconds"])
+    best.update(compile_seconds=compile_seconds, commands=[" ".join(c) for c in (SPIN, (compiler, *CC), PAN)],
+                rounds=ROUNDS, cpu_seconds_each=[run["cpu_seconds"] for run in pans],
+                pausecheck_cpu_seconds_each=[run["cpu_seconds"] for run in pythons])
+    us = round(best["cpu_seconds"] / best["states"] * 1e6, 3) if best["cpu_seconds"] else None
+    column = {**empty, "spin_us_per_state": us, "spin_run": best, "us_per_state": fastest["us_per_state"]}
     if best["errors"] or not best["complete"]:
         column["spin"] = f"FAILED: pan reported {best['errors']} error(s) or stopped at its depth limit"
     elif best["states"] != python["states"]:
         column["spin"] = (f"MISMATCH: Spin stored {best['states']:,} states, pausecheck {python['states']:,}: "
                           f"the Promela model is out of step with the Python one, so no ratio")
     else:
-        column["ratio_to_spin"] = round(float(python["us_per_state"]) / us, 1) if us else None
+        column["ratio_to_spin"] = round(float(fastest["us_per_state"]) / us, 1) if us else None
         column["spin"] = (f"{best['states']:,} states, as pausecheck, {best['transitions']:,} transitions, "
-                          f"{best['seconds']:.2f} s (best of {SPIN_RUNS}), {us} us/state, "
-                          f"{best['memory_mb']} MB (compiling: {compile_seconds} s); "
-                          f"pausecheck takes {column['ratio_to_spin']}x as long per state")
+                          f"{best['cpu_seconds']:.3f} s of CPU (least of {ROUNDS}), {us} us/state, "
+                          f"{best['memory_mb']} MB (compiling: {compile_seconds} s); pausecheck, every property "
+                          f"on, least of {ROUNDS} alternating: {fastest['cpu_seconds']:.2f} s of CPU, "
+                          f"{fastest['us_per_state']} us/state, {column['ratio_to_spin']}x as long per state")
     if column["ratio_to_spin"] is None:
         print(f"spin: {column['spin']}", file=sys.stderr)
     return column
@@ -249,12 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     kernel = next((r for r in compiled if r["properties"]), None) if failure is None else None
     memory = in_child("bytes", "default")
     column = spin(default)
+    us_per_state = column.pop("us_per_state", default["us_per_state"])
     ratio = (round(float(kernel["us_per_state"]) / float(column["spin_us_per_state"]), 1)
              if kernel and column["ratio_to_spin"] is not None else None)
     two = next((r for r in runs if r["set"] == "two sessions" and r["symmetry"]), None)
     summary: dict[str, object] = {
         "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
-        "us_per_state": default["us_per_state"], "bytes_per_state": memory["bytes_per_state"],
+        "us_per_state": us_per_state, "bytes_per_state": memory["bytes_per_state"],
         "bytes_per_state_compact": memory["bytes_per_state_compact"],
         "compact_us_per_state": packed["us_per_state"],
         "bytes_per_state_fingerprints": memory["bytes_per_state_fingerprints"],
@@ -263,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         "compiled": failure or _compiled(kernel, next(r for r in compiled if not r["properties"]), default, ratio),
         "compiled_us_per_state": kernel["us_per_state"] if kernel else None,
         "compiled_ratio_to_spin": ratio,
-        "mutants_seconds": None if args.quick else mutants_seconds(),
+        **({"mutants_seconds": None, "mutants_cpu_seconds": None} if args.quick else mutants_cpu()),
         "two_sessions_seconds": two["seconds"] if two and two["complete"] else None,
         "two_sessions": None if two is None else {k: two[k] for k in ("states", "depth", "complete", "seconds")},
         "runs": runs + compiled, "bounds": {name: changed(SETS[name]) for name in names},
@@ -279,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"spin: {summary['spin']}")
     print(f"compiled: {summary['compiled']}")
     if summary["mutants_seconds"] is not None:
-        print(f"pausecheck mutants: {summary['mutants_seconds']} s on {os.cpu_count()} cores")
+        print(f"pausecheck mutants: {summary['mutants_seconds']} s on {os.cpu_count()} cores, "
+              f"{summary['mutants_cpu_seconds']} s of CPU")
     for name in names:
         print(f"{name}: {changed(SETS[name])}")
     return 0
