@@ -63,7 +63,7 @@ def test_a_rule_that_breaks_a_clause_leaves_its_triggers_vacuous():
 
 def test_every_single_switch_reading_is_asked_split_by_the_capacities_it_needs():
     readings = single_switch_readings()
-    assert len(readings) == sum(len(s.values) - 1 for s in SWITCHES) == 25
+    assert len(readings) == sum(len(s.values) - 1 for s in SWITCHES) == 26
     split = Split(TINY, 4)
     assert sorted(r.name for part in split.parts.values() for r in part) == sorted(r.name for r in readings)
     wide = [r.name.removeprefix("conformant+") for caps, part in split.parts.items() if caps.lists > 1 for r in part]
@@ -96,7 +96,7 @@ def test_each_clash_is_a_violation_the_explicit_search_finds_under_that_reading(
     asserted by its core's clauses; every reading z3 says never diverges has no violation at all."""
     depth = 12  # the command's default: the documented example's clashes, computed once (conftest)
     found = {c.reading: c for c in shared_clashes(SMALL, depth)}
-    assert len(found) == 25
+    assert len(found) == 26
     # Which minimal core z3 returns may depend on what else the process asked of z3 before (term ids): a
     # fresh `pausecheck consistency` gives G6.3 G6.4 for A-G1=leave; any minimal core must pass the check below.
     assert found["conformant+A-G1=leave"].clauses and found["conformant+A-G4=completed-with-error"].clauses

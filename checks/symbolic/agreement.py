@@ -197,7 +197,7 @@ def _singles() -> list[str]:
 
 def unexercised(bounds: Bounds) -> dict[str, tuple[str, ...]]:
     """The single-switch readings whose switch needs a fault these bounds leave off (a crash, an expiry, a
-    race), with the bound flags that would turn it on: under these bounds each is the default, compared
+    race, a node failure), with the bound flags that would turn it on: under these bounds each is the default, compared
     already. (Turning the fault on is the user's choice, `--crashes 1` and the like: at the default bounds a
     race makes the deepest counterexample 15 steps long, and z3 did not finish A-T7 racy in 40 minutes.)"""
     out = {}

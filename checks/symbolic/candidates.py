@@ -105,6 +105,12 @@ def _fixed() -> list[Candidate]:
         Candidate("a question's call has an interrupted attempt exactly while it is pending", S.executions.all_of(
             lambda x: x.questions.all_of(lambda q: x.attempts.count(
                 lambda a: (a.call == q.call) & (a.status == "interrupted")) == ite(q.status == "pending", 1, 0)))),
+        Candidate("an interrupted attempt's call has a pending question (a lost race adds a second one)",
+                  S.executions.all_of(lambda x: x.attempts.all_of(lambda a: (a.status != "interrupted") | (
+                      x.questions.any_of(lambda q: (q.call == a.call) & (q.status == "pending")))))),
+        Candidate("a settled question's call has no interrupted attempt", S.executions.all_of(
+            lambda x: x.questions.all_of(lambda q: (q.status == "pending") | ~x.attempts.any_of(
+                lambda a: (a.call == q.call) & (a.status == "interrupted"))))),
         Candidate("an execution's attempts are its calls, plus one per approval", S.executions.all_of(
             lambda x: x.attempts.size == x.calls + x.questions.count(lambda q: q.status == "approved"))),
         Candidate("a write-back under way, or to retry, that is not final has room for its interim message",
