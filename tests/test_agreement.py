@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import pytest
 from pausecheck.checks.cli import main
 from pausecheck.checks.flips import singles
-from pausecheck.checks.mutants import MUTANTS, mutant_named, mutate
+from pausecheck.checks.mutants import MUTANTS, WITNESS_LOST, mutant_named, mutate
 from pausecheck.checks.symbolic import agreement as module
 from pausecheck.checks.symbolic.agreement import (
     Variant,
@@ -186,13 +186,28 @@ def _small_for(mutant) -> Bounds:
                          expiries=own.expiries, races=own.races, write_failures=min(own.write_failures, 1))
 
 
-# Every mutant at small bounds (a few seconds each; at the default bounds all of them took 2,000 s of the
-# suite, so that figure is measured with `pausecheck check --engines bfs,bmc`, not here).
+# Every mutant at small bounds (a few seconds each); at its own bounds, where its target's shortest length is
+# stated, a few of the quickest, one per area (all of them took 2,000 s of the suite: that run is measured with
+# `pausecheck check --engines bfs,bmc`, not here).
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant", [m for m in MUTANTS if m.rules is not RULES], ids=lambda m: m.name)
 def test_bfs_and_bmc_agree_on_each_mutant_at_small_bounds(mutant) -> None:
     found = agreement(mutant.name, mutate(Machine(_small_for(mutant)), mutant))
     assert _disagreements(found) == []
+
+
+AT_OWN_BOUNDS = ("take_keeps_held", "failure_not_reported", "stale_answer_overrides", "failed_run_strands_held",
+                 "calls_after_unhandled_failure")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", AT_OWN_BOUNDS)
+def test_bfs_and_bmc_agree_on_a_mutant_at_its_own_bounds_and_find_its_target_at_its_length(name: str) -> None:
+    mutant = mutant_named(name)
+    found = compare_engines(tuple(v for v in DEFAULT_VARIANTS if v.mutant == name), jobs=1)[0]
+    assert _disagreements(found) == []
+    row = next(r for r in found.rows if r.property == mutant.target.removeprefix(WITNESS_LOST))
+    assert (row.bmc_depth == mutant.shortest) if row.bmc in ("violated", "deadlock") else row.bmc == "not witnessed"
 
 
 @pytest.mark.slow
