@@ -56,8 +56,6 @@ def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = No
                 if done is not None:
                     done(items[i], out[i])
         except BaseException:  # Ctrl-C, a limit or a failed search: do not wait for the rest
-            for future in futures:
-                future.cancel()
             _stop_workers(pool)
             raise
     return [out[i] for i in range(len(items))]
@@ -66,10 +64,12 @@ def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = No
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """End the searches still running: leaving the `with` would otherwise wait for each to finish."""
     # No public way reaches them; SIGKILL, since a forked worker inherits the command line's SIGTERM handler,
-    # which would only end its current search, not the worker.
+    # which would only end its current search, not the worker. The pool then finds itself broken and fails
+    # every future not done; none is cancelled first, since Python 3.11's pool then raises InvalidStateError
+    # in its own thread when it fails a cancelled one (a traceback on stderr).
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         try:
             process.kill()
         except (OSError, AttributeError):
             pass
-    pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=False)

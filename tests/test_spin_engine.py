@@ -2,9 +2,8 @@
 
 Where `spin` and `gcc` are on the PATH: the verdict of every property Spin checks, and of deadlock, equals
 the verdict of the Python property of the same name, on the default reading at small bounds with every
-fault, and (marked slow) under every single-switch reading at tiny bounds with faults; every mutant that
-deviates in the rule table (a `rules` field) too, and until mutants have one, the test says so and is
-skipped (today's mutants patch the Python successors, which cannot reach Spin). A counterexample's trail
+fault, and (marked slow) under every single-switch reading at tiny bounds with faults, and every mutant
+that deviates in the rule table (all but `poll_shows_held`, a wire-view deviation). A counterexample's trail
 becomes an ITF trace that `replay` re-executes; a stuck state is found; transition properties and
 witnesses are checked inside the steps; incomplete or probabilistic searches are exit 3. Without the tools:
 one line naming the Debian packages, exit 2 (runs everywhere).
