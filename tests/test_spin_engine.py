@@ -123,6 +123,8 @@ RULE_MUTANTS = [m for m in MUTANTS if m.rules is not RULES]
 @pytest.mark.parametrize("mutant", RULE_MUTANTS, ids=lambda m: m.name)
 def test_spin_agrees_on_every_mutant(mutant) -> None:
     bounds = bounds_of(mutant, SMALL)
+    if bounds.sessions > 1:  # two sessions: no write failure (a quarter of the states; isolation still breaks)
+        bounds = bounds.replace(write_failures=0)
     machine = mutate(Machine(bounds, reading_named("conformant")), mutant)
     caps = capacities(bounds, machine.reading).covering(reachable(machine))  # a mutant's lists may be longer
     assert spin_verdicts(bounds, "conformant", rules=mutant.rules, machine=machine, caps=caps) \
