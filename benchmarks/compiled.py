@@ -21,12 +21,13 @@ import sys
 import time
 from pathlib import Path
 
+from pausecheck.checks.cli.parser import HOT
+
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUT = {"pausecheck": "pausecheck", "model": "pausecheck/model", "checks": "pausecheck/checks",
           "traces": "pausecheck/traces"}  # repository folder -> its place in the package (pyproject)
 # The successors are generated Python (model/pygen.py), compiled by Python at run time, not by mypyc.
-MODULES = [f"pausecheck/model/{name}.py" for name in ("properties", "witnesses", "state", "machine")] + [
-    "pausecheck/checks/explore.py"]
+MODULES = [name.replace(".", "/") + ".py" for name in HOT]  # what `pausecheck --version` looks for
 # mypyc compiles only code that type-checks. follow_imports = silent: the modules left interpreted are
 # read for their types, their own errors not reported. union-attr and arg-type: a property looks up
 # the record a step changed (`find_segment` returns `Segment | None`); sound by construction, and mypyc

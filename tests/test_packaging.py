@@ -55,7 +55,17 @@ def test_model_imports_only_the_standard_library_and_itself():
 
 def test_python_m_pausecheck_version():
     done = subprocess.run([sys.executable, "-m", "pausecheck", "--version"], capture_output=True, text=True)
-    assert done.returncode == 0 and done.stdout.strip() == f"pausecheck {pausecheck.__version__}"
+    assert done.returncode == 0 and done.stdout.strip() == f"pausecheck {pausecheck.__version__} (interpreted)"
+
+
+def test_version_says_when_the_hot_modules_are_compiled(monkeypatch):
+    import importlib.machinery
+
+    from pausecheck.checks import explore
+    from pausecheck.checks.cli.parser import HOT, build
+    assert build() == "interpreted"
+    monkeypatch.setattr(explore, "__file__", explore.__file__[:-3] + importlib.machinery.EXTENSION_SUFFIXES[0])
+    assert build() == f"compiled with mypyc: 1 of {len(HOT)} hot modules"
 
 
 def test_public_api_is_documented():

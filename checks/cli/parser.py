@@ -144,6 +144,21 @@ exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diver
 3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
+
+# The modules an optional mypyc build compiles (benchmarks/compiled.py): the search's hot path.
+HOT = ("pausecheck.model.properties", "pausecheck.model.witnesses", "pausecheck.model.state",
+       "pausecheck.model.machine", "pausecheck.checks.explore")
+
+
+def build() -> str:
+    """Which build runs: "interpreted", or "compiled with mypyc" and how many hot modules are."""
+    import importlib
+    import importlib.machinery
+
+    native = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    compiled = [name for name in HOT if (importlib.import_module(name).__file__ or "").endswith(native)]
+    return f"compiled with mypyc: {len(compiled)} of {len(HOT)} hot modules" if compiled else "interpreted"
+
 def _reading(text: str) -> str:
     """A reading's canonical name, checked."""
     try:
@@ -294,7 +309,7 @@ def parser() -> argparse.ArgumentParser:
         "pause) and RT-GATE-6 (no phantom failure in the tool trail).",
         epilog="start with `pausecheck check`; `pausecheck COMMAND --help` explains each command.",
     )
-    top.add_argument("--version", action="version", version=f"pausecheck {__version__}")
+    top.add_argument("--version", action="version", version=f"pausecheck {__version__} ({build()})")
     commands = top.add_subparsers(dest="command", required=True, parser_class=_Parser)
     check = _add(commands, "check", "explore every interleaving within the bounds and check every property",
                  "Breadth-first search of every state reachable within the bounds; prints the clauses and properties "
