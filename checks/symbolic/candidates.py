@@ -124,6 +124,9 @@ def _fixed() -> list[Candidate]:
                   + S.segments.count(lambda y: y.phase.one_of("write failed", "put back")) <= S.write_failures),
         Candidate("sessions are within the bound", S.executions.all_of(
             lambda x: (x.session >= 1) & (x.session <= B.sessions))),
+        Candidate("a session's executions are at most its turns plus the new turns it started while paused",
+                  S.executions.all_of(lambda x: S.executions.count(lambda z: z.session == x.session)
+                                      <= B.turns + S.new_turns.count(lambda n: n == x.session))),
     ]
 
 
