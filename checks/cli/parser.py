@@ -145,9 +145,11 @@ exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diver
 
 
 
-# The modules an optional mypyc build compiles (benchmarks/compiled.py): the search's hot path.
+# The modules an optional mypyc build compiles (benchmarks/compiled.py): the search's hot path. Not
+# model/machine.py: mypyc does not keep `functools.cached_property` (the compiled `Machine.successors` got
+# the successor function back, not its list), and its one line costs nothing interpreted.
 HOT = ("pausecheck.model.properties", "pausecheck.model.witnesses", "pausecheck.model.state",
-       "pausecheck.model.machine", "pausecheck.checks.explore")
+       "pausecheck.checks.explore")
 
 
 def build() -> str:
