@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from pausecheck.checks.cli.parser import HOT
+from pausecheck.checks.build import HOT
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUT = {"pausecheck": "pausecheck", "model": "pausecheck/model", "checks": "pausecheck/checks",

@@ -4,6 +4,7 @@ path) and exit 2, or ends quietly with a non-zero code; never a traceback, never
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import subprocess
@@ -181,8 +182,6 @@ def test_sigterm_stops_a_search_like_ctrl_c_with_its_statistics() -> None:
 
 def _unnumbered(action: Any) -> Any:
     """The action with its execution id blanked: what stays the same when executions are renumbered."""
-    import dataclasses
-
     return dataclasses.replace(action, execution="") if hasattr(action, "execution") else action
 
 

@@ -62,7 +62,7 @@ def test_version_says_when_the_hot_modules_are_compiled(monkeypatch):
     import importlib.machinery
 
     from pausecheck.checks import explore
-    from pausecheck.checks.cli.parser import HOT, build
+    from pausecheck.checks.build import HOT, build
     assert build() == "interpreted"
     monkeypatch.setattr(explore, "__file__", explore.__file__[:-3] + importlib.machinery.EXTENSION_SUFFIXES[0])
     assert build() == f"compiled with mypyc: 1 of {len(HOT)} hot modules"

@@ -16,6 +16,7 @@ from pausecheck.traces.input_file import printable
 
 from pausecheck import __version__
 
+from ..build import build
 from ..graph import FORMATS
 from ..spin.pan import DEPTH, HASH_BITS, STORES
 
@@ -143,23 +144,6 @@ examples:
 exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diverging; 2 usage error;
 3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
-
-
-# The modules an optional mypyc build compiles (benchmarks/compiled.py): the search's hot path. Not
-# model/machine.py: mypyc does not keep `functools.cached_property` (the compiled `Machine.successors` got
-# the successor function back, not its list), and its one line costs nothing interpreted.
-HOT = ("pausecheck.model.properties", "pausecheck.model.witnesses", "pausecheck.model.state",
-       "pausecheck.checks.explore")
-
-
-def build() -> str:
-    """Which build runs: "interpreted", or "compiled with mypyc" and how many hot modules are."""
-    import importlib
-    import importlib.machinery
-
-    native = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-    compiled = [name for name in HOT if (importlib.import_module(name).__file__ or "").endswith(native)]
-    return f"compiled with mypyc: {len(compiled)} of {len(HOT)} hot modules" if compiled else "interpreted"
 
 def _reading(text: str) -> str:
     """A reading's canonical name, checked."""
