@@ -5,7 +5,8 @@
 
 `REV` is any git revision of this repository; its tree is exported (`git archive`) into a temporary
 folder laid out as the installed package (`compiled.LAYOUT`), and each round searches the default
-bounds once with each tree, with every property and without any, each search in a fresh interpreter
+bounds once with each tree, with every property, with the properties both trees have (by name: a set that
+grew in between is compared like for like), and without any, each search in a fresh interpreter
 whose path starts with its tree. The figure is CPU time (`time.process_time` around the search, so
 neither the imports nor the other processes of a loaded machine count), and each tree's best round is
 compared: the rounds alternate, so a machine busier in one half of the run hurts both alike. Both
@@ -27,17 +28,21 @@ from pathlib import Path
 
 from compiled import LAYOUT, ROOT
 
-# The child: works on any revision that has Machine(bounds, properties=...) and explore(machine).
+# The child: works on any revision that has Machine(properties=...), PROPERTIES and explore(machine).
+# `names` is None (every property), or the names of the properties to keep ([] for none, liveness off too).
 CHILD = """
 import json, time
-from pausecheck.model import Machine
+from pausecheck.model import PROPERTIES, Machine
 from pausecheck.checks.explore import explore
 import pausecheck.model.machine as where
-machine = Machine() if {properties} else Machine(properties=(), liveness=())
+names = {names!r}
+machine = Machine() if names is None else Machine(properties=tuple(p for p in PROPERTIES if p.name in names),
+                                                  liveness=() if not names else Machine().liveness)
 started = time.process_time()
 result = explore(machine)
 cpu = time.process_time() - started
-print(json.dumps({{"states": result.states, "transitions": result.transitions, "cpu": cpu, "file": where.__file__}}))
+print(json.dumps({{"states": result.states, "transitions": result.transitions, "cpu": cpu, "file": where.__file__,
+                  "properties": [p.name for p in machine.properties]}}))
 """
 
 
@@ -54,10 +59,11 @@ def export(revision: str, folder: Path) -> Path:
     return folder
 
 
-def search(path: Path, properties: bool) -> dict[str, object]:
-    """One search of the default bounds in a fresh interpreter whose path starts with `path`."""
+def search(path: Path, names: list[str] | None) -> dict[str, object]:
+    """One search of the default bounds in a fresh interpreter whose path starts with `path`, with every
+    property (`names` None) or those named."""
     env = {**os.environ, "PYTHONPATH": str(path)}
-    out = subprocess.run([sys.executable, "-c", CHILD.format(properties=properties)], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", CHILD.format(names=names)], capture_output=True, text=True,
                          check=True, env=env, cwd=path)
     found = json.loads(out.stdout.splitlines()[-1])
     if not found["file"].startswith(str(path)):
@@ -78,22 +84,26 @@ def main(argv: list[str] | None = None) -> int:
             print(f"against.py: git could not export {args.revision!r}: {error.stderr.decode().strip()}",
                   file=sys.stderr)
             return 2
-        best: dict[tuple[str, bool], dict[str, object]] = {}
+        every = {name: search(path, None)["properties"] for name, path in trees.items()}
+        shared = sorted(set(every["REV"]) & set(every["HEAD"]))
+        kinds: dict[str, list[str] | None] = {"with": None, "shared": shared, "without": []}
+        best: dict[tuple[str, str], dict[str, object]] = {}
         for round_ in range(args.rounds):
-            for properties in (True, False):
+            for kind, names in kinds.items():
                 for name, path in trees.items():
-                    found = search(path, properties)
-                    key = (name, properties)
+                    found = search(path, names)
+                    key = (name, kind)
                     if key not in best or found["cpu"] < best[key]["cpu"]:
                         best[key] = found
             if not args.json:
                 print(f"round {round_ + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     rows = {}
-    for properties in (True, False):
-        old, new = best["REV", properties], best["HEAD", properties]
+    for kind in kinds:
+        old, new = best["REV", kind], best["HEAD", kind]
         same = (old["states"], old["transitions"]) == (new["states"], new["transitions"])
-        rows["with" if properties else "without"] = {
+        rows[kind] = {
             "states": new["states"], "transitions": new["transitions"],
+            "properties": len(new["properties"]), "revision_properties": len(old["properties"]),
             "us_per_state": round(new["cpu"] / new["states"] * 1e6, 2),
             "revision_us_per_state": round(old["cpu"] / old["states"] * 1e6, 2),
             "ratio": round(new["cpu"] / old["cpu"], 3) if same else None,
@@ -106,8 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for how, row in rows.items():
         figure = row["note"] or f"ratio {row['ratio']} (above 1: this checkout is slower)"
-        print(f"{how:<7} properties: {row['us_per_state']} us/state CPU here, {row['revision_us_per_state']} at "
-              f"{args.revision} ({row['states']:,} states); {figure}")
+        print(f"{how:<7} properties ({row['properties']} here, {row['revision_properties']} there): "
+              f"{row['us_per_state']} us/state CPU here, {row['revision_us_per_state']} at {args.revision} "
+              f"({row['states']:,} states); {figure}")
     return 0
 
 
