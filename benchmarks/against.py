@@ -84,12 +84,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"against.py: git could not export {args.revision!r}: {error.stderr.decode().strip()}",
                   file=sys.stderr)
             return 2
-        every = {name: search(path, None)["properties"] for name, path in trees.items()}
-        shared = sorted(set(every["REV"]) & set(every["HEAD"]))
-        kinds: dict[str, list[str] | None] = {"with": None, "shared": shared, "without": []}
+        # "shared" is named by the first round's searches with every property, which print their names.
+        kinds: dict[str, list[str] | None] = {"with": None, "shared": None, "without": []}
         best: dict[tuple[str, str], dict[str, object]] = {}
         for round_ in range(args.rounds):
-            for kind, names in kinds.items():
+            for kind in kinds:
+                if kind == "shared" and kinds[kind] is None:
+                    both = [set(best[tree, "with"]["properties"]) for tree in trees]
+                    kinds[kind] = sorted(both[0] & both[1])
+                names = kinds[kind]
                 for name, path in trees.items():
                     found = search(path, names)
                     key = (name, kind)
