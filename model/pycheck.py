@@ -18,7 +18,7 @@ from typing import Any
 
 from .formulas import ACT_FIELDS, ACTION_KINDS, FORMULAS, step_values
 from .lang import Expr, specialize, var
-from .pygen import _NAMESPACE, _Env, _Writer
+from .pygen import _NAMESPACE, _Env, _safe, _same, _Writer
 from .reading import CONFORMANT
 
 __all__ = ["Tests", "compiled_for", "compiled_expr", "source"]
@@ -78,7 +78,8 @@ def _combined(bounds: Any, params: str, hold: list[Any], show: list[Any],
     """A function of `params`. Of a state or a record: do all of `hold` hold? Of a step (`s, a, p`):
     does it break one of `hold` or show one of `show`, where a search must look at them one by one?"""
     w = _Writer(hoist=True)
-    held = " and ".join(_code(w, x, bounds, values) for x in hold) or "True"
+    merged = _merged([_specialized(x, bounds, values) for x in hold])
+    held = " and ".join(w.expr(x, _Env(dict(_ENV))) for x in merged) or "True"
     shown = " or ".join(_code(w, x, bounds, values) for x in show) or "False"
     _define(w, "combined", params, f"return (not ({held})) or {shown}" if "p" in params else f"return {held}")
     return _compile("\n".join(w.lines) + "\n")["combined"]
@@ -117,13 +118,61 @@ _SPECIALIZED: dict[tuple[Any, ...], Any] = {}  # (the formula, bounds, values) -
 
 
 def _code(w: _Writer, x: Any, bounds: Any, values: dict[str, Any] | None = None) -> str:
+    return w.expr(_specialized(x, bounds, values), _Env(dict(_ENV)))
+
+
+def _specialized(x: Any, bounds: Any, values: dict[str, Any] | None = None) -> Expr:
     key = (x, bounds, tuple(sorted((values or {}).items())))  # a formula is hashed by identity
     found = _SPECIALIZED.get(key)
     if found is None:
         if len(_SPECIALIZED) >= 4096:
             _SPECIALIZED.clear()
         found = _SPECIALIZED[key] = specialize(x, bounds, CONFORMANT, values)
-    return w.expr(found, _Env(dict(_ENV)))
+    return found
+
+
+def _merged(formulas: list[Expr]) -> list[Expr]:
+    """The conjuncts of the formulas, in order, with the tests of every element of one sequence (`all`) or
+    every pair of two (`zip_all`) joined into one test where the first of them stands, so that the
+    sequences are walked once. A test moves there only if it cannot fail (`_safe`) or comes first in its
+    own formula: evaluated earlier than before, it could otherwise fail where a conjunct before it
+    would have stopped the evaluation."""
+    out: list[Expr] = []
+    for formula in formulas:
+        for k, x in enumerate(_conjuncts(formula)):
+            if x.op == "const" and x.args[0] is True:
+                continue
+            into = next((j for j, y in enumerate(out) if y.op == x.op and x.op in _WALKS and (k == 0 or _safe(x))
+                         and _same(x.args[:_WALKS[x.op]], y.args[:_WALKS[x.op]], {})), None)
+            out.append(x) if into is None else out.__setitem__(into, _joined(out[into], x))
+    return out
+
+
+_WALKS = {"all": 1, "zip_all": 2}  # the operations whose tests can be joined: how many sequences they walk
+
+
+def _conjuncts(x: Expr) -> list[Expr]:
+    return _conjuncts(x.args[0]) + _conjuncts(x.args[1]) if x.op == "and" else [x]
+
+
+def _joined(first: Expr, second: Expr) -> Expr:
+    """One walk of the sequences of two `all`s (two `zip_all`s) over the same: both tests, the second's
+    variables renamed to the first's."""
+    n = _WALKS[first.op]
+    names = {b.args[0]: a.args[0] for a, b in zip(first.args[n:-1], second.args[n:-1], strict=True)}
+    return Expr(first.op, first.args[:-1] + (Expr("and", (first.args[-1], _renamed(second.args[-1], names)), bool),),
+                bool)
+
+
+def _renamed(x: Any, names: dict[str, str]) -> Any:
+    """An expression with the variables of `names` renamed."""
+    if isinstance(x, tuple):
+        return tuple(_renamed(a, names) for a in x)
+    if not isinstance(x, Expr):
+        return x
+    if x.op == "var":
+        return Expr("var", (names.get(x.args[0], x.args[0]),) + x.args[1:], x.t) if x.args[0] in names else x
+    return Expr(x.op, _renamed(x.args, names), x.t)
 
 
 def _define(w: _Writer, name: str, params: str, result: str) -> None:
@@ -132,10 +181,8 @@ def _define(w: _Writer, name: str, params: str, result: str) -> None:
     if params.startswith("s"):
         w.line(1, "executions = s[0]")
         w.line(1, "segments = s[1]")
-    for code, local in (w.hoisted or {}).items():
-        w.line(1, f"{local} = {code}")
-    if w.hoisted:
-        w.hoisted.clear()
+    for line in w.preamble():
+        w.line(1, line)
     w.line(1, result)
 
 

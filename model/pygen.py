@@ -114,6 +114,8 @@ class _Writer:
         # With `hoist`, each lookup (`first`) or `fold` that reads no variable of an enclosing operation is
         # computed once, before the expression that uses it: its code -> the local it is stored in.
         self.hoisted: dict[str, str] | None = {} if hoist else None
+        # A hoisted lookup is computed by a loop, not a generator (a fifth of the time): its local -> the loop.
+        self.loops: dict[str, list[str]] = {}
         self.inside = 0  # how many operations' bodies (run once per element) the code being written is in
 
     def _hoist(self, code: str) -> str:
@@ -122,6 +124,24 @@ class _Writer:
         assert self.hoisted is not None
         canonical = _canonical(code)
         return self.hoisted.setdefault(canonical, f"_h{len(self.hoisted)}")
+
+    def _hoist_first(self, v: str, seq: str, body: str) -> str:
+        """The local the first element of `seq` that passes `body` (or None) is computed into, once, by a loop."""
+        local = self._hoist(f"next(({v} for {v} in {seq} if {body}), None)")
+        if local not in self.loops:
+            self.loops[local] = [f"for {v} in {seq}:", f"    if {body}:", f"        {local} = {v}",
+                                 "        break", "else:", f"    {local} = None"]
+        return local
+
+    def preamble(self) -> list[str]:
+        """The statements that compute every hoisted local, in order (each after those it reads), then forgets them."""
+        out: list[str] = []
+        for code, local in (self.hoisted or {}).items():
+            out += self.loops.get(local) or [f"{local} = {code}"]
+        if self.hoisted:
+            self.hoisted.clear()
+        self.loops.clear()
+        return out
 
     def fresh(self, stem: str) -> str:
         self.counter += 1
@@ -180,7 +200,7 @@ class _Writer:
         if op == "min":
             return f"min({self.expr(a[0], env)}, {self.expr(a[1], env)})"
         if op == "len":
-            return f"len({self.expr(a[0], env)})"
+            return self._length(a[0], env)
         if op == "at":
             return f"{self.expr(a[0], env)}[{self.expr(a[1], env)}]"
         if op == "last":
@@ -209,11 +229,13 @@ class _Writer:
         if op in ("count", "any") and _is_element_test(a[1], a[2]):  # counting or finding a value: in C
             seq, value = self.expr(a[0], env), self.expr(a[2].args[1], env)
             return f"{seq}.count({value})" if op == "count" else f"({value} in {seq})"
+        if op in _NESTING and a[2].op == op and not _is_element_test(a[2].args[1], a[2].args[2]):
+            return self._flattened(x, env)
         if op in ("filter", "map", "count", "any", "all", "sum", "first"):
             seq, v = self.expr(a[0], env), a[1].args[0]
             body = self._body(a[2], env)
             if op == "first" and self.hoisted is not None and not _open(x):
-                return self._hoist(f"next(({v} for {v} in {seq} if {body}), None)")
+                return self._hoist_first(v, seq, body)
             return {
                 "filter": f"tuple([{v} for {v} in {seq} if {body}])",
                 "map": f"tuple([{body} for {v} in {seq}])",
@@ -238,7 +260,12 @@ class _Writer:
             first, second = self.expr(a[0], env), self.expr(a[1], env)
             pairs = f"all([{self._body(a[4], env)} for {u}, {v} in zip({first}, {second})])"
             # A test that passes equal pairs passes every pair of a sequence and itself: the same object?
-            return f"({first} is {second} or {pairs})" if _passes_equal(a[2], a[3], a[4]) else pairs
+            if _passes_equal(a[2], a[3], a[4]):
+                return f"({first} is {second} or {pairs})"
+            if _reflexive(a[2], a[3], a[4]):  # it passes a pair of one record twice: the same object?
+                pairs = f"all([{u} is {v} or {self._body(a[4], env)} for {u}, {v} in zip({first}, {second})])"
+                return f"({first} is {second} or {pairs})"
+            return pairs
         if op == "new":
             return f"_new({a[0].__name__}, ({''.join(self.expr(v, env) + ', ' for v in a[1])}))"
         if op == "with":
@@ -256,6 +283,31 @@ class _Writer:
         if op == "is_none":
             return f"({self.expr(a[0], env)} is None)"
         raise ValueError(f"the Python engine cannot compile {op!r} (still unresolved: {x!r})")
+
+    def _length(self, seq: Expr, env: _Env) -> str:
+        """The length of a sequence, without building it where its parts' lengths tell it."""
+        if seq.op == "concat":
+            return f"({self._length(seq.args[0], env)} + {self._length(seq.args[1], env)})"
+        if seq.op == "append":
+            return f"({self._length(seq.args[0], env)} + 1)"
+        if seq.op == "map":
+            return self._length(seq.args[0], env)
+        return f"len({self.expr(seq, env)})"
+
+    def _flattened(self, x: Expr, env: _Env) -> str:
+        """`all` of `all`s (`any` of `any`s, `sum` of `sum`s) as one comprehension over every level's elements."""
+        op, loops, depth = x.op, [], 0
+        try:
+            while True:
+                loops.append(f"for {x.args[1].args[0]} in {self.expr(x.args[0], env)}")
+                self.inside += 1
+                depth += 1
+                body = x.args[2]
+                if body.op != op or _is_element_test(body.args[1], body.args[2]):
+                    return f"{op}([{self.expr(body, env)} {' '.join(loops)}])"
+                x = body
+        finally:
+            self.inside -= depth
 
     def _field(self, obj: Expr, name: str, env: _Env) -> str:
         record = obj.t.item if isinstance(obj.t, Opt) else obj.t
@@ -374,6 +426,32 @@ def _canonical(code: str) -> str:
     that two copies of one expression written with different fresh names are one hoisted local."""
     names: dict[str, str] = {}
     return _BOUND.sub(lambda m: names.setdefault(m.group(0), f"_b{len(names)}"), code)
+
+
+_NESTING = frozenset({"all", "any", "sum"})  # an operation of operations like it is one over the elements of all
+
+
+def _reflexive(u: Expr, v: Expr, test: Expr) -> bool:
+    """Does `test` hold, by its shape, whenever `u` and `v` are one value (an `==` or `<=` of two sides equal
+    once `v` is read as `u`, in `or`s, `and`s and both branches of an `ite`)?"""
+    if test.op == "or":
+        return _reflexive(u, v, test.args[0]) or _reflexive(u, v, test.args[1])
+    if test.op == "and":
+        return _reflexive(u, v, test.args[0]) and _reflexive(u, v, test.args[1])
+    if test.op == "ite":
+        return _reflexive(u, v, test.args[1]) and _reflexive(u, v, test.args[2])
+    return test.op in ("==", "<=") and _same(test.args[0], test.args[1], {v.args[0]: u.args[0]})
+
+
+def _same(x: Any, y: Any, renamed: dict[str, str]) -> bool:
+    """Are `x` and `y` one expression once the variables of `renamed` are read as their new names?"""
+    if isinstance(x, Expr) and isinstance(y, Expr):
+        if x.op == y.op == "var":
+            return renamed.get(x.args[0], x.args[0]) == renamed.get(y.args[0], y.args[0])
+        return x.op == y.op and _same(x.args, y.args, renamed)
+    if isinstance(x, tuple) and isinstance(y, tuple):
+        return len(x) == len(y) and all(_same(a, b, renamed) for a, b in zip(x, y, strict=True))
+    return not isinstance(x, (Expr, tuple)) and not isinstance(y, (Expr, tuple)) and type(x) is type(y) and x == y
 
 
 def _passes_equal(u: Expr, v: Expr, test: Expr) -> bool:
