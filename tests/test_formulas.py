@@ -1,6 +1,7 @@
 """The formulas decide: on every state and step the searches below reach, each property's compiled
 formula (`model/formulas.py`, `model/pycheck.py`) holds exactly where its Python explanation finds
-nothing to say, and the one-pass screen of the invariants of each record agrees with them."""
+nothing to say, and the one-pass screens (of a state's invariants, of each record's, of a step's transition
+properties and witnesses) agree with them."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ def test_each_formula_holds_exactly_where_its_explanation_finds_nothing(name: st
     tests = compiled_for(machine.bounds)
     always = [p for p in PROPERTIES if p.kind == ALWAYS and (p.name != "held_hidden" or machine.show is shown)]
     steps = [p for p in PROPERTIES if p.kind == TRANSITION]
+    witnesses = [p for p in PROPERTIES if p.kind == SOMETIMES]
     all_hold, rest = screen(always, ctx)
     broken: set[str] = set()
     for state in first_reachable(machine, FIRST):
@@ -55,12 +57,22 @@ def test_each_formula_holds_exactly_where_its_explanation_finds_nothing(name: st
         assert all_hold(state, None) == all(verdicts[p.name] for p in always if p not in rest), state
         broken |= {n for n, v in verdicts.items() if not v}
         for action, post in machine.successors(state):
+            kind, keep = type(action), []
             for p in steps:
-                if p.on and type(action) not in p.on:
+                if p.on and kind not in p.on:
                     continue
-                held = tests.step(p.name, type(action))(state, action, post)
+                held = tests.step(p.name, kind)(state, action, post)
                 assert held == (p.check.explain(state, action, post, ctx) is None), (p.name, state, action)
                 broken |= set() if held else {p.name}
+                keep.append((p.name, held))
+            # The one-pass screen of a step (its tests joined, its sequences walked once) asks for attention
+            # exactly where a transition property breaks or a witness shows.
+            show = [(w.name, bool(tests.step(w.name, kind)(state, action, post))) for w in witnesses
+                    if not w.on or kind in w.on]
+            names = tuple(n for n, _ in keep), tuple(n for n, _ in show)
+            stutter = post == state
+            expected = not all(h for _, h in keep) or any(v for _, v in show)
+            assert bool(tests.attention(*names, kind, stutter)(state, action, post)) == expected, (state, action)
     assert broken or name in ("default", "two sessions", "crash and race", "interim writes and node failures",
                               "expiries"), "the mutant broke no property: the comparison saw no failure"
 
