@@ -251,7 +251,17 @@ class _Writer:
                     f"lambda {v}: {self._body(a[3], env)})")
         if op == "fold":
             acc, v = a[2].args[0], a[3].args[0]
-            code = f"_fold({self.expr(a[0], env)}, {self.expr(a[1], env)}, lambda {acc}, {v}: {self._body(a[4], env)})"
+            parts = _appended(a[4], acc)
+            if parts is not None:  # acc + what each element gives: their concatenation, in C
+                seq, start = self.expr(a[0], env), self.expr(a[1], env)
+                if len(parts) == 1 and parts[0].op == "var" and parts[0].args[0] == v:  # the elements themselves
+                    code = f"sum({seq}, {start})"
+                else:
+                    items = " + ".join(self._body(part, env) for part in parts)
+                    code = f"sum([{items} for {v} in {seq}], {start})"
+            else:
+                code = (f"_fold({self.expr(a[0], env)}, {self.expr(a[1], env)}, "
+                        f"lambda {acc}, {v}: {self._body(a[4], env)})")
             if self.hoisted is not None and not _open(x):
                 return self._hoist(code)
             return code
@@ -338,17 +348,35 @@ class _Writer:
 
     # Statements ----------------------------------------------------------------------------
 
+    def assign(self, depth: int, local: str, value: Expr, env: _Env) -> None:
+        """`local = value`; the last element that passes a test changed (`update_last`) by a loop of statements
+        rather than a call with two lambdas (a third of the time)."""
+        if value.op != "update_last":
+            self.line(depth, f"{local} = {self.expr(value, env)}")
+            return
+        seq, v, test, change = value.args
+        name = v.args[0]
+        items = self.fresh("seq_")
+        self.line(depth, f"{items} = {self.expr(seq, env)}")
+        self.line(depth, f"for _k in range(len({items}) - 1, -1, -1):")
+        self.line(depth + 1, f"{name} = {items}[_k]")
+        self.line(depth + 1, f"if {self._body(test, env)}:")
+        self.line(depth + 2, f"{local} = {items}[:_k] + ({self._body(change, env)},) + {items}[_k + 1:]")
+        self.line(depth + 2, "break")
+        self.line(depth, "else:")
+        self.line(depth + 1, f"{local} = {items}")
+
     def block(self, stmts: tuple[Any, ...], env: _Env, depth: int, finish: Callable[[_Env, int], None]) -> None:
         """The statements as straight paths: a `When` writes both branches, each followed by what comes after."""
         for k, st in enumerate(stmts):
             if isinstance(st, Let):
                 local = self.fresh(f"L_{st.name}_")
-                self.line(depth, f"{local} = {self.expr(st.value, env)}")
+                self.assign(depth, local, st.value, env)
                 env = env.bind(st.name, local)
             elif isinstance(st, Set):
                 record, field = st.target.args[0].args[0], st.target.args[1]
                 local = self.fresh(f"{record}_{field}_")
-                self.line(depth, f"{local} = {self.expr(st.value, env)}")
+                self.assign(depth, local, st.value, env)
                 env = env.edit(record, field, local)
             elif isinstance(st, End):
                 env = env.end()
@@ -452,6 +480,19 @@ def _same(x: Any, y: Any, renamed: dict[str, str]) -> bool:
     if isinstance(x, tuple) and isinstance(y, tuple):
         return len(x) == len(y) and all(_same(a, b, renamed) for a, b in zip(x, y, strict=True))
     return not isinstance(x, (Expr, tuple)) and not isinstance(y, (Expr, tuple)) and type(x) is type(y) and x == y
+
+
+def _appended(step: Expr, acc: str) -> list[Expr] | None:
+    """The parts of a fold's step `acc + p1 + ... + pn` (sequences concatenated, none reading `acc`), else None."""
+    parts: list[Expr] = []
+    while step.op == "concat":
+        parts.append(step.args[1])
+        step = step.args[0]
+    if not (parts and step.op == "var" and step.args[0] == acc):
+        return None
+    if any(x.op == "var" and x.args[0] == acc for part in parts for x in walk(part)):
+        return None
+    return parts[::-1]
 
 
 def _passes_equal(u: Expr, v: Expr, test: Expr) -> bool:
