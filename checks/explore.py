@@ -49,6 +49,12 @@ class Model(Protocol):
     # Optional: `screen(always properties, context)` returns (a one-pass test `(state, parent)`, True
     # when every property it covers holds, given that they held in the parent; the properties it does
     # not cover), so that a state is checked property by property only when the screen fails.
+    # Optional: `edge_screen(properties, action kind, stutter)` returns the checks of a step of that kind
+    # (one compiled test for those it can decide at once, then the others' own), in place of each
+    # property's check.
+
+
+OPTIONAL = ("canonical", "vetted", "screen", "edge_screen")  # the optional hooks above, by name
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,3 +127,6 @@ class Vetted:
     def screen(self, properties: Any, ctx: Any) -> Any:
         return self.machine.screen(properties, ctx)
 
+    def edge_screen(self, properties: Any, kind: type, stutter: bool = False) -> Any:
+        return self.machine.edge_screen(properties, kind, stutter)
+

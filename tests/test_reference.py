@@ -4,7 +4,7 @@ steps the default also takes, finds exactly what the plain search finds, trace f
 from __future__ import annotations
 
 import pytest
-from pausecheck.checks.explore import Result, explore
+from pausecheck.checks.explore import OPTIONAL, Result, explore
 from pausecheck.checks.mutants import MUTANTS, mutant_named, mutate
 from pausecheck.checks.reference import Vetted, reference
 from pausecheck.model import Bounds, Machine
@@ -67,3 +67,11 @@ def test_a_reference_vets_only_deviations_of_its_own_machine(small_reference) ->
         Vetted(mutate(Machine(SMALL), shows), small_reference)
     with pytest.raises(ValueError, match="same bounds"):
         Vetted(Machine(SMALL.replace(held_bound=2)), small_reference)
+
+
+def test_a_vetted_search_offers_every_optional_hook_its_machine_offers() -> None:
+    # A hook left out is not an error, only a slower search: without `edge_screen`, each step's properties
+    # were checked one by one in every mutant's search (a third of `pausecheck mutants`' time).
+    offered = [hook for hook in OPTIONAL if hasattr(Machine, hook)]
+    assert "edge_screen" in offered
+    assert [hook for hook in offered if not hasattr(Vetted, hook)] == []
