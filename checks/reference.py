@@ -69,13 +69,13 @@ def reference(machine: Machine, max_states: int | None = None) -> Reference | No
             for action, post in machine.successors(pre):
                 kind = (type(action), post is pre or post == pre)
                 checks = by_type.get(kind)
-                if checks is None:
-                    checks = by_type[kind] = tuple(
-                        p.check for p in machine.properties
-                        if p.kind == TRANSITION and (not p.on or kind[0] in p.on)
-                        and not (kind[1] and stutter_proof(p, kind[0])))
+                if checks is None:  # one compiled test of them where it can (a bool), the others' checks after it
+                    checks = by_type[kind] = machine.edge_screen([
+                        p for p in machine.properties if p.kind == TRANSITION and (not p.on or kind[0] in p.on)
+                        and not (kind[1] and stutter_proof(p, kind[0]))], *kind)
                 for check in checks:
-                    if check(pre, action, post, ctx) is not None:
+                    outcome = check(pre, action, post, ctx)
+                    if outcome is not None and outcome is not False:
                         return None
                 known[action] = post
                 if post not in seen:

@@ -8,6 +8,7 @@ from pausecheck.checks.explore import OPTIONAL, Result, explore
 from pausecheck.checks.mutants import MUTANTS, mutant_named, mutate
 from pausecheck.checks.reference import Vetted, reference
 from pausecheck.model import Bounds, Machine
+from pausecheck.model.reading import reading_named
 
 SMALL = Bounds(calls=1, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=1, held_bound=1)
 VETTABLE = [m for m in MUTANTS if m.show is None]
@@ -50,6 +51,13 @@ def test_at_the_default_bounds_too() -> None:
 
 def test_a_machine_that_breaks_a_property_has_no_reference() -> None:
     assert reference(mutate(Machine(SMALL), mutant_named("poll_shows_held"))) is None  # its wire view shows held
+
+
+def test_a_machine_that_breaks_only_a_transition_property_has_no_reference() -> None:
+    # A-T9=merge breaks write_back_delivers and other transition properties, and no invariant, at these bounds.
+    bounds = Bounds(calls=2, per_call=1, artifacts=2, pauses=1, write_failures=1, observations=0, held_bound=1)
+    assert reference(Machine(bounds, reading_named("conformant+A-T9=merge"))) is None
+    assert reference(Machine(bounds)) is not None
 
 
 def test_a_reference_is_of_the_rules_own_successors() -> None:
