@@ -8,6 +8,11 @@ successor function (`pygen.py`), and compiles them once per bounds:
 - `step[name, kind](s, a, p)`: does the step from `s` by the action `a` to `p` keep the transition
   property (or, for a witness, show it)?
 `source(bounds)` shows the code.
+
+A search calls one screen per state and one per step instead (`all_hold`, `attention`): the formulas
+joined into one expression, in which the tests of every element of one sequence (of every pair of two)
+that several formulas make are one walk (`_merged`), so that a step that changed one execution record
+pays one loop over the records, not one per frame condition.
 """
 
 from __future__ import annotations

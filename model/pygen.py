@@ -10,7 +10,11 @@ found once per state, a guard's parts are tested as soon as their variables are 
 reads only the state before the loop over segments, a part that reads no parameter before the loop
 over parameters), a boolean parameter's values are unrolled so that each branch folds, an effect's
 `When`s split the code into straight paths, and each successor is built with one constructor per
-changed record while records left alone stay the same objects (properties skip them by identity).
+changed record while records left alone stay the same objects (properties skip them by identity); an
+update of a sequence's last matching element is a loop of statements, a fold that only appends is a sum
+of tuples (in C), and an `all` of `all`s one comprehension. With `hoist` (the properties' tests,
+`pycheck.py`), a lookup or sequence that reads no element variable is computed once, before the test
+(a lookup by a loop of statements), and a zip whose test passes a pair of one record skips identical ones.
 `source(bounds, reading)` shows the code.
 """
 
