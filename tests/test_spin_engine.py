@@ -294,6 +294,9 @@ def test_pan_s_output_is_read() -> None:
     assert (run.states, run.transitions, run.depth, run.state_vector, run.memory_mb, run.seconds) == \
         (73409, 197926, 25, 108, 46.4, 0.08)
     assert run.complete and not parse("error: max search depth too small\n").complete
+    big = parse("State-vector 276 byte, depth reached 60, errors: 0\n 41251566 states, stored\n"
+                "2.61366e+08 transitions (= stored+matched)\n")
+    assert (big.states, big.transitions) == (41251566, 261366000)  # a large count, printed as a double
 
 
 @needs_spin

@@ -127,8 +127,9 @@ def _number(pattern: str, output: str, kind: type = int) -> float | int:
 def parse(output: str) -> PanRun:
     """pan's output read: counts, memory, time, limits hit and the assertions reported with their trails."""
     run = PanRun(output)
-    run.states = int(_number(r"(\d+) states, stored", output))
-    run.transitions = int(_number(r"(\d+) transitions \(", output))
+    # pan prints a count past ten million or so as a double (2.61366e+08): read either form.
+    run.states = round(_number(r"([\d.e+]+) states, stored", output, float))
+    run.transitions = round(_number(r"([\d.e+]+) transitions \(", output, float))
     run.depth = int(_number(r"depth reached (\d+)", output))
     run.state_vector = int(_number(r"State-vector (\d+) byte", output))
     run.memory_mb = float(_number(r"([\d.]+)\s+total actual memory usage", output, float))
