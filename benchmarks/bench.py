@@ -34,6 +34,12 @@ time: `spin_us_per_state` is pan's (from the child's rusage, its start-up includ
 property), so the ratio is the harder one for pausecheck. Where spin is absent (Debian package `spin`),
 the column says so and both are null.
 
+Spin at the bounds that matter (issue 28): the bare model generated for two sessions with one pause, and
+for every fault at once (`--crashes 1 --expiries 1 --races 1 --new-turns 1`), each compiled with `-O1
+-DMEMLIM=16000` and searched by `./pan -m1000000 -w26` under `--spin-seconds` (600 by default):
+`spin_two_sessions_seconds` and `spin_all_faults_seconds` are pan's CPU seconds where its search
+completes, else null, and `spin_large` says what each run reached. `--quick` and `--no-spin-large` skip them.
+
 Compiled: `benchmarks/compiled.py` builds a copy of pausecheck in a temporary folder with the search's
 hot modules compiled by mypyc (about 50 s; mypy comes with the `bench` extra, `pip install -e
 '.[bench]'`), and the default bounds are searched again, with and without properties, in processes
@@ -55,6 +61,7 @@ import platform
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -227,14 +234,61 @@ def spin(python: dict[str, object]) -> dict[str, object]:
     return column
 
 
+# Spin at the bounds issue 28 names, on the bare model (no property), each under a time limit: two sessions
+# with one pause, and every fault at once. pan gets 2^26 hash slots and stops itself at MEMLIM megabytes.
+LARGE: dict[str, Bounds] = {
+    "two_sessions": DEFAULT_BOUNDS.replace(sessions=2, pauses=1),
+    "all_faults": DEFAULT_BOUNDS.replace(crashes=1, expiries=1, races=1, new_turns=1),
+}
+MEMLIM = 16_000
+
+
+def spin_large(compiler: str, seconds: float) -> dict[str, object]:
+    """`spin_<name>_seconds` for each of LARGE: pan's CPU seconds (rusage) where its search completes, else
+    None; and `spin_large`: what each run reached (states, transitions, memory, compile time, complete)."""
+    figures: dict[str, object] = {}
+    runs: dict[str, object] = {}
+    for name, bounds in LARGE.items():
+        with tempfile.TemporaryDirectory() as folder:
+            (Path(folder) / PROMELA.name).write_text(promela(bounds, reading_named("conformant")), encoding="utf-8")
+            started = time.perf_counter()
+            flags = [flag.replace("-O2", "-O1") for flag in CC_FLAGS]  # as the spin engine: gcc -O2 takes far longer
+            for command in (SPIN, (compiler, *flags, f"-DMEMLIM={MEMLIM}", "-o", "pan", "pan.c")):
+                subprocess.run(command, cwd=folder, capture_output=True, check=True)
+            compile_seconds = round(time.perf_counter() - started, 1)
+            before = children_cpu()
+            pan = subprocess.Popen(("./pan", "-m1000000", "-w26"), cwd=folder, stdout=subprocess.PIPE, text=True)
+            try:
+                out, _ = pan.communicate(timeout=seconds)
+                stopped = None
+            except subprocess.TimeoutExpired:
+                pan.send_signal(signal.SIGINT)  # pan prints what it reached, then exits
+                out, _ = pan.communicate()
+                stopped = f"the {seconds:g} s limit"
+            run = {**pan_figures(out), "cpu_seconds": round(children_cpu() - before, 1),
+                   "compile_seconds": compile_seconds, "bounds": changed(bounds)}
+            if "reached -DMEMLIM bound" in out:
+                stopped = f"its {MEMLIM:,} MB memory limit"
+            run["complete"] = bool(run["complete"]) and stopped is None and not run["errors"]
+            run["stopped"] = stopped
+        runs[name] = run
+        figures[f"spin_{name}_seconds"] = run["cpu_seconds"] if run["complete"] else None
+        print(f"spin, {name.replace('_', ' ')} ({run['bounds']}): {run['states']:,} states, "
+              f"{run['cpu_seconds']} s of CPU, {run['memory_mb']} MB, "
+              + ("complete" if run["complete"] else f"INCOMPLETE ({stopped or 'errors or depth'})"), file=sys.stderr)
+    return {**figures, "spin_large": runs}
+
+
 def pan_figures(out: str) -> dict[str, object]:
-    """What pan printed: states stored, transitions, depth, errors, search seconds, memory."""
+    """What pan printed: states stored, transitions, depth, errors, search seconds, memory (a count past ten
+    million or so printed as a double, 2.6e+08)."""
     def number(pattern: str) -> float:
         found = re.search(pattern, out)
         if found is None:
             raise RuntimeError(f"pan printed no {pattern!r}:\n{out}")
         return float(found.group(1))
-    return {"states": int(number(r"(\d+) states, stored")), "transitions": int(number(r"(\d+) transitions")),
+    return {"states": round(number(r"([\d.e+]+) states, stored")),
+            "transitions": round(number(r"([\d.e+]+) transitions")),
             "depth": int(number(r"depth reached (\d+)")), "errors": int(number(r"errors: (\d+)")),
             "complete": "max search depth too small" not in out,
             "seconds": number(r"pan: elapsed time ([\d.e+-]+) seconds"),
@@ -248,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-compiled", action="store_true", help="skip the mypyc-compiled search")
     parser.add_argument("--two-sessions-seconds", type=float, default=120.0, metavar="S",
                         help="time limit of the two-session search (default 120)")
+    parser.add_argument("--spin-seconds", type=float, default=600.0, metavar="S",
+                        help="time limit of each of Spin's runs at two sessions and with every fault (default 600)")
+    parser.add_argument("--no-spin-large", action="store_true", help="skip Spin's runs at two sessions and every fault")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -276,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     ratio = (round(float(kernel["us_per_state"]) / float(column["spin_us_per_state"]), 1)
              if kernel and column["ratio_to_spin"] is not None else None)
     two = next((r for r in runs if r["set"] == "two sessions" and r["symmetry"]), None)
+    compiler = next((cc for cc in ("gcc", "cc") if shutil.which(cc)), None)
+    large: dict[str, object] = {f"spin_{name}_seconds": None for name in LARGE}
+    if not (args.quick or args.no_spin_large) and column["spin_run"] is not None and compiler is not None:
+        large.update(spin_large(compiler, args.spin_seconds))
     summary: dict[str, object] = {
         "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
         "us_per_state": us_per_state, "bytes_per_state": memory["bytes_per_state"],
@@ -288,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         "compiled_us_per_state": kernel["us_per_state"] if kernel else None,
         "compiled_ratio_to_spin": ratio,
         **({"mutants_seconds": None, "mutants_cpu_seconds": None} if args.quick else mutants_cpu()),
+        **large,
         "two_sessions_seconds": two["seconds"] if two and two["complete"] else None,
         "two_sessions": None if two is None else {k: two[k] for k in ("states", "depth", "complete", "seconds")},
         "runs": runs + compiled, "bounds": {name: changed(SETS[name]) for name in names},
