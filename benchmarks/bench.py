@@ -73,6 +73,7 @@ from pathlib import Path
 
 from compiled import build
 from pausecheck.checks.explore import Limits, explore
+from pausecheck.checks.spin.pan import parse
 from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, promela
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named
 from pausecheck.model import properties as property_module
@@ -290,19 +291,14 @@ def spin_large(compiler: str, seconds: float) -> dict[str, object]:
 
 
 def pan_figures(out: str) -> dict[str, object]:
-    """What pan printed: states stored, transitions, depth, errors, search seconds, memory (a count past ten
-    million or so printed as a double, 2.6e+08)."""
-    def number(pattern: str) -> float:
-        found = re.search(pattern, out)
-        if found is None:
-            raise RuntimeError(f"pan printed no {pattern!r}:\n{out}")
-        return float(found.group(1))
-    return {"states": round(number(r"([\d.e+]+) states, stored")),
-            "transitions": round(number(r"([\d.e+]+) transitions")),
-            "depth": int(number(r"depth reached (\d+)")), "errors": int(number(r"errors: (\d+)")),
-            "complete": "max search depth too small" not in out,
-            "seconds": number(r"pan: elapsed time ([\d.e+-]+) seconds"),
-            "memory_mb": number(r"([\d.]+)\s+total actual memory usage")}
+    """What pan printed (read by the spin engine's `parse`): states stored, transitions, depth, errors, search
+    seconds, memory."""
+    found = re.search(r"errors: (\d+)", out)
+    if found is None or "states, stored" not in out:
+        raise RuntimeError(f"pan printed no statistics:\n{out}")
+    run = parse(out)
+    return {"states": run.states, "transitions": run.transitions, "depth": run.depth, "errors": int(found.group(1)),
+            "complete": not run.depth_hit, "seconds": run.seconds, "memory_mb": run.memory_mb}
 
 
 def main(argv: list[str] | None = None) -> int:

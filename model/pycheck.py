@@ -149,7 +149,10 @@ def _merged(formulas: list[Expr]) -> list[Expr]:
                 continue
             into = next((j for j, y in enumerate(out) if y.op == x.op and x.op in _WALKS and (k == 0 or _safe(x))
                          and _same(x.args[:_WALKS[x.op]], y.args[:_WALKS[x.op]], {})), None)
-            out.append(x) if into is None else out.__setitem__(into, _joined(out[into], x))
+            if into is None:
+                out.append(x)
+            else:
+                out[into] = _joined(out[into], x)
     return out
 
 

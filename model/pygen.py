@@ -272,14 +272,12 @@ class _Writer:
         if op == "zip_all":
             u, v = a[2].args[0], a[3].args[0]
             first, second = self.expr(a[0], env), self.expr(a[1], env)
-            pairs = f"all([{self._body(a[4], env)} for {u}, {v} in zip({first}, {second})])"
-            # A test that passes equal pairs passes every pair of a sequence and itself: the same object?
-            if _passes_equal(a[2], a[3], a[4]):
-                return f"({first} is {second} or {pairs})"
-            if _reflexive(a[2], a[3], a[4]):  # it passes a pair of one record twice: the same object?
-                pairs = f"all([{u} is {v} or {self._body(a[4], env)} for {u}, {v} in zip({first}, {second})])"
-                return f"({first} is {second} or {pairs})"
-            return pairs
+            body = self._body(a[4], env)
+            if not _reflexive(a[2], a[3], a[4]):
+                return f"all([{body} for {u}, {v} in zip({first}, {second})])"
+            # A test that passes a pair of one record passes every pair of a sequence and itself: where the
+            # sequences, or two records, are the same object, there is nothing to test.
+            return f"({first} is {second} or all([{u} is {v} or {body} for {u}, {v} in zip({first}, {second})]))"
         if op == "new":
             return f"_new({a[0].__name__}, ({''.join(self.expr(v, env) + ', ' for v in a[1])}))"
         if op == "with":
@@ -497,14 +495,6 @@ def _appended(step: Expr, acc: str) -> list[Expr] | None:
     if any(x.op == "var" and x.args[0] == acc for part in parts for x in walk(part)):
         return None
     return parts[::-1]
-
-
-def _passes_equal(u: Expr, v: Expr, test: Expr) -> bool:
-    """Is `test` of the form `u == v | ...` (so that equal elements pass it)?"""
-    while test.op == "or":
-        test = test.args[0]
-    names = {u.args[0], v.args[0]}
-    return test.op == "==" and all(x.op == "var" for x in test.args) and {x.args[0] for x in test.args} == names
 
 
 def _is_element_test(item: Expr, test: Expr) -> bool:

@@ -133,7 +133,7 @@ def parse(output: str) -> PanRun:
     run.depth = int(_number(r"depth reached (\d+)", output))
     run.state_vector = int(_number(r"State-vector (\d+) byte", output))
     run.memory_mb = float(_number(r"([\d.]+)\s+total actual memory usage", output, float))
-    run.seconds = float(_number(r"pan: elapsed time ([\d.e+]+) seconds", output, float))
+    run.seconds = float(_number(r"pan: elapsed time ([\d.e+-]+) seconds", output, float))
     factor = re.search(r"hash factor: ([\d.e+]+)", output)
     run.hash_factor = float(factor.group(1)) if factor else None
     run.depth_hit = "max search depth too small" in output
