@@ -49,7 +49,8 @@ class Budget:
         self.deadline = None if max_seconds is None else self.started + max_seconds
         self.notes: dict[str, str] = {}
         self.reason: str | None = None
-        self.raised = False  # LimitReached has been raised in the main thread
+        self.raised = False  # LimitReached has been raised in the main thread, or the command stopped itself
+        self.fired: float | None = None  # when the limit was reached (the hard stop counts from it)
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
         self._main = threading.main_thread().ident
@@ -72,6 +73,13 @@ class Budget:
         if self.max_memory is not None and resident_bytes() + _children_bytes() >= self.max_memory:
             return "max-memory"
         return None
+
+    def reached(self, reason: str) -> None:
+        """The command saw the limit itself and stopped, and is reporting what it reached (as the search does):
+        the watchdog leaves it to, and only ends the process should it still run HARD_STOP seconds later."""
+        if self.fired is None:
+            self.reason, self.fired = reason, time.perf_counter()
+        self.raised = True
 
     def elapsed(self) -> float:
         """Seconds since the command started."""
@@ -123,19 +131,18 @@ class Budget:
         raise LimitReached(self.reason)
 
     def _watch(self) -> None:
-        fired = None
         while not self._done.wait(TICK):
             now = time.perf_counter()
-            if fired is None:
+            if self.fired is None:
                 reason = self.over()
                 if reason is not None and (reason == "max-memory" or now >= self.deadline + GRACE):  # type: ignore[operator]
-                    self.reason, fired = reason, now
-            if fired is not None and not self.raised:
+                    self.reason, self.fired = reason, now
+            if self.fired is not None and not self.raised:
                 # The signal first, so that it is pending when an interrupted z3 call returns; a blocking read is
                 # woken by it too. Sent again until it lands outside a finalizer.
                 signal.pthread_kill(self._main, signal.SIGALRM)  # type: ignore[arg-type]
                 _interrupt_z3()
-            if fired is not None and self.hard_stop and now >= fired + HARD_STOP:
+            if self.fired is not None and self.hard_stop and now >= self.fired + HARD_STOP:
                 _last_words(self)
                 os._exit(3)
 

@@ -89,3 +89,19 @@ def test_the_memory_of_worker_processes_counts_too() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_search_that_stops_itself_at_the_limit_is_left_to_report() -> None:
+    """A search that sees --max-memory reached stops itself; the report that follows (slow on a loaded
+    machine) is not cut by the watchdog, although the memory stays over the limit while it runs."""
+    from pausecheck.checks.budget import TICK, Budget
+    from pausecheck.checks.explore import explore, resident_bytes
+    from pausecheck.model import Bounds, Machine
+
+    with Budget(None, resident_bytes() + 20 * 2**20, hard_stop=False) as budget:
+        result = explore(Machine(Bounds(sessions=2)), budget.limits())
+        report = b"x" * 2 * budget.max_memory  # the report, memory over the limit while the watchdog looks
+        time.sleep(5 * TICK)
+        del report
+    assert not result.complete and result.stopped == "max-memory"
+    assert budget.reason == "max-memory" and budget.raised
