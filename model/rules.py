@@ -420,11 +420,14 @@ CLOSE_SUPERSEDED = Rule(
 # Faults. A crash loses every segment in flight and what it holds in memory; what it collected and never
 # held dies with it (T5.8), kept in a ghost list so that no-loss can tell it from a loss of a held
 # artifact; a written message already carries what its segment collected. A-T6 decides what becomes of a
-# take in flight: "atomic" rolls it back. A crash falls between two steps of a write-back or of an answer:
-# where a segment's write-back is under way (or failed, to be retried), or its resume is not yet complete
-# (elsewhere a crash only loses what a segment collected and never held, which RT-TOOL-7 does not protect,
-# T5.8). Each running execution restarts in a fresh segment that has issued the calls its run records
-# show (the last segment of the execution's); its running attempt stays running.
+# take in flight: "atomic" rolls it back. A crash falls between any two steps while a segment is in
+# flight: in a write-back, an answer's resume, or a segment's work (where it only loses what the segment
+# collected and never held, which RT-TOOL-7 does not protect, T5.8). Crashing only in a write-back or a
+# resume reaches the same states, but not by the same steps: a crash another session's write-back brings
+# catches a segment that is only working, and the one-session model must make that step too for each
+# session of a many-session run to be a one-session run (`checks/composition.py`). Each running
+# execution restarts in a fresh segment that has issued the calls its run records show (the last segment
+# of the execution's); its running attempt stays running.
 
 
 def _rolled_back(x: Expr) -> Expr:
@@ -439,8 +442,7 @@ def _issued(x: Expr) -> Expr:
 
 CRASH = Rule(
     Crash, ONCE,
-    guard=(S.crashes < B.crashes,
-           S.segments.any_of(lambda y: (y.phase != WORKING) | y.write_failed | (y.closing != ""))),
+    guard=(S.crashes < B.crashes, S.segments.size > 0),
     fields=(),
     effect=(
         Set(S.crashed, S.segments.fold(S.crashed, lambda lost, y: lost + ite(y.phase != WRITTEN, y.collected, ()))),
