@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import changed  # noqa: E402  (this folder is on the path: the script's own)
 from pausecheck.checks.spin.engine import spin_check  # noqa: E402
 from pausecheck.checks.spin.pan import missing_tools  # noqa: E402
 from pausecheck.checks.spin.properties import SPIN_PROPERTIES  # noqa: E402
@@ -39,12 +40,6 @@ RUNGS: tuple[dict[str, int], ...] = (
     {},
 )
 HASH_BITS = 26
-
-
-def changed(bounds: Bounds) -> str:
-    """The bounds that differ from the defaults, as flags."""
-    default = DEFAULT_BOUNDS.as_dict()
-    return " ".join(f"--{k.replace('_', '-')} {v}" for k, v in bounds.as_dict().items() if v != default[k])
 
 
 def search(bounds: Bounds, reduce: bool, seconds: float, memory_mb: int) -> dict[str, object]:

@@ -16,18 +16,9 @@ from pausecheck.model.projection import project
 from pausecheck.model.rules import CRASH, RULES, B, S
 from pausecheck.model.state import WORKING
 
+from .strategies import reachable
+
 SMALL = Bounds(sessions=2, calls=1, artifacts=1, pauses=1, observations=0, held_bound=1)
-
-
-def _reachable(machine: Machine) -> set:
-    (init,) = machine.init_states()
-    seen, todo = {init}, [init]
-    while todo:
-        for _, post in machine.successors(todo.pop()):
-            if post not in seen:
-                seen.add(post)
-                todo.append(post)
-    return seen
 
 
 @pytest.mark.parametrize("faults", [{}, {"expiries": 1}], ids=["no fault", "an expiry"])
@@ -36,7 +27,7 @@ def test_every_step_of_two_sessions_is_a_one_session_step_of_each(faults: dict[s
     found = simulate(bounds)
     assert found.mismatches == [] and found.moved > 0
     # so each session reaches only what it reaches alone, and here every state it reaches alone
-    assert found.projected == _reachable(Machine(bounds.replace(sessions=1)))
+    assert found.projected == set(reachable(Machine(bounds.replace(sessions=1))))
 
 
 @pytest.mark.slow  # 68,000 states, about 20 s
