@@ -70,6 +70,10 @@ def _in_range(refs: Expr) -> Expr:
     return refs.all_of(lambda r: (r >= 1) & (r <= S.artifacts.size))
 
 
+def _owned_by(refs: Expr, execution_id: Expr) -> Expr:
+    return refs.all_of(lambda r: S.artifacts.at(r - 1).execution == execution_id)
+
+
 def _fixed() -> list[Candidate]:
     """Shapes no template states: refs name artifacts that exist, a segment's execution exists, ..."""
     return [
@@ -77,6 +81,12 @@ def _fixed() -> list[Candidate]:
             lambda x: _in_range(x.held) & x.messages.all_of(_in_range))
             & S.segments.all_of(lambda y: _in_range(y.collected) & _in_range(y.taken)) & _in_range(S.crashed)
             & S.warnings.all_of(lambda w: (w.ref >= 1) & (w.ref <= S.artifacts.size))),
+        Candidate("an execution's held and message refs name its own artifacts", S.executions.all_of(
+            lambda x: _owned_by(x.held, x.id) & x.messages.all_of(lambda m: _owned_by(m, x.id)))),
+        Candidate("a segment's refs name its execution's artifacts", S.segments.all_of(
+            lambda y: _owned_by(y.collected, base_of(y.execution)) & _owned_by(y.taken, base_of(y.execution)))),
+        Candidate("a warning's ref names an artifact of its execution", S.warnings.all_of(
+            lambda w: S.artifacts.at(w.ref - 1).execution == w.execution)),
         Candidate("a segment's execution exists", S.segments.all_of(
             lambda y: S.executions.any_of(lambda x: x.id == base_of(y.execution)))),
         Candidate("a warning's execution exists", S.warnings.all_of(

@@ -38,7 +38,7 @@ from .relation import Caps, decode, fresh, moves, post_fits, well_formed
 from .terms import state_term, step_term, term_of
 from .values import Z3, reader, same
 
-__all__ = ["KEY", "FITS", "Cti", "Outcome", "Proof", "prove", "sample_states"]
+__all__ = ["KEY", "FITS", "Cti", "Outcome", "Proof", "Step", "Late", "prove", "sample_states", "houdini", "solve"]
 
 # The six key properties: no double delivery, no loss, held never on the wire, no phantom failure (an
 # interrupt is recorded interrupted, not failed), no phantom pause, one question per pause.
@@ -97,7 +97,7 @@ def sample_states(machine: Machine, limit: int = SAMPLE, deadline: float | None 
         if len(order) >= 4 * limit:
             break
         if deadline is not None and i % 512 == 0 and time.perf_counter() >= deadline:
-            raise _Late
+            raise Late
         for _, post in machine.successors(state):
             if post not in seen:
                 seen.add(post)
@@ -123,11 +123,11 @@ def _walks(machine: Machine, seen: set[State], deadline: float | None, walks: in
                 seen.add(state)
                 out.append(state)
         if deadline is not None and time.perf_counter() >= deadline:
-            raise _Late
+            raise Late
     return out
 
 
-class _Step:
+class Step:
     """One symbolic step: a state `s0` (well formed), a move from it chosen by `which`, the state `s1`."""
 
     def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...]) -> None:
@@ -180,7 +180,7 @@ class _Step:
         return Cti(pre, action, post, replays)
 
 
-class _Late(Exception):
+class Late(Exception):
     """The deadline passed (or z3 gave up) before the proof was done."""
 
 
@@ -194,21 +194,47 @@ def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] 
     started = time.perf_counter()
     try:
         return _prove(bounds, reading, names, rules, progress or (lambda text: None), deadline, started)
-    except _Late:
+    except Late:
         return Proof(bounds, reading, [], [], 0, 0, time.perf_counter() - started, 0, incomplete=True)
 
 
-def _check(solver: z3.Solver, deadline: float | None) -> Any:
-    """The solver's verdict, within what is left of the deadline (_Late if none is, or z3 gives up)."""
+def solve(solver: z3.Solver, deadline: float | None) -> Any:
+    """The solver's verdict, within what is left of the deadline (Late if none is, or z3 gives up)."""
     if deadline is not None:
         left = deadline - time.perf_counter()
         if left <= 0:
-            raise _Late
+            raise Late
         solver.set("timeout", max(1, int(left * 1000)))
     verdict = solver.check()
     if verdict == z3.unknown:
-        raise _Late
+        raise Late
     return verdict
+
+
+def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None]) -> tuple[list[Any], int]:
+    """The largest subset of `items` (candidates and state properties, each holding initially) that is
+    inductive together over the step `st`, and the rounds it took: each round drops what a step from a
+    state where all the rest hold breaks."""
+    active = list(items)
+    pre = {id(c): st.state(c, st.s0) for c in active}
+    post = {id(c): st.state(c, st.s1) for c in active}
+    rounds = 0
+    while True:
+        rounds += 1
+        st.solver.push()
+        st.solver.add([pre[id(c)] for c in active])
+        st.solver.add(z3.Or([z3.Not(post[id(c)]) for c in active]))
+        verdict = solve(st.solver, deadline)
+        if verdict != z3.sat:
+            st.solver.pop()
+            return active, rounds
+        model = st.solver.model()
+        failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
+        st.solver.pop()
+        active = [c for c in active if all(c is not f for f in failed)]
+        kind = st.moves[model.eval(st.which, model_completion=True).as_long()].kind.__name__
+        say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(active)} left: "
+            + "; ".join(c if isinstance(c, str) else c.name for c in failed))
 
 
 def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tuple[Rule, ...],
@@ -218,34 +244,16 @@ def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tupl
     say(f"mining candidate invariants from {len(sample)} reachable states")
     candidates = mine(sample, bounds, lambda: deadline is not None and time.perf_counter() >= deadline)
     if deadline is not None and time.perf_counter() >= deadline:
-        raise _Late
+        raise Late
     say(f"{len(candidates)} candidates; building the symbolic step")
-    st = _Step(bounds, reading, rules)
+    st = Step(bounds, reading, rules)
     always = [n for n in names if not FORMULAS[n].step]
     steps = [n for n in names if FORMULAS[n].step]
     # Base: what does not hold initially is no candidate, and no property.
     base_broken = {n for n in always if machine.judge(n, None, None, INITIAL)[0]}
     # Houdini over the candidates and the state properties together (each may need the others).
-    active: list[Any] = list(candidates) + [n for n in always if n not in base_broken]
+    active, rounds = houdini(st, list(candidates) + [n for n in always if n not in base_broken], deadline, say)
     pre = {id(c): st.state(c, st.s0) for c in active}
-    post = {id(c): st.state(c, st.s1) for c in active}
-    rounds = 0
-    while True:
-        rounds += 1
-        st.solver.push()
-        st.solver.add([pre[id(c)] for c in active])
-        st.solver.add(z3.Or([z3.Not(post[id(c)]) for c in active]))
-        verdict = _check(st.solver, deadline)
-        if verdict != z3.sat:
-            st.solver.pop()
-            break
-        model = st.solver.model()
-        failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
-        st.solver.pop()
-        active = [c for c in active if all(c is not f for f in failed)]
-        kind = st.moves[model.eval(st.which, model_completion=True).as_long()].kind.__name__
-        say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(active)} left: "
-            + "; ".join(c if isinstance(c, str) else c.name for c in failed))
     kept = [c for c in active if isinstance(c, Candidate)]
     proved_always = {c for c in active if isinstance(c, str)}
     outcomes: list[Outcome] = []
@@ -254,7 +262,7 @@ def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tupl
     def refuted(goal: Any, extra: list[Any]) -> Cti | None:
         st.solver.push()
         st.solver.add(hypotheses + extra + [z3.Not(goal)])
-        verdict = _check(st.solver, deadline)
+        verdict = solve(st.solver, deadline)
         found = st.cti(st.solver.model(), machine) if verdict == z3.sat else None
         st.solver.pop()
         return found if verdict == z3.sat else None
@@ -274,7 +282,7 @@ def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tupl
                                 "not inductive: a step from a state where every kept invariant holds breaks it", cti))
     st.solver.push()
     st.solver.add(hypotheses + [z3.Not(st.fits())])
-    fits = _check(st.solver, deadline) != z3.sat
+    fits = solve(st.solver, deadline) != z3.sat
     overflow = None if fits else st.overflow(st.solver.model())
     st.solver.pop()
     outcomes.append(Outcome(FITS, fits, "" if fits else "a step from a state where every kept invariant holds "
