@@ -67,10 +67,13 @@ examples:
   pausecheck prove --induction --calls 1 --pauses 1 --artifacts 1 --observations 0 --held-bound 1
                                         the six key properties for behaviours of any length (~15 s; at
                                         the default bounds ~5 min; add --reading or a fault flag)
-exit: 0 everything asked was established; 1 a property violated (--bmc) or not inductive (--induction, with
-a counterexample to induction); 2 usage error; 3 --bmc found no violation but a witness was not found within
-K steps, --induction could not show that no step leaves the symbolic capacities, or --max-seconds or
---max-memory stopped it (what was established by then is printed)."""
+  pausecheck prove --compositional --calls 1 --pauses 1 --artifacts 1 --observations 0 --held-bound 1
+                                        two sessions behave each as one session alone (~2.5 min)
+exit: 0 everything asked was established; 1 a property violated (--bmc), not inductive (--induction, with a
+counterexample to induction), or a premise of --compositional not proved (with its counterexample); 2 usage
+error; 3 --bmc found no violation but a witness was not found within K steps, --induction could not show that
+no step leaves the symbolic capacities, --compositional proved the theorem but a property does not carry to
+two sessions, or --max-seconds or --max-memory stopped it (what was established by then is printed)."""
 EPILOG_REPORT = """\
 examples:
   pausecheck report --out report.html             the default check as one self-contained HTML page (~10 s)
@@ -536,10 +539,17 @@ def parser() -> argparse.ArgumentParser:
               "the bounds given, under --reading and the fault flags: 1-induction strengthened by invariants mined "
               "from the reachable states and kept by Houdini (those that are inductive together); a property that "
               "is not inductive comes with its counterexample to induction, replayed on the explicit model and "
-              "written as ITF under --out.", EPILOG_PROVE)
+              "written as ITF under --out. --compositional: at the bounds given with two sessions, every two-session "
+              "behaviour projects onto a one-session behaviour for each session, and no step of one session changes "
+              "the other's projection (premises proved by induction with invariants Houdini keeps); then each "
+              "property that z3 shows is the conjunction of the sessions' parts carries: the one-session verdicts "
+              "of `pausecheck check` at the same bounds stand for two sessions.", EPILOG_PROVE)
     _search(pv, judged=False, states=False)
     pv.add_argument("--bmc", type=int, metavar="K", help="bounded model checking of every property up to K steps")
     pv.add_argument("--induction", action="store_true", help="prove the key properties for behaviours of any length")
+    pv.add_argument("--compositional", action="store_true",
+                    help="prove that two sessions behave, each, as one session alone (projection and isolation, by "
+                    "induction), and which properties carry from one session to two")
     pv.add_argument("--k", type=int, default=1, metavar="K", help="with --induction: the induction depth (default 1)")
     pv.add_argument("--all", action="store_true",
                     help="with --induction: try every invariant and transition property, not only the six key ones")

@@ -30,8 +30,11 @@ def _flags(bounds: Bounds, keep: tuple[str, ...] = ()) -> str:
 
 
 def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception], write: Any) -> int:
-    if (args.bmc is None) == (not args.induction):
-        raise usage("prove needs exactly one of --bmc K and --induction")
+    if [args.bmc is not None, args.induction, args.compositional].count(True) != 1:
+        raise usage("prove needs exactly one of --bmc K, --induction and --compositional")
+    if args.compositional:
+        from .compositional import compositional_command
+        return compositional_command(args, bounds, reading, usage)
     if args.bmc is not None and args.bmc < 0:
         raise usage("--bmc K needs a depth of 0 or more steps")
     if args.k < 1:

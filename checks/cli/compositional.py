@@ -1,0 +1,101 @@
+"""`pausecheck prove --compositional`: two sessions from one, proved by z3 (`checks/symbolic/compositional.py`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from pausecheck.model import DEFAULT_BOUNDS, Bounds
+
+from ..budget import active, note
+from ..console import console
+
+__all__ = ["compositional_command", "THEOREM"]
+
+THEOREM = ("every behaviour of two sessions projects, for each session, onto a behaviour of the one-session model "
+           "(the session's executions, segments, artifacts and warnings renumbered as if it ran alone, the budgets "
+           "the sessions share counted per session), and no step of one session changes the other's projection")
+
+
+def _flags(bounds: Bounds) -> str:
+    return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
+                    if value != getattr(DEFAULT_BOUNDS, name))
+
+
+def _counterexample(cti: Any) -> dict[str, Any] | None:
+    return None if cti is None else {"pre": repr(cti.pre), "step": str(cti.action), "post": repr(cti.post),
+                                     "replays": cti.replays}
+
+
+def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
+    from ..symbolic.compositional import prove_compositional
+    from ..symbolic.values import TooSmall
+    if bounds.sessions != 1:
+        raise usage("prove --compositional proves two sessions from one: give the one-session bounds (no --sessions)")
+    if bounds.turns * 2 + bounds.new_turns > 9:
+        raise usage("prove --compositional encodes at most 9 executions (2 x --turns + --new-turns)")
+    budget = active()
+    deadline = None if budget is None else budget.deadline
+    say_progress = (lambda text: None) if args.json else (lambda text: note("prove", f"compositional: {text}"))
+    try:
+        proof = prove_compositional(bounds, reading, progress=say_progress, deadline=deadline)
+    except TooSmall as error:
+        raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None
+    where = _flags(bounds) or "the default bounds"
+    scope = f"at {where} with two sessions (every fault the bounds allow), under the reading {reading.name}"
+    strengthening = (f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
+                     f"two-session states, and {len(proof.properties)} state properties, kept by Houdini in "
+                     f"{proof.rounds} rounds (each proved inductive with the others)")
+    carried = [p.name for p in proof.carried if p.proved]
+    dropped = [p.name for p in proof.carried if not p.proved]
+    failed = [p for p in proof.premises if not p.proved]
+    code = 3 if proof.incomplete else 1 if failed else 3 if dropped else 0
+    check = f"pausecheck check {_flags(bounds)}".strip() + (f" --reading {reading.name}" if reading.switches else "")
+    if args.json:
+        print(json.dumps({
+            "method": "compositional induction", "theorem": THEOREM, "scope": scope, "bounds": bounds.as_dict(),
+            "sessions": 2, "reading": reading.name, "strengthening": strengthening,
+            "invariants": [c.name for c in proof.kept] + proof.properties,
+            "premises": [{"name": p.name, "session": p.session, "says": p.says, "proved": p.proved,
+                          "reason": p.reason or None, "counterexample": _counterexample(p.cti)}
+                         for p in proof.premises],
+            "carried": [{"name": p.name, "carried": p.proved, "reason": p.reason or None,
+                         "counterexample": _counterexample(p.cti)} for p in proof.carried],
+            "one_session_premise": check, "any_number_of_sessions": "not proved: see the README",
+            "proved": proof.proved, "seconds": round(proof.seconds, 2), "complete": not proof.incomplete,
+            "exit": code}, indent=1))
+        return code
+    out = console(color=not args.no_color)
+
+    def say(text: str) -> None:
+        out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    say(f"pausecheck prove --compositional: induction with z3 over the relation derived from the rule table, {scope}.")
+    say(f"  theorem: {THEOREM}.")
+    say(f"  strengthening: {strengthening}")
+    say("  premises:")
+    for p in proof.premises:
+        who = "" if p.session is None else f" (session {p.session})"
+        say(f"    {'proved' if p.proved else 'NOT PROVED':<11} {p.name}{who}: {p.says}"
+            + (f"; {p.reason}" if p.reason else ""))
+        if p.cti is not None:
+            say(f"        counterexample (it may be unreachable: then the invariants are too weak)\n"
+                f"        from {p.cti.pre}\n        by {p.cti.action}\n        to {p.cti.post}")
+    if proof.carried:
+        say(f"  carried to two sessions (holds of the whole wherever it holds of each session's part): "
+            f"{len(carried)} of {len(proof.carried)} properties" + (f"; NOT carried: {', '.join(dropped)}"
+                                                                     if dropped else ""))
+    say(f"  {proof.seconds:.1f} s")
+    if proof.incomplete:
+        say(f"[incomplete] stopped at --max-seconds after {proof.seconds:.1f} s: nothing is proved")
+    elif failed:
+        say(f"[not proved] {', '.join(sorted({p.name for p in failed}))}: each comes with a counterexample above (a "
+            "state where every kept invariant holds and a step from it)")
+    else:
+        say(f"[{'ok' if not dropped else 'incomplete'}] the theorem holds {scope}: every property that carries "
+            f"({len(carried)}) holds for two sessions wherever `{check}` establishes it for one"
+            + (f"; {', '.join(dropped)} do not carry: their one-session verdicts say nothing of two sessions"
+               if dropped else "")
+            + ". Any number of sessions is not proved here (the README says what that needs).")
+    return code
