@@ -9,18 +9,20 @@ from typing import Any
 from pausecheck.model import DEFAULT_BOUNDS, Bounds
 
 from ..budget import active, note
-from ..console import console
+from ..console import Reporter, console
 
 __all__ = ["compositional_command", "THEOREM"]
 
-THEOREM = ("every behaviour of two sessions projects, for each session, onto a behaviour of the one-session model "
-           "(the session's executions, segments, artifacts and warnings renumbered as if it ran alone, the budgets "
-           "the sessions share counted per session), and no step of one session changes the other's projection")
+THEOREM = ("every behaviour of the sessions together projects, for each session, onto a behaviour of the "
+           "one-session model (the session's executions, segments, artifacts and warnings renumbered as if it ran "
+           "alone, the budgets the sessions share counted per session), and no step of one session changes "
+           "another's projection")
 
 
 def _flags(bounds: Bounds) -> str:
+    """The non-default bound flags but the number of sessions (the theorem's one side is always one)."""
     return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
-                    if value != getattr(DEFAULT_BOUNDS, name))
+                    if value != getattr(DEFAULT_BOUNDS, name) and name != "sessions")
 
 
 def _counterexample(cti: Any) -> dict[str, Any] | None:
@@ -31,21 +33,28 @@ def _counterexample(cti: Any) -> dict[str, Any] | None:
 def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
     from ..symbolic.compositional import prove_compositional
     from ..symbolic.values import TooSmall
-    if bounds.sessions != 1:
-        raise usage("prove --compositional proves two sessions from one: give the one-session bounds (no --sessions)")
-    if bounds.turns * 2 + bounds.new_turns > 9:
-        raise usage("prove --compositional encodes at most 9 executions (2 x --turns + --new-turns)")
+    sessions = max(2, bounds.sessions)
+    if sessions * bounds.turns + bounds.new_turns > 9:
+        raise usage("prove --compositional encodes at most 9 executions (--sessions (2 or more) x --turns + "
+                    "--new-turns)")
     budget = active()
     deadline = None if budget is None else budget.deadline
-    say_progress = (lambda text: None) if args.json else (lambda text: note("prove", f"compositional: {text}"))
     try:
-        proof = prove_compositional(bounds, reading, progress=say_progress, deadline=deadline)
+        with Reporter("prove", color=not args.no_color) as reporter:
+            show = reporter.status("compositional proof")
+
+            def progress(text: str) -> None:
+                note("prove", f"compositional: {text}")
+                show(text)
+            proof = prove_compositional(bounds.replace(sessions=sessions), reading, progress=progress,
+                                        deadline=deadline)
     except TooSmall as error:
         raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None
     where = _flags(bounds) or "the default bounds"
-    scope = f"at {where} with two sessions (every fault the bounds allow), under the reading {reading.name}"
+    many = "two sessions" if sessions == 2 else f"{sessions} sessions"
+    scope = f"at {where} with {many} (every fault the bounds allow), under the reading {reading.name}"
     strengthening = (f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
-                     f"two-session states, and {len(proof.properties)} state properties, kept by Houdini in "
+                     f"states of {many}, and {len(proof.properties)} state properties, kept by Houdini in "
                      f"{proof.rounds} rounds (each proved inductive with the others)")
     carried = [p.name for p in proof.carried if p.proved]
     dropped = [p.name for p in proof.carried if not p.proved]
@@ -55,7 +64,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
     if args.json:
         print(json.dumps({
             "method": "compositional induction", "theorem": THEOREM, "scope": scope, "bounds": bounds.as_dict(),
-            "sessions": 2, "reading": reading.name, "strengthening": strengthening,
+            "sessions": sessions, "reading": reading.name, "strengthening": strengthening,
             "invariants": [c.name for c in proof.kept] + proof.properties,
             "premises": [{"name": p.name, "session": p.session, "says": p.says, "proved": p.proved,
                           "reason": p.reason or None, "counterexample": _counterexample(p.cti)}
@@ -73,7 +82,8 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
 
     say(f"pausecheck prove --compositional: induction with z3 over the relation derived from the rule table, {scope}.")
     say(f"  theorem: {THEOREM}.")
-    say(f"  strengthening: {strengthening}")
+    if not proof.incomplete:
+        say(f"  strengthening: {strengthening}")
     say("  premises:")
     for p in proof.premises:
         who = "" if p.session is None else f" (session {p.session})"
@@ -83,7 +93,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
             say(f"        counterexample (it may be unreachable: then the invariants are too weak)\n"
                 f"        from {p.cti.pre}\n        by {p.cti.action}\n        to {p.cti.post}")
     if proof.carried:
-        say(f"  carried to two sessions (holds of the whole wherever it holds of each session's part): "
+        say(f"  carried to {many} (holds of the whole wherever it holds of each session's part): "
             f"{len(carried)} of {len(proof.carried)} properties" + (f"; NOT carried: {', '.join(dropped)}"
                                                                      if dropped else ""))
     say(f"  {proof.seconds:.1f} s")
@@ -94,8 +104,8 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
             "state where every kept invariant holds and a step from it)")
     else:
         say(f"[{'ok' if not dropped else 'incomplete'}] the theorem holds {scope}: every property that carries "
-            f"({len(carried)}) holds for two sessions wherever `{check}` establishes it for one"
-            + (f"; {', '.join(dropped)} do not carry: their one-session verdicts say nothing of two sessions"
+            f"({len(carried)}) holds for {many} wherever `{check}` establishes it for one"
+            + (f"; {', '.join(dropped)} do not carry: their one-session verdicts say nothing of {many}"
                if dropped else "")
             + ". Any number of sessions is not proved here (the README says what that needs).")
     return code

@@ -149,9 +149,14 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
     names = tuple(p.name for p in PROPERTIES if p.kind in (ALWAYS, "transition")) if args.all else KEY
     budget = active()
     deadline = None if budget is None else budget.deadline
-    say_progress = (lambda text: None) if args.json else (lambda text: note("prove", f"induction: {text}"))
     try:
-        proof = prove(bounds, reading, names, progress=say_progress, deadline=deadline)
+        with Reporter("prove", color=not args.no_color) as reporter:
+            show = reporter.status("induction")
+
+            def progress(text: str) -> None:
+                note("prove", f"induction: {text}")
+                show(text)
+            proof = prove(bounds, reading, names, progress=progress, deadline=deadline)
     except TooSmall as error:
         raise usage(f"prove --induction: these bounds do not fit the symbolic encoding ({error})") from None
     command = f"pausecheck prove --induction {_flags(bounds)}".strip() + (

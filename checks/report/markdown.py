@@ -7,7 +7,7 @@ from typing import Any
 
 from pausecheck.traces.render import render, verdict_line
 
-from .html import mutant_target, ordered, stats_rows, verdict_summary
+from .html import composition_note, mutant_target, ordered, stats_rows, verdict_summary
 from .readings import readings_markdown
 from .sequence import sequence_text
 from .verdicts import Report
@@ -131,7 +131,8 @@ def _stats(report: Report) -> list[str]:
     for c in report.companions:
         judged = ", ".join(p.name for p in report.properties if p.companion == c.name)
         lines += [f"the companion search ({c.name}) judged: {judged}", ""]
-    return lines
+    composed = composition_note(report)
+    return lines + ([] if composed is None else [composed, ""])
 
 
 def markdown_report(report: Report, evidence: list[Any], matrix: Any = None, readings: Any = None) -> str:

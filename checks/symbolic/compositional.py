@@ -17,6 +17,8 @@ budgets the sessions spend together kept as a ghost (`projected.Ghost`), z3 prov
   projection by a step of the one-session model with the same action (its execution renamed), or not
   at all.
 
+The same premises are proved for more sessions where the bounds say more (`--sessions N`).
+
 By induction on the length of a behaviour, every two-session behaviour then projects, for each session,
 onto a one-session behaviour (with stutters), so every state a session reaches beside another it reaches
 alone. A property *carries* when z3 also proves that it holds of a two-session state (or step) wherever
@@ -55,14 +57,13 @@ from .values import BITS, CONCRETE, Z3, same
 
 __all__ = ["PREMISES", "Premise", "Composition", "prove_compositional"]
 
-SESSIONS = (1, 2)
 # The premises, in the order they are proved, each with what it says.
 PREMISES: dict[str, str] = {
     "initial": "the initial state projects onto the one-session initial state",
     "invariants": "the strengthening invariants hold initially and every step keeps them",
-    "fits": "every projection fits the one-session capacities, and every step the two-session capacities",
+    "fits": "every projection fits the one-session capacities, and every step the many-session capacities",
     "ghost": "each session's spent share of the shared budgets stays within what the state records spent",
-    "isolation": "a step of the other session, or a crash that catches nothing of this one, leaves this "
+    "isolation": "a step of another session, or a crash that catches nothing of this one, leaves this "
                  "session's projection unchanged",
     "simulation": "a step of the session, or a crash that catches one of its segments, moves its projection by a "
                   "one-session step with the same action, or not at all",
@@ -85,10 +86,11 @@ class Premise:
 class Composition:
     """What `prove_compositional` established, and with what."""
 
-    bounds: Bounds  # the one-session bounds; the proof is about two sessions at the same others
+    bounds: Bounds  # the one-session bounds; the proof is about `sessions` sessions at the same others
+    sessions: int
     reading: Reading
     premises: list[Premise] = field(default_factory=list)
-    carried: list[Premise] = field(default_factory=list)  # one per property: does it carry to two sessions?
+    carried: list[Premise] = field(default_factory=list)  # one per property: does it carry to many sessions?
     kept: list[Candidate] = field(default_factory=list)
     properties: list[str] = field(default_factory=list)  # the state properties kept among the invariants
     mined: int = 0
@@ -154,28 +156,29 @@ def _like(x: Any, name: str) -> Any:
 
 def prove_compositional(bounds: Bounds, reading: Reading = CONFORMANT, rules: tuple[Rule, ...] = RULES,
                         progress: Callable[[str], None] | None = None, deadline: float | None = None) -> Composition:
-    """The compositional theorem at `bounds` (their `sessions` ignored: one against two) under `reading` and the
-    rule table `rules` (a mutant's); `deadline` (on `time.perf_counter`) cuts it short, as incomplete."""
+    """The compositional theorem at `bounds` with `bounds.sessions` sessions (many where it says one) against one,
+    under `reading` and the rule table `rules` (a mutant's); `deadline` (on `time.perf_counter`) cuts it short,
+    as incomplete."""
     started = time.perf_counter()
-    one, two = bounds.replace(sessions=1), bounds.replace(sessions=2)
-    result = Composition(one, reading)
+    one, many = bounds.replace(sessions=1), bounds.replace(sessions=max(2, bounds.sessions))
+    result = Composition(one, many.sessions, reading)
     try:
-        _prove(result, one, two, reading, rules, progress or (lambda text: None), deadline)
+        _prove(result, one, many, reading, rules, progress or (lambda text: None), deadline)
     except Late:
         result.incomplete = True
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _prove(result: Composition, one: Bounds, two: Bounds, reading: Reading, rules: tuple[Rule, ...],
+def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rules: tuple[Rule, ...],
            say: Callable[[str], None], deadline: float | None) -> None:
-    machine = Machine(two, reading, rules)
+    machine = Machine(many, reading, rules)
     sample = sample_states(machine, deadline=deadline)
-    say(f"mining candidate invariants from {len(sample)} reachable two-session states")
-    candidates = mine(sample, two, lambda: deadline is not None and time.perf_counter() >= deadline)
-    st = Step(two, reading, rules)
+    say(f"mining candidate invariants from {len(sample)} reachable {many.sessions}-session states")
+    candidates = mine(sample, many, lambda: deadline is not None and time.perf_counter() >= deadline)
+    st = Step(many, reading, rules)
     result.mined, result.sampled = len(candidates), len(sample)
-    say(f"{len(candidates)} candidates; Houdini over the two-session step")
+    say(f"{len(candidates)} candidates; Houdini over the {many.sessions}-session step")
     # The state properties that hold initially are candidates too (each may need the others).
     invariants = [p.name for p in PROPERTIES if p.kind == ALWAYS and p.name in FORMULAS
                   and not FORMULAS[p.name].step and not machine.judge(p.name, None, None, INITIAL)[0]]
@@ -191,12 +194,12 @@ def _prove(result: Composition, one: Bounds, two: Bounds, reading: Reading, rule
 
     alone = lift(CONCRETE, caps, INITIAL)
     start = lift(CONCRETE, st.caps, INITIAL)
-    for k in SESSIONS:
+    for k in range(1, many.sessions + 1):
         add("initial", bool(same(CONCRETE, view(CONCRETE, caps, start, k, Ghost(0, 0, 0)), alone)), k)
     add("invariants", True, reason=f"{len(result.kept)} of {len(candidates)} candidates kept, with "
         f"{len(result.properties)} state properties")
     if solve(st.solver, deadline) != z3.sat:  # the hypotheses hold of some state: nothing below is vacuous
-        raise AssertionError("the kept invariants hold of no two-session state, though they hold initially")
+        raise AssertionError("the kept invariants hold of no many-session state, though they hold initially")
 
     def refuted(goal: Any, given: list[Any]) -> tuple[bool, Cti | None]:
         st.solver.push()
@@ -206,13 +209,13 @@ def _prove(result: Composition, one: Bounds, two: Bounds, reading: Reading, rule
         st.solver.pop()
         return verdict == z3.sat, cti
 
-    sessions = [_Session(st, caps, one, reading, rules, k) for k in SESSIONS]
+    sessions = [_Session(st, caps, one, reading, rules, k) for k in range(1, many.sessions + 1)]
     st.solver.push()
     st.solver.add(z3.Not(st.fits()))
     broken = solve(st.solver, deadline) == z3.sat
     overflow = st.overflow(st.solver.model()) if broken else ""
     st.solver.pop()
-    add("fits", not broken, reason=f"a step overflows the two-session capacities: {overflow}" if broken else "")
+    add("fits", not broken, reason=f"a step overflows the many-session capacities: {overflow}" if broken else "")
     for s in sessions:
         checks = {
             "fits": (z3.Not(view_fits(Z3, s.v0)), f"session {s.k}'s projection overflows a one-session capacity"),
@@ -234,10 +237,10 @@ def _prove(result: Composition, one: Bounds, two: Bounds, reading: Reading, rule
             goal = z3.And([z3.Not(st.step(prop.name))] + [z3.Implies(z3.Or(s.mine, s.caught), s.matched(
                 _kept_by(prop, caps, one, s.t0))) for s in sessions])
         else:
-            goal = z3.And([z3.Not(state_term(prop.name, st.caps, two, st.s0))]
+            goal = z3.And([z3.Not(state_term(prop.name, st.caps, many, st.s0))]
                           + [state_term(prop.name, caps, one, s.v0) for s in sessions])
         broken, cti = refuted(goal, given)
-        result.carried.append(Premise(prop.name, not broken, "holds of two sessions where it holds of each session's "
+        result.carried.append(Premise(prop.name, not broken, "holds of many sessions where it holds of each session's "
                                       "projection" + (" step" if formula.step else ""), None,
                                       "a state where both projections keep it and the whole does not" if broken else "",
                                       cti))
