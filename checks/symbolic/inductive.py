@@ -198,14 +198,15 @@ def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] 
         return Proof(bounds, reading, [], [], 0, 0, time.perf_counter() - started, 0, incomplete=True)
 
 
-def solve(solver: z3.Solver, deadline: float | None) -> Any:
-    """The solver's verdict, within what is left of the deadline (Late if none is, or z3 gives up)."""
+def solve(solver: z3.Solver, deadline: float | None, assumptions: list[Any] | None = None) -> Any:
+    """The solver's verdict (under `assumptions`), within what is left of the deadline (Late if none is, or z3
+    gives up)."""
     if deadline is not None:
         left = deadline - time.perf_counter()
         if left <= 0:
             raise Late
         solver.set("timeout", max(1, int(left * 1000)))
-    verdict = solver.check()
+    verdict = solver.check(*(assumptions or []))
     if verdict == z3.unknown:
         raise Late
     return verdict
@@ -214,27 +215,31 @@ def solve(solver: z3.Solver, deadline: float | None) -> Any:
 def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None]) -> tuple[list[Any], int]:
     """The largest subset of `items` (candidates and state properties, each holding initially) that is
     inductive together over the step `st`, and the rounds it took: each round drops what a step from a
-    state where all the rest hold breaks."""
+    state where all the rest hold breaks. One solver context throughout: each item is switched on by a
+    literal assumed true while it is kept and false once dropped, so what z3 learns in a round serves the next."""
     active = list(items)
-    pre = {id(c): st.state(c, st.s0) for c in active}
-    post = {id(c): st.state(c, st.s1) for c in active}
+    on = {id(c): z3.Bool(f"houdini.{n}") for n, c in enumerate(items)}
+    post = {id(c): st.state(c, st.s1) for c in items}
+    st.solver.push()
+    st.solver.add([z3.Implies(on[id(c)], st.state(c, st.s0)) for c in items])
+    st.solver.add(z3.Or([z3.And(on[id(c)], z3.Not(post[id(c)])) for c in items]))
+    dropped: list[Any] = []
     rounds = 0
-    while True:
-        rounds += 1
-        st.solver.push()
-        st.solver.add([pre[id(c)] for c in active])
-        st.solver.add(z3.Or([z3.Not(post[id(c)]) for c in active]))
-        verdict = solve(st.solver, deadline)
-        if verdict != z3.sat:
-            st.solver.pop()
-            return active, rounds
-        model = st.solver.model()
-        failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
+    try:
+        while True:
+            rounds += 1
+            verdict = solve(st.solver, deadline, [on[id(c)] for c in active] + [z3.Not(on[id(c)]) for c in dropped])
+            if verdict != z3.sat:
+                return active, rounds
+            model = st.solver.model()
+            failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
+            active = [c for c in active if all(c is not f for f in failed)]
+            dropped += failed
+            kind = st.moves[model.eval(st.which, model_completion=True).as_long()].kind.__name__
+            say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(active)} left: "
+                + "; ".join(c if isinstance(c, str) else c.name for c in failed))
+    finally:
         st.solver.pop()
-        active = [c for c in active if all(c is not f for f in failed)]
-        kind = st.moves[model.eval(st.which, model_completion=True).as_long()].kind.__name__
-        say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(active)} left: "
-            + "; ".join(c if isinstance(c, str) else c.name for c in failed))
 
 
 def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tuple[Rule, ...],
