@@ -234,8 +234,11 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
             continue
         formula = FORMULAS[prop.name]
         if formula.step:
-            goal = z3.And([z3.Not(st.step(prop.name))] + [z3.Implies(z3.Or(s.mine, s.caught), s.matched(
-                _kept_by(prop, caps, one, s.t0))) for s in sessions])
+            # a session whose projection moves does so by a one-session step that keeps it (a stutter is no
+            # step of the one-session model: there the whole step must keep it by itself)
+            goal = z3.And([z3.Not(st.step(prop.name))] + [z3.Implies(
+                z3.And(z3.Or(s.mine, s.caught), z3.Not(same(Z3, s.v1, s.v0))),
+                s.matched(_kept_by(prop, caps, one, s.t0))) for s in sessions])
         else:
             goal = z3.And([z3.Not(state_term(prop.name, st.caps, many, st.s0))]
                           + [state_term(prop.name, caps, one, s.v0) for s in sessions])
