@@ -172,3 +172,19 @@ def test_the_kill_matrix_is_a_table(report: Report, evidence: list[Evidence], sm
     for row in small_matrix.mutants:
         assert row.name in text
     assert "`no_put_back`" in markdown_report(report, evidence, small_matrix)
+
+
+def test_the_two_session_companion_cites_the_compositional_proof(report: Report, evidence: list[Evidence]) -> None:
+    """Beside a two-session companion, the command that proves two sessions at the main bounds (not run)."""
+    import dataclasses
+
+    from pausecheck.checks.report import Companion
+    from pausecheck.checks.report.html import composition_note
+    assert composition_note(report) is None  # no companion of two sessions: nothing to cite
+    two = Companion("isolation", pausecheck.Machine(SMALL.replace(sessions=2)), report.result)
+    with_two = dataclasses.replace(report, companions=(two,))
+    note = composition_note(with_two)
+    assert note is not None and "`pausecheck prove --compositional --artifacts 2 --pauses 1" in note
+    assert "--sessions" not in note and "not run by the report" in note
+    assert "prove --compositional" in html_report(with_two, evidence)
+    assert "prove --compositional" in markdown_report(with_two, evidence)
