@@ -291,8 +291,8 @@ def composition_note(report: Report) -> str | None:
     command = " ".join(x for x in ("pausecheck prove --compositional", flags, reading) if x)
     return (f"two sessions at the main bounds are not searched here: `{command}` proves with z3 that each session of "
             "two behaves as one session alone (projection and isolation) and which properties carry; each that "
-            "carries holds for two sessions wherever this search establishes it (not run by the report: about 15 "
-            "minutes at the default bounds)")
+            "carries holds for two sessions wherever this search establishes it (not run by the report: about an "
+            "hour at the default bounds)")
 
 
 def _stats(report: Report) -> str:
