@@ -8,8 +8,8 @@ from typing import Any
 
 from pausecheck.model import DEFAULT_BOUNDS, Bounds
 
-from ..budget import active, note
-from ..console import Reporter, console
+from ..console import console
+from .prove import with_progress
 
 __all__ = ["compositional_command", "THEOREM"]
 
@@ -37,17 +37,9 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
     if sessions * bounds.turns + bounds.new_turns > 9:
         raise usage("prove --compositional encodes at most 9 executions (--sessions (2 or more) x --turns + "
                     "--new-turns)")
-    budget = active()
-    deadline = None if budget is None else budget.deadline
     try:
-        with Reporter("prove", color=not args.no_color) as reporter:
-            show = reporter.status("compositional proof")
-
-            def progress(text: str) -> None:
-                note("prove", f"compositional: {text}")
-                show(text)
-            proof = prove_compositional(bounds.replace(sessions=sessions), reading, progress=progress,
-                                        deadline=deadline)
+        proof = with_progress(args, "compositional proof", lambda progress, deadline: prove_compositional(
+            bounds.replace(sessions=sessions), reading, progress=progress, deadline=deadline))
     except TooSmall as error:
         raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None
     where = _flags(bounds) or "the default bounds"

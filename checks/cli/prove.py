@@ -18,7 +18,7 @@ from ..budget import active, note
 from ..console import Reporter, console
 from ..evidence import trace_name, trace_of
 
-__all__ = ["prove_command", "engines_command"]
+__all__ = ["prove_command", "engines_command", "with_progress"]
 
 _PROPERTY = {p.name: p for p in PROPERTIES}
 
@@ -147,16 +147,9 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
             bounds.sessions * bounds.turns + bounds.new_turns > 9:
         raise usage("prove --induction encodes at most 9 executions (--sessions x --turns + --new-turns)")
     names = tuple(p.name for p in PROPERTIES if p.kind in (ALWAYS, "transition")) if args.all else KEY
-    budget = active()
-    deadline = None if budget is None else budget.deadline
     try:
-        with Reporter("prove", color=not args.no_color) as reporter:
-            show = reporter.status("induction")
-
-            def progress(text: str) -> None:
-                note("prove", f"induction: {text}")
-                show(text)
-            proof = prove(bounds, reading, names, progress=progress, deadline=deadline)
+        proof = with_progress(args, "induction", lambda progress, deadline: prove(
+            bounds, reading, names, progress=progress, deadline=deadline))
     except TooSmall as error:
         raise usage(f"prove --induction: these bounds do not fit the symbolic encoding ({error})") from None
     command = f"pausecheck prove --induction {_flags(bounds)}".strip() + (
@@ -212,6 +205,14 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
     else:
         say(f"[ok] {', '.join(names)} are proved {scope}")
     return code
+
+
+def with_progress(args: argparse.Namespace, label: str, run: Any) -> Any:
+    """`run(progress, deadline)` with a progress line for `label` while it runs (what a limit's stop reports as
+    reached) and the deadline of --max-seconds."""
+    budget = active()
+    with Reporter("prove", color=not args.no_color) as reporter:
+        return run(reporter.status(label), None if budget is None else budget.deadline)
 
 
 def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str) -> dict[str, Any]:
