@@ -9,7 +9,7 @@ from pausecheck.checks.flips import flip_matrix
 from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.report import check
-from pausecheck.checks.symbolic import consistency
+from pausecheck.checks.symbolic import compositional, consistency
 
 _CHECKS: dict[str, Any] = {}
 
@@ -27,6 +27,27 @@ def shared_check() -> Any:
     """`check`, run once per test session and distinct set of arguments (the progress callback aside):
     patched into the CLI (`commands.check`) by the tests that run it at the default bounds."""
     return _shared_check
+
+
+_COMPOSITIONS: dict[str, Any] = {}
+_prove_compositional = compositional.prove_compositional
+
+
+def _shared_composition(bounds: Any, reading: Any = compositional.CONFORMANT, rules: Any = compositional.RULES,
+                        progress: Any = None, deadline: Any = None) -> Any:
+    if deadline is not None:
+        return _prove_compositional(bounds, reading, rules, progress, deadline)
+    key = repr((bounds, reading.name, id(rules)))
+    if key not in _COMPOSITIONS:
+        _COMPOSITIONS[key] = _prove_compositional(bounds, reading, rules, progress)
+    return _COMPOSITIONS[key]
+
+
+@pytest.fixture(scope="session")
+def shared_composition() -> Any:
+    """`prove_compositional` (z3, a minute or more), run once per test session and distinct arguments: patched
+    into the module the CLI imports it from by the tests that run `prove --compositional`."""
+    return _shared_composition
 
 
 _CLASHES: dict[str, Any] = {}
@@ -87,5 +108,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group("matrix"))
         elif item.name.startswith("test_each_clash_is") or (documented and "consistency --only clashes" in item.name):
             item.add_marker(pytest.mark.xdist_group("clashes"))
+        elif (documented and "prove --compositional" in item.name) or item.name.startswith("test_two_sessions_behave"):
+            item.add_marker(pytest.mark.xdist_group("composition"))  # one proof for both (shared_composition)
         elif documented and "readings" in item.name and "--calls 1 --artifacts 1 --pauses 1 --no-pairs" in item.name:
             item.add_marker(pytest.mark.xdist_group("readings"))  # one flip matrix for both (shared_flips)

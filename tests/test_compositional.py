@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 import pytest
 from pausecheck.checks.cli import main
 from pausecheck.checks.mutants import MUTANTS
+from pausecheck.checks.symbolic import compositional
 from pausecheck.checks.symbolic.compositional import PREMISES, prove_compositional
 from pausecheck.checks.symbolic.crosscheck import action_of
 from pausecheck.checks.symbolic.projected import Ghost, owner, seen_as, spent_after, view
@@ -65,8 +67,10 @@ def _tiny() -> Bounds:
     return Bounds(**TINY, write_failures=0)
 
 
-@pytest.mark.slow  # about two minutes
-def test_two_sessions_behave_each_as_one_alone(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.slow  # about a minute and a half (shared with the README's example)
+def test_two_sessions_behave_each_as_one_alone(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                               shared_composition: Any) -> None:
+    monkeypatch.setattr(compositional, "prove_compositional", shared_composition)  # the README example's proof
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in _tiny().as_dict().items()]
     code = main(["prove", "--compositional", "--json", *flags])
     found = json.loads(capsys.readouterr().out)

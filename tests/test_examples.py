@@ -30,7 +30,7 @@ from pausecheck.checks.cli import readings as cli_readings
 from pausecheck.checks.cli.parser import parser
 from pausecheck.checks.killmatrix import kill_matrix
 from pausecheck.checks.mutants import MUTANTS
-from pausecheck.checks.symbolic import consistency
+from pausecheck.checks.symbolic import compositional, consistency
 from pausecheck.model import BOUND_HELP
 
 from .samples import mismatch, samples
@@ -246,8 +246,10 @@ def _promises(example: Example, argv: list[str], out: str, tmp: Path) -> None:
                                      for e in EXAMPLES])
 def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest,
-                                        shared_check: Any, shared_clashes: Any, shared_flips: Any) -> None:
+                                        shared_check: Any, shared_clashes: Any, shared_flips: Any,
+                                        shared_composition: Any) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(compositional, "prove_compositional", shared_composition)
     monkeypatch.setattr(commands, "check", shared_check)
     monkeypatch.setattr(commands, "flip_matrix", shared_flips)
     monkeypatch.setattr(cli_readings, "flip_matrix", shared_flips)
