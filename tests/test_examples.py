@@ -61,7 +61,7 @@ class Example:
     @property
     def slow(self) -> bool:
         """Documented to take a minute or more: every mutant explored, a runtime driven through every
-        edge at the default bounds, the flip matrix, or z3's consistency questions."""
+        edge at the default bounds, the flip matrix, z3's consistency questions or its compositional proof."""
         every_mutant = self.argv[:1] == ("mutants",) and not {"--only", "--list"} & set(self.argv)
         ours = self.argv[:self.argv.index("--")] if "--" in self.argv else self.argv
         default_conform = ours[:1] == ("conform",) and not any(a.startswith("--") and a[2:].replace("-", "_")
@@ -69,7 +69,9 @@ class Example:
         flagged = any(a.startswith("--") and a[2:].replace("-", "_") in BOUND_HELP for a in ours)
         default_readings = ours[:1] == ("readings",) and not flagged  # one check per reading: ~35 s
         consistency = ours[:1] == ("consistency",)  # z3 over every reading: a minute or more
-        return every_mutant or "--mutants" in self.argv or default_conform or default_readings or consistency
+        compositional = ours[:2] == ("prove", "--compositional")  # z3 over two sessions: a minute or more
+        return (every_mutant or "--mutants" in self.argv or default_conform or default_readings or consistency
+                or compositional)
 
     @property
     def id(self) -> str:
