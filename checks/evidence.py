@@ -21,9 +21,9 @@ __all__ = ["Evidence", "evidence_of", "command_line", "document_for", "trace_of"
            "trace_name", "replay_file", "lasso_document"]
 
 
-def command_line(bounds: Bounds, reading: str, extra: str = "") -> str:
-    """The shortest `pausecheck check` command that reproduces a search: non-default flags only."""
-    parts = ["pausecheck check"]
+def command_line(bounds: Bounds, reading: str, extra: str = "", command: str = "pausecheck check") -> str:
+    """The shortest `pausecheck check` command (or `command`) that reproduces a search: non-default flags only."""
+    parts = [command]
     for name, value in bounds.as_dict().items():
         if value != getattr(DEFAULT_BOUNDS, name):
             parts.append(f"--{name.replace('_', '-')} {value}")

@@ -6,10 +6,11 @@ import argparse
 import json
 from typing import Any
 
-from pausecheck.model import DEFAULT_BOUNDS, Bounds
+from pausecheck.model import Bounds
 
 from ..console import console
-from .prove import with_progress
+from ..evidence import command_line
+from .prove import _flags, with_progress
 
 __all__ = ["compositional_command", "THEOREM"]
 
@@ -17,12 +18,6 @@ THEOREM = ("every behaviour of the sessions together projects, for each session,
            "one-session model (the session's executions, segments, artifacts and warnings renumbered as if it ran "
            "alone, the budgets the sessions share counted per session), and no step of one session changes "
            "another's projection")
-
-
-def _flags(bounds: Bounds) -> str:
-    """The non-default bound flags but the number of sessions (the theorem's one side is always one)."""
-    return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
-                    if value != getattr(DEFAULT_BOUNDS, name) and name != "sessions")
 
 
 def _counterexample(cti: Any) -> dict[str, Any] | None:
@@ -42,7 +37,8 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
             bounds.replace(sessions=sessions), reading, progress=progress, deadline=deadline))
     except TooSmall as error:
         raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None
-    where = _flags(bounds) or "the default bounds"
+    alone = bounds.replace(sessions=1)  # the flags name the one-session bounds: the sessions are the theorem's
+    where = _flags(alone) or "the default bounds"
     many = "two sessions" if sessions == 2 else f"{sessions} sessions"
     scope = f"at {where} with {many} (every fault the bounds allow), under the reading {reading.name}"
     strengthening = (f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
@@ -52,7 +48,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
     dropped = [p.name for p in proof.carried if not p.proved]
     failed = [p for p in proof.premises if not p.proved]
     code = 3 if proof.incomplete else 1 if failed else 3 if dropped else 0
-    check = f"pausecheck check {_flags(bounds)}".strip() + (f" --reading {reading.name}" if reading.switches else "")
+    check = command_line(alone, reading.name)
     if args.json:
         print(json.dumps({
             "method": "compositional induction", "theorem": THEOREM, "scope": scope, "bounds": bounds.as_dict(),

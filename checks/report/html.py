@@ -11,9 +11,9 @@ import re
 from html import escape
 from typing import Any
 
-from pausecheck.model import DEFAULT_BOUNDS
 from pausecheck.traces.render import render, verdict_line
 
+from ..evidence import command_line
 from ..mutants import mutant_named
 from .readings import readings_html
 from .sequence import sequence_svg
@@ -285,10 +285,7 @@ def composition_note(report: Report) -> str | None:
     that proves it (not run by the report: it takes z3 minutes)."""
     if report.machine.bounds.sessions != 1 or not any(c.machine.bounds.sessions > 1 for c in report.companions):
         return None
-    flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in report.bounds.items()
-                     if v != getattr(DEFAULT_BOUNDS, k) and k != "sessions")
-    reading = f"--reading {report.reading}" if report.machine.reading.switches else ""
-    command = " ".join(x for x in ("pausecheck prove --compositional", flags, reading) if x)
+    command = command_line(report.machine.bounds, report.reading, command="pausecheck prove --compositional")
     return (f"two sessions at the main bounds are not searched here: `{command}` proves with z3 that each session of "
             "two behaves as one session alone (projection and isolation) and which properties carry; each that "
             "carries holds for two sessions wherever this search establishes it (not run by the report: about an "

@@ -115,7 +115,7 @@ class _Session:
         self.moves = list(moves(caps, one, reading, self.t0, Z3, rules))
         self.v0 = view(Z3, caps, st.s0, k, self.ghost)
         self.crashed = z3.Or([z3.BoolVal(False)] + [m.guard for m in self.moves if m.kind is Crash])
-        chosen = [(j, m) for j, m in enumerate(st.moves)]
+        chosen = list(enumerate(st.moves))
         self.mine = z3.Or([z3.BoolVal(False)] + [z3.And(st.which == j, owner(Z3, st.s0, m, k)) for j, m in chosen])
         crash = z3.Or([z3.BoolVal(False)] + [st.which == j for j, m in chosen if m.kind is Crash])
         self.caught = z3.And(crash, self.crashed)
