@@ -117,7 +117,7 @@ def test_a_crash_at_every_point_of_a_conformant_write_back_loses_nothing(cut: in
         state = machine.step(state, action)
         assert state is not None, action
     crashed = machine.step(state, Crash())
-    if crashed is None:  # no write-back under way (not begun, or ended with the segment): no crash falls here
+    if crashed is None:  # no segment in flight (the write-back ended it): no crash falls here
         assert cut in (0, len(WRITE_BACK))
         return
     assert _check_always(machine, crashed) == []
