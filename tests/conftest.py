@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
@@ -10,6 +13,7 @@ from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.report import check
 from pausecheck.checks.symbolic import compositional, consistency
+from pausecheck.model.reading import reading_named
 
 _CHECKS: dict[str, Any] = {}
 
@@ -29,6 +33,23 @@ def shared_check() -> Any:
     return _shared_check
 
 
+def in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
+    """`function(*args)` in a new interpreter. z3's choices depend on what its process did before (term ids,
+    and the addresses its hash tables see): a proof run after other tests can take another path than from a
+    fresh process, and a much longer one (stop 38: the documented `prove --compositional` took some 40
+    minutes in a test worker, against 2 from the command line; Houdini went 35 rounds and more instead of 6).
+    The command line runs each proof in a process of its own; the tests of the long proofs do the same."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(function, *args).result()
+
+
+def composed(bounds: Any, reading: str = "conformant", mutant: str | None = None) -> Any:
+    """`prove_compositional` under the reading named, with the rule table of the mutant named (the table if
+    none): by names, so that it can be sent to a fresh process."""
+    rules = compositional.RULES if mutant is None else next(m.rules for m in MUTANTS if m.name == mutant)
+    return _prove_compositional(bounds, reading_named(reading), rules)
+
+
 _COMPOSITIONS: dict[str, Any] = {}
 _prove_compositional = compositional.prove_compositional
 
@@ -37,16 +58,18 @@ def _shared_composition(bounds: Any, reading: Any = compositional.CONFORMANT, ru
                         progress: Any = None, deadline: Any = None) -> Any:
     if deadline is not None:
         return _prove_compositional(bounds, reading, rules, progress, deadline)
-    key = repr((bounds, reading.name, id(rules)))
+    mutant = None if rules is compositional.RULES else next(m.name for m in MUTANTS if m.rules is rules)
+    key = repr((bounds, reading.name, mutant))
     if key not in _COMPOSITIONS:
-        _COMPOSITIONS[key] = _prove_compositional(bounds, reading, rules, progress)
+        _COMPOSITIONS[key] = in_fresh_process(composed, bounds, reading.name, mutant)
     return _COMPOSITIONS[key]
 
 
 @pytest.fixture(scope="session")
 def shared_composition() -> Any:
-    """`prove_compositional` (z3, a minute or more), run once per test session and distinct arguments: patched
-    into the module the CLI imports it from by the tests that run `prove --compositional`."""
+    """`prove_compositional` (z3, a minute or more), run once per test session and distinct arguments, each in
+    a fresh process (`in_fresh_process`): patched into the module the CLI imports it from by the tests that run
+    `prove --compositional`."""
     return _shared_composition
 
 

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.symbolic import compositional
-from pausecheck.checks.symbolic.compositional import PREMISES, prove_compositional
+from pausecheck.checks.symbolic.compositional import PREMISES
 from pausecheck.checks.symbolic.crosscheck import action_of
 from pausecheck.checks.symbolic.projected import Ghost, owner, seen_as, spent_after, view
 from pausecheck.checks.symbolic.relation import Caps, decode, lift, moves
@@ -23,6 +22,7 @@ from pausecheck.model.projection import Spent, project, project_action, session_
 from pausecheck.model.projection import spent_after as spent_after_model
 from pausecheck.model.reading import CONFORMANT
 
+from .conftest import composed, in_fresh_process
 from .strategies import first_reachable
 
 TINY = dict(calls=1, artifacts=1, pauses=1, observations=0, held_bound=1)
@@ -83,8 +83,7 @@ def test_two_sessions_behave_each_as_one_alone(capsys: pytest.CaptureFixture[str
 
 @pytest.mark.slow  # about a minute and a half
 def test_held_lists_shared_between_sessions_break_isolation() -> None:
-    mutant = next(m for m in MUTANTS if m.name == "held_keyed_per_workflow")
-    proof = prove_compositional(_tiny(), rules=mutant.rules)
+    proof = in_fresh_process(composed, _tiny(), "conformant", "held_keyed_per_workflow")  # as the CLI would
     assert not proof.proved and not proof.incomplete
     (isolation, *_) = [p for p in proof.premises if p.name == "isolation" and not p.proved]
     cti = isolation.cti
