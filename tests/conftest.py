@@ -77,10 +77,15 @@ _CLASHES: dict[str, Any] = {}
 _clashes = consistency.clashes
 
 
+def clashed(bounds: Any, depth: int, readings: Any = None) -> Any:
+    """`consistency.clashes`, as sent to a fresh process (`in_fresh_process`)."""
+    return _clashes(bounds, depth, readings)
+
+
 def _shared_clashes(bounds: Any, depth: int, readings: Any = None, done: Any = None) -> Any:
     key = repr((bounds, depth, readings))
     if key not in _CLASHES:
-        _CLASHES[key] = _clashes(bounds, depth, readings)
+        _CLASHES[key] = in_fresh_process(clashed, bounds, depth, readings)
     for clash in _CLASHES[key]:
         if done is not None:
             done(clash)
@@ -89,7 +94,7 @@ def _shared_clashes(bounds: Any, depth: int, readings: Any = None, done: Any = N
 
 @pytest.fixture(scope="session")
 def shared_clashes() -> Any:
-    """`consistency.clashes` (z3, minutes), run once per test session and distinct arguments; `done`
+    """`consistency.clashes` (z3, minutes), run once per test session and distinct arguments, in a fresh process; `done`
     is told of each clash as the real one would: patched in by the documented `consistency` example."""
     return _shared_clashes
 
