@@ -35,10 +35,9 @@ def shared_check() -> Any:
 
 def in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
     """`function(*args)` in a new interpreter. z3's choices depend on what its process did before (term ids,
-    and the addresses its hash tables see): a proof run after other tests can take another path than from a
-    fresh process, and a much longer one (stop 38: the documented `prove --compositional` took some 40
-    minutes in a test worker, against 2 from the command line; Houdini went 35 rounds and more instead of 6).
-    The command line runs each proof in a process of its own; the tests of the long proofs do the same."""
+    and the addresses its hash tables see): `prove --induction` run twice in one process drops its candidates
+    in other rounds the second time. The command line runs each proof in a process of its own; the tests of
+    the long proofs do the same, so that they take the path (and the time) a user's run takes."""
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         return pool.submit(function, *args).result()
 
