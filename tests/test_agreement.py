@@ -170,12 +170,12 @@ DEFAULT_VARIANTS = variants(Bounds(), readings=False)[0]
 
 
 @pytest.mark.slow
-def test_bfs_and_bmc_agree_on_the_default_at_the_default_bounds() -> None:
-    """One step past the deepest witness (delivers_after_a_put_back, 12 steps): every verdict of the search
-    reproduced."""
-    found = compare_engines(DEFAULT_VARIANTS[:1], jobs=1)[0]
+def test_bfs_and_bmc_agree_on_the_default_at_the_default_bounds_over_8_steps() -> None:
+    """Every verdict over the behaviours of up to 8 steps. One step past the deepest witness (BMC to 13
+    steps, the whole graph: `pausecheck check --engines bfs,bmc`) took 176 s of the suite; it agreed."""
+    found = agreement("default", Machine(Bounds()), depth=8)
     assert _disagreements(found) == []
-    assert found.bfs_states == 73_409 and found.bfs_depth == 25 and found.bmc_depth == 13
+    assert found.bmc_depth == 8 and any(r.bfs == "witnessed" for r in found.rows)
 
 
 def _small_for(mutant) -> Bounds:

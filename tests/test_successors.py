@@ -67,10 +67,12 @@ def test_the_relation_equals_the_explicit_successors_on_every_reachable_state(na
 
 
 @pytest.mark.slow
-def test_the_relation_equals_the_explicit_successors_on_every_state_of_the_defaults() -> None:
+def test_the_relation_equals_the_explicit_successors_on_every_fourth_state_of_the_defaults() -> None:
+    """Every fourth in search order (18,353 of 73,409: every depth, every kind of step); all of them took 203 s
+    of the suite, and were compared by this test until 2026-12-03."""
     states = reachable(Machine(DEFAULT_BOUNDS))
     assert len(states) == 73409
-    assert_lowering_agrees(DEFAULT_BOUNDS, CONFORMANT, states)
+    assert_lowering_agrees(DEFAULT_BOUNDS, CONFORMANT, states[::4])
 
 
 @pytest.mark.parametrize("name", list(CROSS_CHECKED))

@@ -48,8 +48,10 @@ examples:
 CONSISTENCY_BOUNDS = Bounds(artifacts=2, held_bound=1)
 EPILOG_CONSISTENCY = """\
 examples:
-  pausecheck consistency --only clashes       which clauses each reading clashes with (about 3.5 minutes of
-                                              CPU; all three parts take about 20 minutes at these bounds)
+  pausecheck consistency --only clashes --depth 8
+                                              which clauses each reading clashes with within 8 steps (about a
+                                              minute of CPU; at the default depth of 12 about 3.5 minutes; all
+                                              three parts take about 20 minutes at these bounds)
 exit: 0 every trigger the bounds allow occurs in a behaviour that keeps every clause (clashes and dependencies
 are findings about the rules, not failures); 1 some trigger occurs in none (a clause is vacuous or the clauses
 contradict each other); 2 usage error; 3 stopped by --max-seconds or --max-memory (what was established by then
@@ -117,8 +119,9 @@ examples:
   pausecheck conform --calls 1 --pauses 1 --observations 0 -- python examples/sqlite_runtime/runtime.py \\
                      --bug interrupt-as-failure
                                         a buggy runtime: [diverged], exit 1, the trace in divergence.itf.json
-  pausecheck conform -- python examples/sqlite_runtime/runtime.py
-                                        the default bounds: all 197,925 edges (about 60 s)
+  pausecheck conform --calls 1 -- python examples/sqlite_runtime/runtime.py
+                                        one call per segment (seconds); with no bound flag, the default
+                                        bounds: all 197,925 edges (about 60 s)
 
 exit: 0 every edge judged and no divergence; 1 a divergence, or not every edge judged; 2 usage error, or a
 runtime that cannot be started or checked at all;
