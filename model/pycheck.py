@@ -168,19 +168,8 @@ def _joined(first: Expr, second: Expr) -> Expr:
     variables renamed to the first's."""
     n = _WALKS[first.op]
     names = {b.args[0]: a.args[0] for a, b in zip(first.args[n:-1], second.args[n:-1], strict=True)}
-    body = Expr("and", (first.args[-1], _renamed(second.args[-1], names)), bool)
-    return Expr(first.op, first.args[:-1] + (_factored(body),), bool)
-
-
-def _factored(x: Expr) -> Expr:
-    """A conjunction with the first disjunct its parts share taken out: `(a or x) and (a or y)` is
-    `a or (x and y)`, so that `a` (in a joined walk, often `u == v` of two records) is computed once."""
-    if x.op != "and":
-        return x
-    left, right = _factored(x.args[0]), _factored(x.args[1])
-    if left.op == right.op == "or" and _same(left.args[0], right.args[0], {}):
-        return Expr("or", (left.args[0], Expr("and", (left.args[1], right.args[1]), bool)), bool)
-    return x if (left, right) == x.args else Expr("and", (left, right), bool)
+    return Expr(first.op, first.args[:-1] + (Expr("and", (first.args[-1], _renamed(second.args[-1], names)), bool),),
+                bool)
 
 
 def _renamed(x: Any, names: dict[str, str]) -> Any:
