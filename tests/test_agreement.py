@@ -175,7 +175,9 @@ def test_bfs_and_bmc_agree_on_the_default_at_the_default_bounds_over_8_steps() -
     steps, the whole graph: `pausecheck check --engines bfs,bmc`) took 176 s of the suite; it agreed."""
     found = agreement("default", Machine(Bounds()), depth=8)
     assert _disagreements(found) == []
-    assert found.bmc_depth == 8 and any(r.bfs == "witnessed" for r in found.rows)
+    assert found.bfs_states == 305 and found.bfs_depth == 8 and found.bmc_depth == 8
+    witnessed = {r.property for r in found.rows if r.bfs == "witnessed"}
+    assert len(witnessed) == 16 and "delivers_after_a_put_back" not in witnessed  # 12 steps: past the depth
 
 
 def _small_for(mutant) -> Bounds:
