@@ -12,6 +12,7 @@ from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.itf import TraceError, load_trace, trace_document, write_trace
 from pausecheck.traces.replay import Replay, replay
 
+from .drafts import DraftError, base_of, draft_of, load_draft
 from .explore import Discovery
 from .liveness import LivenessVerdict
 from .mutants import mutant_named, mutate
@@ -21,9 +22,14 @@ __all__ = ["Evidence", "evidence_of", "command_line", "document_for", "trace_of"
            "trace_name", "replay_file", "lasso_document"]
 
 
-def command_line(bounds: Bounds, reading: str, extra: str = "", command: str = "pausecheck check") -> str:
-    """The shortest `pausecheck check` command (or `command`) that reproduces a search: non-default flags only."""
+def command_line(bounds: Bounds, reading: str, extra: str = "", command: str = "pausecheck check",
+                 rules: Any = None) -> str:
+    """The shortest `pausecheck check` command (or `command`) that reproduces a search: non-default flags only
+    (`--draft FILE` where `rules` is a draft's table, or derived from one)."""
     parts = [command]
+    draft = None if rules is None else draft_of(rules)
+    if draft is not None:
+        parts.append(f"--draft {draft.path}")
     for name, value in bounds.as_dict().items():
         if value != getattr(DEFAULT_BOUNDS, name):
             parts.append(f"--{name.replace('_', '-')} {value}")
@@ -58,7 +64,10 @@ def document_for(
         "command": command,
         "steps": len(discovery.actions),
     }
-    rules = Machine(machine.bounds, machine.reading)
+    draft = draft_of(machine.rules)
+    if draft is not None:  # only under a draft, so that traces of the rules stay as they were
+        meta["draft"] = draft.meta()
+    rules = Machine(machine.bounds, machine.reading, base_of(draft))
     deviating = frozenset(
         i for i, (pre, action, post) in enumerate(zip(discovery.states, discovery.actions, discovery.states[1:],
                                                       strict=False), 1)
@@ -92,9 +101,10 @@ class Evidence:
 
 def evidence_of(report: Report) -> list[Evidence]:
     """Every counterexample and witness of a report (and its first deadlock), each built once."""
-    origins = {None: (report.machine, command_line(report.machine.bounds, report.reading))}
+    origins = {None: (report.machine, command_line(report.machine.bounds, report.reading,
+                                                   rules=report.machine.rules))}
     for c in report.companions:
-        origins[c.name] = (c.machine, command_line(c.machine.bounds, report.reading))
+        origins[c.name] = (c.machine, command_line(c.machine.bounds, report.reading, rules=c.machine.rules))
     out = []
     for verdict in report.properties:
         if verdict.discovery is None:
@@ -125,7 +135,8 @@ def write_discovery(folder: Path, document: dict[str, Any]) -> Path:
 
 
 def machine_for(meta: dict[str, Any], file: str) -> Machine:
-    """The machine a trace was made on: its bounds, reading and mutant, each checked."""
+    """The machine a trace was made on: its bounds, reading, draft and mutant, each checked (a draft that
+    changed since is refused)."""
     bounds = meta.get("bounds")
     if not isinstance(bounds, dict):
         raise TraceError(file, '$["#meta"].bounds', "missing or not an object")
@@ -140,7 +151,7 @@ def machine_for(meta: dict[str, Any], file: str) -> Machine:
         reading = reading_named(meta.get("reading"))  # type: ignore[arg-type]
     except ReadingError as error:
         raise TraceError(file, '$["#meta"].reading', str(error)) from None
-    machine = Machine(checked, reading)
+    machine = Machine(checked, reading, base_of(_draft_for(meta, file)))
     name = meta.get("mutant")
     if name is not None:
         try:
@@ -148,6 +159,24 @@ def machine_for(meta: dict[str, Any], file: str) -> Machine:
         except KeyError:
             raise TraceError(file, '$["#meta"].mutant', f"unknown mutant {name!r}") from None
     return machine
+
+
+def _draft_for(meta: dict[str, Any], file: str) -> Any:
+    """The draft a trace names in `#meta.draft` (path and sha256), loaded; None for the rules. A relative path
+    is read from the current folder, else beside the trace."""
+    named = meta.get("draft")
+    if named is None:
+        return None
+    if not isinstance(named, dict) or not isinstance(named.get("path"), str) \
+            or not isinstance(named.get("sha256"), str):
+        raise TraceError(file, '$["#meta"].draft', "is not an object with a path and a sha256")
+    path = Path(named["path"])
+    if not path.is_absolute() and not path.exists() and (Path(file).parent / path).exists():
+        path = Path(file).parent / path
+    try:
+        return load_draft(path, named["sha256"])
+    except DraftError as error:
+        raise TraceError(file, '$["#meta"].draft', str(error)) from None
 
 
 def replay_file(path: str | Path) -> Replay:

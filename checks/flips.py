@@ -27,6 +27,7 @@ from typing import Any
 
 from pausecheck.model import CONFORMANT, DEFAULT_BOUNDS, FAULTS, SWITCH_OF, SWITCHES, Bounds, reading_named
 
+from .drafts import Draft, base_of
 from .evidence import evidence_of
 from .explore import Limits
 from .parallel import run_all, workers
@@ -43,6 +44,7 @@ class Variant:
 
     switches: tuple[tuple[str, str], ...]
     bounds: Bounds
+    draft: Draft | None = None  # the table read: a spec author's draft, or the rules
 
     @property
     def reading(self) -> str:
@@ -122,15 +124,15 @@ def _with_faults(bounds: Bounds, switches: Iterable[tuple[str, str]]) -> Bounds:
     return bounds.replace(**{fault: max(1, getattr(bounds, fault)) for fault in needs})
 
 
-def singles(bounds: Bounds) -> list[Variant]:
+def singles(bounds: Bounds, draft: Draft | None = None) -> list[Variant]:
     """Each single change from the default reading, at the bounds its switch needs."""
-    return [Variant(((s.ambiguity, value),), _with_faults(bounds, [(s.ambiguity, value)]))
+    return [Variant(((s.ambiguity, value),), _with_faults(bounds, [(s.ambiguity, value)]), draft)
             for s in SWITCHES for value in s.values if value != s.default]
 
 
 def run_variant(variant: Variant, limits: Limits | None = None) -> Outcome:
     """Check one variant and keep what the matrix needs (run in a worker process)."""
-    report = check(variant.bounds, variant.reading, limits=limits or Limits())
+    report = check(variant.bounds, variant.reading, limits=limits or Limits(), rules=base_of(variant.draft))
     documents = {e.name: e.document for e in evidence_of(report) if e.counterexample}
     return Outcome(
         variant=variant,
@@ -163,17 +165,19 @@ def _run_all(variants: list[Variant], jobs: int, limits: Limits | None,
 
 
 def flip_matrix(bounds: Bounds = DEFAULT_BOUNDS, *, jobs: int | None = None, pairs: bool = True,
-                limits: Limits | None = None, done: Callable[[Outcome], Any] | None = None) -> Matrix:
+                limits: Limits | None = None, done: Callable[[Outcome], Any] | None = None,
+                draft: Draft | None = None) -> Matrix:
     """The conformant reading at every fault set needed, each single change, and the pairs of harmless ones.
 
-    `jobs`: searches at once (default: every core); `done(outcome)` is called as each search ends.
+    `jobs`: searches at once (default: every core); `done(outcome)` is called as each search ends; `draft`:
+    the rule table read (default the rules).
     """
     start = time.monotonic()
     jobs = jobs or workers()
     if limits is None:  # keep the searches running at once within three quarters of the memory
         limits = Limits(max_memory=_physical_memory() * 3 // 4 // jobs or None)
-    first = singles(bounds)
-    baselines = [Variant((), bounds)] + [Variant((), v.bounds) for v in first]
+    first = singles(bounds, draft)
+    baselines = [Variant((), bounds, draft)] + [Variant((), v.bounds, draft) for v in first]
     results = _run_all(baselines + first, jobs, limits, done)
     harmless = [v for v in first if not results[v].broken]
     second: list[Variant] = []
@@ -181,11 +185,11 @@ def flip_matrix(bounds: Bounds = DEFAULT_BOUNDS, *, jobs: int | None = None, pai
         for a, b in combinations(harmless, 2):
             if a.switches[0][0] != b.switches[0][0]:
                 joined = a.switches + b.switches
-                second.append(Variant(joined, _with_faults(bounds, joined)))
-        results.update(_run_all([Variant((), v.bounds) for v in second] + second, jobs, limits, done))
-    rows = tuple(Row(results[v], results[Variant((), v.bounds)], _flips(results[v], results[Variant((), v.bounds)]))
-                 for v in first + second)
+                second.append(Variant(joined, _with_faults(bounds, joined), draft))
+        results.update(_run_all([Variant((), v.bounds, draft) for v in second] + second, jobs, limits, done))
+    rows = tuple(Row(results[v], results[Variant((), v.bounds, draft)],
+                     _flips(results[v], results[Variant((), v.bounds, draft)])) for v in first + second)
     skipped = tuple(v.reading.removeprefix(f"{CONFORMANT.name}+") for v in first if results[v].broken)
-    defaults = tuple(results[v] for v in dict.fromkeys(baselines + [Variant((), v.bounds) for v in second]))
+    defaults = tuple(results[v] for v in dict.fromkeys(baselines + [Variant((), v.bounds, draft) for v in second]))
     return Matrix(bounds, defaults, rows, time.monotonic() - start, jobs, skipped)
 

@@ -22,6 +22,9 @@ A mutant marked equivalent yet killed, at its bounds or under a fault, is a fals
 fails, naming the property and the fault (`refuted`).
 Redundancy is relative to the mutant set: it says the mutants do not yet separate P from Q, not
 that P is implied by Q.
+Mutants deviate from a base table: the rules, or a spec author's draft (`draft`). A mutant whose edits
+no longer fit the base (an anchor that names nothing there) is not searched: its row says why
+(`problem`), and the matrix is incomplete.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from typing import Any
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
+from .drafts import Draft, base_of
 from .explore import Discovery, Progress, explore
 from .mutants import DEADLOCK, WITNESS_LOST, Mutant, bounds_of, mutant_named, mutate
 from .parallel import run_all, workers
@@ -70,6 +74,7 @@ class MutantKill:
     vetted: bool = False  # searched against the default's vetted graph at its bounds (`reference.py`)
     # an equivalent mutant's kills with a fault on: (the flag, the property, its shortest counterexample's steps)
     under_faults: tuple[tuple[str, str, int], ...] = ()
+    problem: str | None = None  # why its edits no longer apply to the base table (then it was not searched)
 
     @property
     def refuted(self) -> str | None:
@@ -82,8 +87,8 @@ class MutantKill:
 
     @property
     def survived(self) -> bool:
-        """Nothing catches it and it is not known to be equivalent."""
-        return not self.killed_by and not self.equivalent
+        """Searched, nothing catches it and it is not known to be equivalent."""
+        return not self.killed_by and not self.equivalent and self.problem is None
 
     def steps(self, prop: str) -> int | None:
         """The length of `prop`'s shortest counterexample on this mutant, if it kills it."""
@@ -119,11 +124,22 @@ class KillMatrix:
         """Claims of equivalence a search refuted, each with what killed the mutant."""
         return tuple(m.refuted for m in self.mutants if m.refuted)
 
+    @property
+    def not_applying(self) -> tuple[MutantKill, ...]:
+        """The mutants whose edits no longer fit the base table: not searched."""
+        return tuple(m for m in self.mutants if m.problem is not None)
+
     def verdict(self) -> str:
-        """`[ok] ...`, or `[fail]` with the survivors and the refuted claims of equivalence."""
+        """`[ok] ...`, `[fail]` with the survivors and the refuted claims of equivalence, or `[incomplete]`
+        naming the mutants that no longer apply."""
         failures = ([f"survived: {', '.join(self.survivors)}"] if self.survivors else []) + (
             [f"equivalence refuted: {'; '.join(self.refuted)}"] if self.refuted else [])
-        return "[fail] " + "; ".join(failures) if failures else "[ok] every mutant is killed or marked equivalent"
+        if failures:
+            return "[fail] " + "; ".join(failures)
+        if self.not_applying:
+            return (f"[incomplete] {len(self.not_applying)} mutant(s) no longer apply to the rules given, not "
+                    "searched: " + ", ".join(m.name for m in self.not_applying))
+        return "[ok] every mutant is killed or marked equivalent"
 
     def row(self, name: str) -> MutantKill:
         """The row of the mutant with this name (KeyError if none)."""
@@ -152,6 +168,7 @@ class KillMatrix:
                     "reason": m.reason,
                     "killed_under_faults": [{"flag": flag, "property": p, "steps": n}
                                             for flag, p, n in m.under_faults],
+                    **({"no_longer_applies": m.problem} if m.problem is not None else {}),
                 }
                 for m in self.mutants
             ],
@@ -163,22 +180,24 @@ class KillMatrix:
         }
 
 
-_REFERENCES: dict[Bounds, Reference | None] = {}  # this process's vetted default graphs, by bounds
+# this process's vetted graphs of the base (the rules, or a draft), by bounds and draft
+_REFERENCES: dict[tuple[Bounds, Draft | None], Reference | None] = {}
 
 
-def _reference(bounds: Bounds) -> Reference | None:
-    """The default machine's vetted graph at these bounds (`reference.py`; one per bounds, remembered)."""
-    if bounds not in _REFERENCES:
-        _REFERENCES[bounds] = reference(Machine(bounds))
-    return _REFERENCES[bounds]
+def _reference(bounds: Bounds, draft: Draft | None = None) -> Reference | None:
+    """The base machine's vetted graph at these bounds (`reference.py`; one per bounds, remembered)."""
+    if (bounds, draft) not in _REFERENCES:
+        _REFERENCES[bounds, draft] = reference(Machine(bounds, rules=base_of(draft)))
+    return _REFERENCES[bounds, draft]
 
 
 @functools.cache
-def _witnesses(bounds: Bounds) -> Mapping[str, Discovery]:
-    """The witnesses the rules reach at these bounds (one conformant search per bounds, remembered; over
+def _witnesses(bounds: Bounds, draft: Draft | None = None) -> Mapping[str, Discovery]:
+    """The witnesses the base reaches at these bounds (one conformant search per bounds, remembered; over
     the vetted graph where this process has one, which checks only the witnesses again)."""
-    ref = _REFERENCES.get(bounds)
-    result = explore(Machine(bounds) if ref is None else Vetted(Machine(bounds), ref))
+    ref = _REFERENCES.get((bounds, draft))
+    base = Machine(bounds, rules=base_of(draft))
+    result = explore(base if ref is None else Vetted(base, ref))
     if result.stopped == "interrupted":  # never remember a search cut short
         raise KeyboardInterrupt
     return result.witnesses
@@ -190,9 +209,10 @@ def killer_names(machine: Machine) -> tuple[str, ...]:
 
 
 def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None,
-         baseline: Callable[[Bounds], Mapping[str, Discovery]], vet: bool = False) -> MutantKill:
-    machine = mutate(Machine(bounds, symmetry=mutant.symmetric), mutant)
-    ref = _reference(bounds) if vet and mutant.show is None else None  # a deviant wire view: other verdicts
+         baseline: Callable[[Bounds, Draft | None], Mapping[str, Discovery]], vet: bool = False,
+         draft: Draft | None = None) -> MutantKill:
+    machine = mutate(Machine(bounds, rules=base_of(draft), symmetry=mutant.symmetric), mutant)
+    ref = _reference(bounds, draft) if vet and mutant.show is None else None  # a deviant wire view: other verdicts
     result = explore(machine if ref is None else Vetted(machine, ref), progress=searching)
     if result.stopped == "interrupted":  # Ctrl-C stops the whole matrix, not just this mutant's search
         raise KeyboardInterrupt
@@ -200,7 +220,7 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
     lengths = _kill_lengths(result)
     killed = tuple(name for name in order if name in lengths)
     if not killed:  # only behaviour removed? then a witness the rules reach is lost
-        lost = {WITNESS_LOST + name: len(found.actions) for name, found in baseline(bounds).items()
+        lost = {WITNESS_LOST + name: len(found.actions) for name, found in baseline(bounds, draft).items()
                 if name not in result.witnesses}
         lengths.update(lost)
         killed = tuple(lost)
@@ -209,7 +229,7 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
         shortest=tuple((name, lengths[name]) for name in killed), equivalent=mutant.equivalent,
         reason=mutant.reason, states=result.states, complete=result.complete, seconds=result.seconds,
         evidence=evidence, vetted=ref is not None,
-        under_faults=_under_faults(mutant, order, searching) if mutant.equivalent else (),
+        under_faults=_under_faults(mutant, order, searching, draft) if mutant.equivalent else (),
     )
 
 
@@ -221,15 +241,16 @@ def _kill_lengths(result: Any) -> dict[str, int]:
     return lengths
 
 
-def _under_faults(mutant: Mutant, order: tuple[str, ...],
-                  searching: Progress | None) -> tuple[tuple[str, str, int], ...]:
+def _under_faults(mutant: Mutant, order: tuple[str, ...], searching: Progress | None,
+                  draft: Draft | None = None) -> tuple[tuple[str, str, int], ...]:
     """An equivalent mutant searched at small bounds (its own where it has them) with each fault on in turn:
     every kill found, as (the flag, the property, its shortest counterexample's steps)."""
     base = mutant.bounds or FAULT_BOUNDS
     found = []
     for fault in FAULTS:
         at = base.replace(**{fault: max(1, getattr(base, fault))})
-        result = explore(mutate(Machine(at, symmetry=mutant.symmetric), mutant), progress=searching)
+        result = explore(mutate(Machine(at, rules=base_of(draft), symmetry=mutant.symmetric), mutant),
+                         progress=searching)
         if result.stopped == "interrupted":
             raise KeyboardInterrupt
         flag = f"--{fault.replace('_', '-')} {getattr(at, fault)}"
@@ -274,6 +295,7 @@ def kill_matrix(
     jobs: int | None = None,
     done: Callable[[int, int, str], None] | None = None,
     on_ray: bool = False,
+    draft: Draft | None = None,
 ) -> KillMatrix:
     """Explore every mutant and tabulate what kills it.
 
@@ -282,9 +304,13 @@ def kill_matrix(
     core; mutants not in the registry run here, one at a time). With one job, `progress(started,
     total, name)` is called before each search and `searching` during it; `done(finished, total,
     name)` is called as each ends, in any case. The rows are in the order given. `on_ray`: the
-    searches run as tasks on a Ray cluster (`cluster.py`; registry mutants only).
+    searches run as tasks on a Ray cluster (`cluster.py`; registry mutants only). `draft`: the base table
+    the mutants deviate from (default the rules); a mutant whose edits no longer fit it is not searched.
     """
-    mutants = tuple(mutants)
+    given = tuple(mutants)
+    base = base_of(draft)
+    problems = {m.name: m.problem(base) for m in given}
+    mutants = tuple(m for m in given if problems[m.name] is None)
     names = [m.name for m in mutants]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -307,19 +333,30 @@ def kill_matrix(
 
         if not registered:
             raise ValueError("only registry mutants run on Ray (they travel by name)")
-        rows = tuple(ray_run_all(_named_row, jobs_at, args=(order,), done=lambda item, row: ended(item[0], row)))
+        rows = tuple(ray_run_all(_named_row, jobs_at, args=(order, draft),
+                                 done=lambda item, row: ended(item[0], row)))
     elif registered and (jobs or workers()) > 1:
-        rows = tuple(run_all(_named_row, jobs_at, jobs=jobs, args=(order,), key=_costliest_first,
+        rows = tuple(run_all(_named_row, jobs_at, jobs=jobs, args=(order, draft), key=_costliest_first,
                              done=lambda item, row: ended(item[0], row), fresh=False))  # workers keep _witnesses
     else:
         serial = []
         for i, (m, (_, at_bounds, vet)) in enumerate(zip(mutants, jobs_at, strict=True), 1):
             if progress is not None:
                 progress(i, len(mutants), m.name)
-            serial.append(_row(m, at_bounds, order, searching, _witnesses, vet))
+            serial.append(_row(m, at_bounds, order, searching, _witnesses, vet, draft))
             ended(m.name, serial[-1])
         rows = tuple(serial)
+    searched = {r.name: r for r in rows}
+    rows = tuple(searched.get(m.name) or _not_applying(m, bounds_of(m, bounds or DEFAULT_BOUNDS), problems[m.name])
+                 for m in given)
     return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started)
+
+
+def _not_applying(mutant: Mutant, bounds: Bounds, problem: str | None) -> MutantKill:
+    """The row of a mutant whose edits no longer fit the base: not searched, and why."""
+    return MutantKill(name=mutant.name, clauses=mutant.clauses, bounds=bounds, killed_by=(), shortest=(),
+                      equivalent=mutant.equivalent, reason=mutant.reason, states=0, complete=False, seconds=0.0,
+                      problem=problem)
 
 
 def _registered(mutant: Mutant) -> bool:
@@ -329,11 +366,11 @@ def _registered(mutant: Mutant) -> bool:
         return False
 
 
-def _named_row(job: tuple[str, Bounds, bool], order: tuple[str, ...]) -> MutantKill:
-    """One registry mutant's row, in a worker process (the mutant travels by name: its deviations are
-    closures, which do not pickle)."""
+def _named_row(job: tuple[str, Bounds, bool], order: tuple[str, ...], draft: Draft | None = None) -> MutantKill:
+    """One registry mutant's row, in a worker process (the mutant travels by name and the draft by its file:
+    their tables hold closures, which do not pickle)."""
     name, bounds, vet = job
-    return _row(mutant_named(name), bounds, order, None, _witnesses, vet)
+    return _row(mutant_named(name), bounds, order, None, _witnesses, vet, draft)
 
 
 def _costliest_first(job: tuple[str, Bounds, bool]) -> tuple[bool, bool, int, int]:

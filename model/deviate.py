@@ -19,8 +19,11 @@ of it), or one statement of the rule (that object: `rules.py` names the ones a m
 An edit that finds nothing to edit is refused when the table is built, so a deviation cannot silently
 leave a rule as it was.
 
-Engines cache what they derive from a table by its identity: build each deviant table once (at import)
-and keep it.
+Engines cache what they derive from a table by its identity: build each deviant table once and keep it.
+`deviate(...)` builds a table at once (a draft's `RULES`); `Deviation(...)` holds the same edits and builds
+the table only when asked, from whichever base it is given (the rules, or a draft), once per base: so
+that an edit of the rules that leaves a mutant's anchor naming nothing is reported where the mutant is
+used, never raised when the catalogue is imported.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from .lang import End, Expr, Let, Rule, Set, Stmt, When, lift
 from .rules import RULES
 
 __all__ = ["Replace", "Drop", "First", "Also", "After", "Reads", "Only", "Effect", "Edit", "on", "deviate",
-           "DeviationError"]
+           "Deviation", "DeviationError"]
 
 
 class DeviationError(ValueError):
@@ -148,6 +151,26 @@ def deviate(*changes: _On, add: tuple[Rule, ...] = (), base: tuple[Rule, ...] = 
             rule = _apply(rule, edit)
         out.append(rule)
     return tuple(out) + tuple(add)
+
+
+class Deviation:
+    """Edits of a rule table, applied when asked (`table(base)`), to any base, each base's table built once.
+
+    `Deviation(on(...), ..., add=(rule, ...))` says what `deviate(on(...), ..., add=...)` does, later."""
+
+    __slots__ = ("changes", "add", "_tables")
+
+    def __init__(self, *changes: _On, add: tuple[Rule, ...] = ()) -> None:
+        self.changes, self.add = changes, add
+        self._tables: dict[int, tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}  # id(base) -> (base, table)
+
+    def table(self, base: tuple[Rule, ...] = RULES) -> tuple[Rule, ...]:
+        """The base with these edits (the same object for the same base); DeviationError where an edit no
+        longer fits the base."""
+        found = self._tables.get(id(base))
+        if found is None or found[0] is not base:
+            found = self._tables[id(base)] = (base, deviate(*self.changes, add=self.add, base=base))
+        return found[1]
 
 
 # ---------------------------------------------------------------------------------------------

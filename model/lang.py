@@ -37,7 +37,7 @@ __all__ = [
     "Expr", "SeqOf", "Opt", "RECORDS", "lift", "var", "ite", "pick", "reads", "new", "span", "repeat", "minimum",
     "exec_id", "call_id", "race_key", "base_of", "is_race", "B",
     "Stmt", "Let", "Set", "When", "End", "Binder", "Choose", "Rule", "free_vars", "walk", "specialize",
-    "specialize_block",
+    "specialize_block", "same_rule", "reads_of",
 ]
 
 RECORDS: tuple[type, ...] = (State, Execution, Segment, Attempt, Question, Warning, Artifact)
@@ -492,6 +492,51 @@ def free_vars(node: Any) -> frozenset[str]:
     return frozenset(x.args[0] for x in walk(node) if x.op == "var" and not x.args[0].startswith("_x"))
 
 
+
+
+def same_rule(a: Rule, b: Rule) -> bool:
+    """Do two rules say the same thing: the same action, binder, parameters, guard, fields and effect, read
+    node by node (the variables a sequence operation binds matched up, whatever their fresh names)? Their
+    docs and clause lists are not compared: they change what a reader is told, not what the rule does."""
+    if a is b:
+        return True
+    renamed: dict[str, str] = {}
+    return (a.action is b.action and a.over == b.over and len(a.choose) == len(b.choose)
+            and all(_same_choice(x, y) for x, y in zip(a.choose, b.choose, strict=True))
+            and _alike(a.guard, b.guard, renamed) and _alike(a.fields, b.fields, renamed)
+            and _alike(a.effect, b.effect, renamed))
+
+
+def _same_choice(x: Choose, y: Choose) -> bool:
+    code = getattr(x.domain, "__code__", None), getattr(y.domain, "__code__", None)
+    return x.name == y.name and x.t == y.t and (x.domain is y.domain or (
+        code[0] is not None and code[1] is not None and code[0].co_code == code[1].co_code
+        and code[0].co_consts == code[1].co_consts))
+
+
+def _alike(x: Any, y: Any, renamed: dict[str, str]) -> bool:
+    """Node by node, a bound variable `_x<n>` of one side matched with the other's at its first meeting."""
+    if x is y:
+        return True
+    if isinstance(x, Expr) and isinstance(y, Expr):
+        if x.op != y.op or x.t != y.t:
+            return False
+        if x.op == "var" and x.args[0].startswith("_x") and y.args[0].startswith("_x"):
+            return renamed.setdefault(x.args[0], y.args[0]) == y.args[0]
+        return _alike(x.args, y.args, renamed)
+    if isinstance(x, tuple) and isinstance(y, tuple):
+        return len(x) == len(y) and all(_alike(a, b, renamed) for a, b in zip(x, y, strict=True))
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, (Let, Set, When)):
+        return all(_alike(getattr(x, f), getattr(y, f), renamed) for f in x.__dataclass_fields__)
+    return isinstance(x, End) or x == y
+
+
+def reads_of(rule: Rule) -> frozenset[str]:
+    """The ambiguities a rule reads (its `reads` and `pick` nodes)."""
+    nodes = walk((rule.guard, rule.fields, rule.effect))
+    return frozenset(x.args[0] for x in nodes if x.op in ("reads", "pick"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,10 +24,19 @@ from .rules import RULES, step
 from .state import FINISHED, INITIAL, State
 from .symmetry import canonical_sessions
 
-__all__ = ["Machine", "DEADLOCK", "DEADLOCK_DOC"]
+__all__ = ["Machine", "DEADLOCK", "DEADLOCK_DOC", "StepError"]
 
 DEADLOCK = "deadlock"  # the pseudo-property broken by a state that is not final and cannot move
 DEADLOCK_DOC = "a state that is not finished and has no enabled action"
+
+
+class StepError(ValueError):
+    """A rule table that cannot step from a state it reaches (a draft whose effect leaves a segment of an
+    execution that does not exist, say): the state, and what the successor function raised."""
+
+    def __init__(self, state: State, error: Exception) -> None:
+        self.state, self.error = state, error
+        super().__init__(f"cannot step from a state it reaches: {type(error).__name__}: {error}")
 
 
 @dataclass(frozen=True)
@@ -58,12 +67,19 @@ class Machine:
 
     def successors(self, state: State) -> Iterable[tuple[Action, State]]:
         """Each enabled action with its successor, in canonical order: the rule table compiled for these
-        bounds and this reading (`pygen.py`), the code `rules.step` runs too."""
-        return self.compiled(state)
+        bounds and this reading (`pygen.py`), the code `rules.step` runs too. StepError where the table
+        cannot step from `state` (only a draft's can: the rules' successors are total on what they reach)."""
+        try:
+            return self.compiled(state)
+        except Exception as error:  # free in the search: Python 3.11's try costs nothing until it catches
+            raise StepError(state, error) from None
 
     def step(self, state: State, action: Action) -> State | None:
-        """The successor under one action, or None if it is not enabled."""
-        return step(self.bounds, self.reading, state, action, self.rules)
+        """The successor under one action, or None if it is not enabled (StepError as for `successors`)."""
+        try:
+            return step(self.bounds, self.reading, state, action, self.rules)
+        except Exception as error:
+            raise StepError(state, error) from None
 
     def is_final(self, state: State) -> bool:
         """Every session has run all its turns and every execution has finished."""

@@ -23,7 +23,7 @@ from pausecheck.checks.mutants import (
     mutate,
 )
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
-from pausecheck.model.deviate import Only, deviate, on
+from pausecheck.model.deviate import Deviation, Only, on
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 from pausecheck.model.rules import RULES
 
@@ -85,12 +85,12 @@ def test_every_modelled_target_clause_is_named_by_a_mutant():
 
 
 def test_an_equivalent_mutant_needs_a_reason():
-    rules = mutant_named("put_back_by_assignment").rules
+    edits = mutant_named("put_back_by_assignment").deviation
     with pytest.raises(ValueError, match="reason"):
-        Mutant("x", ("T7.10",), "doc", None, None, rules, equivalent=True)
+        Mutant("x", ("T7.10",), "doc", None, None, edits, equivalent=True)
     with pytest.raises(ValueError, match="target"):
-        Mutant("x", ("T7.10",), "doc", None, None, rules)
-    with pytest.raises(ValueError, match="deviate from RULES or a show"):
+        Mutant("x", ("T7.10",), "doc", None, None, edits)
+    with pytest.raises(ValueError, match="a deviation of the rules or a show"):
         Mutant("x", ("T7.10",), "doc", "no_loss", 3)
 
 
@@ -237,7 +237,7 @@ def test_a_witness_is_lost_only_where_no_property_kills():
     # in registry order; a late answer to an approval is a decline, so it goes too
     assert row.killed_by == tuple(WITNESS_LOST + n for n in ("decline", "stale_answer", "completes_after_decline"))
     polls = Mutant("no_polls", ("T7.3",), "polls are withheld", WITNESS_LOST + "poll_while_holding", 1,
-                   deviate(on(Poll, Only(False))))
+                   Deviation(on(Poll, Only(False))))
     assert kill_matrix([polls], small).row("no_polls").survived  # these bounds hold nothing to poll
 
 

@@ -36,6 +36,9 @@ def reproduction(document: dict[str, Any]) -> str:
     lines = ["# the same behaviour in Python: paste into python3", imports,
              f"bounds = {_bounds(meta.get('bounds') or {})}",
              f"machine = Machine(bounds, reading_named({meta.get('reading', 'conformant')!r}))"]
+    if isinstance(meta.get("draft"), dict):
+        lines += ["from pausecheck.checks.drafts import load_draft",
+                  f"machine = Machine(bounds, machine.reading, load_draft({meta['draft'].get('path')!r}).rules)"]
     if meta.get("mutant"):
         lines += ["from pausecheck.checks.mutants import mutant_named, mutate",
                   f"machine = mutate(machine, mutant_named({meta['mutant']!r}))"]

@@ -7,11 +7,16 @@ import os
 import signal
 import sys
 import time
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
+from pausecheck.model.machine import StepError
 from pausecheck.traces.input_file import printable
 
 from ..budget import Budget, LimitReached
+from ..drafts import DraftError
+from ..mutants import NoLongerApplies
 from .commands import HANDLERS, UsageError
 from .parser import parser
 
@@ -59,15 +64,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LimitReached:  # a command that could not report what it reached itself: its notes
         _say(f"pausecheck: {budget.summary()}")
         return 3
-    except UsageError as error:
+    except (UsageError, DraftError) as error:
         _say(f"pausecheck: {error}")
         return 2
+    except StepError as error:  # a draft (or an edit of the rules) that reaches a state it cannot step from
+        draft = getattr(args, "draft", None)
+        _say(f"pausecheck: {draft or 'the rules'}: {error}")
+        return 2
+    except NoLongerApplies as error:  # a mutant asked for by name whose edits do not fit the rules (or draft)
+        _say(f"pausecheck: {error}")
+        return 3
     except KeyboardInterrupt:  # outside a search (which reports what it reached itself): nothing established
         _say("pausecheck: interrupted")
         return 3
     except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal, a path not writable
         return _cannot_write(error)
-    except Exception:
+    except Exception as error:
+        if budget.reason is None and getattr(args, "draft", None) is not None:
+            # A draft's table reached a state the model's checks cannot read (an artifact with no record, a
+            # segment of no execution): the draft's doing, said in one line.
+            where = traceback.extract_tb(error.__traceback__)[-1]
+            _say(f"pausecheck: {args.draft}: the draft reaches a state the model cannot judge: "
+                 f"{type(error).__name__}: {error} (in {where.name}, {Path(where.filename).name}:{where.lineno})")
+            return 2
         if budget.reason is None:
             raise
         # The limit interrupted z3 ("canceled") or a runtime before LimitReached itself landed: the same stop.

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import BOUND_HELP, MODEL_VERSION, BoundError, Bounds, Machine, reading_named
+from pausecheck.model import BOUND_HELP, MODEL_VERSION, BoundError, Bounds, reading_named
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.input_file import say
 from pausecheck.traces.itf import TraceError, dumps, load_trace
@@ -33,7 +33,7 @@ from ..flips import flip_matrix
 from ..golden import golden_documents
 from ..graph import GraphTooLarge, around, state_graph, transitions, write_graph
 from ..killmatrix import KillMatrix, kill_matrix
-from ..mutants import MUTANTS, Mutant, mutant_named
+from ..mutants import Mutant, catalogue, catalogue_problem, mutant_named
 from ..parallel import workers
 from ..report import Report, check
 from ..report.html import html_report
@@ -43,6 +43,8 @@ from ..report.text import check_json, print_check
 from ..shrink import shrink
 from ..spin.promela import TooLarge, capacities, promela
 from .consistency import consistency_command
+from .diff import DIFF_KIND, diff_command
+from .draft import draft_given, machine_of, rules_of
 from .explore import explore_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
 from .prove import engines_command, prove_command
@@ -107,7 +109,9 @@ def _checkpoint(args: argparse.Namespace, bounds: Bounds) -> tuple[Checkpoint | 
     if folder is None:
         return None, False
     stored = tuple(option for option in ("symmetry", "compact") if getattr(args, option, False))
-    key = (__version__, MODEL_VERSION, tuple(bounds.as_dict().items()), args.reading, None, stored)
+    draft = draft_given(args)
+    key = (__version__, MODEL_VERSION, tuple(bounds.as_dict().items()), args.reading, None, stored) \
+        + ((draft.sha256,) if draft is not None else ())  # a checkpoint of a draft resumes only under that text
     return Checkpoint(folder, args.checkpoint_every, key), getattr(args, "resume", None) is not None
 
 
@@ -136,7 +140,7 @@ def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, check
         symmetric["compact"] = True
     return check(bounds, args.reading, limits=_limits(args), companion=args.companion, checkpoint=checkpoint,
                  resume=resume, accept_unexercised=args.accept_unexercised, liveness=args.liveness,
-                 progress=reporter.search, **symmetric)
+                 progress=reporter.search, rules=rules_of(args, bounds), **symmetric)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -163,7 +167,8 @@ def _check(args: argparse.Namespace) -> int:
                + reproduction(e.document) for e in evidence if e.counterexample]
     where = f"{args.out}/ ({len(paths)} files)" if args.out else None
     out = console(color=not args.no_color)
-    print_check(out, report, renders, command_line(bounds, args.reading, _options(args)), where, verbose=args.verbose)
+    print_check(out, report, renders, command_line(bounds, args.reading, _options(args), rules=report.machine.rules),
+                where, verbose=args.verbose)
     return report.exit_code
 
 
@@ -197,6 +202,10 @@ def _replay(args: argparse.Namespace) -> int:
     if meta.get("verdict") == "divergence" and outcome.reproduced:
         say(f"[replayed] {file}: all {outcome.steps} steps match the model; {outcome.message}")
         return 1
+    if meta.get("kind") == DIFF_KIND and outcome.reproduced:
+        say(f"[replayed] {file}: all {outcome.steps} steps match the model: a behaviour {meta.get('verdict')} "
+            f"({outcome.message})")
+        return 0
     what = {"violation": "breaks", "witness": "witnesses", "deadlock": "reaches"}.get(meta.get("verdict"), "shows")
     clauses = " ".join(meta.get("clauses") or ())
     claim = f"{what} {meta.get('property')}" + (f" ({clauses})" if clauses else "")
@@ -249,37 +258,55 @@ def _shrink(args: argparse.Namespace) -> int:
 
 
 def _chosen(names: list[str] | None) -> list[Mutant]:
+    problem = catalogue_problem()
+    if problem is not None:  # the rules lost a statement the deviations name: no mutant can be built
+        raise CatalogueUnavailable(problem)
     try:
-        return [mutant_named(n) for n in names] if names else list(MUTANTS)
+        return [mutant_named(n) for n in names] if names else list(catalogue())
     except KeyError as error:
         raise UsageError(f"unknown mutant {error.args[0]!r} (pausecheck mutants --list names them all)") from None
 
 
-def _run_mutants(chosen: list[Mutant], reporter: Reporter, jobs: int | None = None, on_ray: bool = False) -> KillMatrix:
+def _run_mutants(chosen: list[Mutant], reporter: Reporter, jobs: int | None = None, on_ray: bool = False,
+                 draft: Any = None) -> KillMatrix:
     """Every chosen mutant's search, one per core at once (progress as each ends), on a Ray cluster, or
-    one at a time (progress inside each search)."""
+    one at a time (progress inside each search); each deviates from `draft` (a Draft), else the rules."""
     if jobs is not None and jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if on_ray:
         if importlib.util.find_spec("ray") is None:
             raise UsageError("--ray needs Ray: pip install 'pausecheck[ray]'")
-        return kill_matrix(chosen, on_ray=True, done=reporter.batch("mutants", len(chosen)))
+        return kill_matrix(chosen, on_ray=True, done=reporter.batch("mutants", len(chosen)), draft=draft)
     if (jobs or workers()) > 1 and len(chosen) > 1:
-        return kill_matrix(chosen, jobs=jobs, done=reporter.batch("mutants", len(chosen)))
+        return kill_matrix(chosen, jobs=jobs, done=reporter.batch("mutants", len(chosen)), draft=draft)
     start, inside = reporter.tasks("mutants", len(chosen))
-    return kill_matrix(chosen, progress=start, searching=inside, jobs=1)
+    return kill_matrix(chosen, progress=start, searching=inside, jobs=1, draft=draft)
+
+
+class CatalogueUnavailable(Exception):
+    """The mutant catalogue cannot be built against the rules (they lost a statement a deviation names)."""
 
 
 def _mutants(args: argparse.Namespace) -> int:
-    chosen = _chosen(args.only)
+    try:
+        chosen = _chosen(args.only)
+    except CatalogueUnavailable as error:
+        say(f"[incomplete] {error}")
+        return 3
     out = console(color=not args.no_color)
+    draft = draft_given(args)
+    base = rules_of(args)
     if args.list:
+        gone = 0
         for m in chosen:
+            problem = m.problem(base)
+            gone += problem is not None
             out.print(f"{m.name}  ({' '.join(m.clauses)})", markup=False)
-            out.print(f"    {m.doc}" + (f" [equivalent: {m.reason}]" if m.equivalent else ""), markup=False)
-        return 0
+            out.print(f"    {m.doc}" + (f" [equivalent: {m.reason}]" if m.equivalent else "")
+                      + (f" [no longer applies: {problem}]" if problem else ""), markup=False)
+        return 3 if gone else 0
     with Reporter("mutants", color=not args.no_color) as reporter:
-        matrix = _run_mutants(chosen, reporter, args.jobs, args.ray)
+        matrix = _run_mutants(chosen, reporter, args.jobs, args.ray, draft)
     if args.json:
         print(json.dumps(matrix.to_json(), sort_keys=True, indent=2))
     else:
@@ -289,7 +316,11 @@ def _mutants(args: argparse.Namespace) -> int:
         written = _write_all(args.golden, golden_documents(matrix))
         print(f"wrote {len(written)} golden traces to {args.golden}/", file=sys.stderr if args.json else sys.stdout)
     untested = [p.name for p in matrix.properties if not p.killers]
-    return 1 if matrix.survivors or matrix.refuted or (untested and not args.only) else 0
+    if matrix.survivors or matrix.refuted:
+        return 1
+    if matrix.not_applying:  # not every mutant was searched: nothing is established of what the rest would kill
+        return 3
+    return 1 if untested and not args.only else 0
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -298,8 +329,8 @@ def _report(args: argparse.Namespace) -> int:
         raise UsageError("--no-pairs applies to the readings section: add --readings")
     with Reporter("report", color=not args.no_color) as reporter:
         report = _run_check(args, bounds, reporter)
-        matrix = _run_mutants(list(MUTANTS), reporter) if args.mutants else None
-        flips = flip_matrix(bounds, pairs=not args.no_pairs,
+        matrix = _run_mutants(list(catalogue()), reporter, draft=draft_given(args)) if args.mutants else None
+        flips = flip_matrix(bounds, pairs=not args.no_pairs, draft=draft_given(args),
                             done=_counter(reporter.status("readings"), first_searches(bounds))) \
             if args.readings else None
     evidence: list[Evidence] = evidence_of(report)
@@ -322,7 +353,7 @@ def _graph(args: argparse.Namespace) -> int:
     try:
         if args.around is None:
             with Reporter("graph", color=not args.no_color) as reporter:
-                graph = state_graph(Machine(bounds, reading_named(args.reading)), max_states=limit,
+                graph = state_graph(machine_of(args, bounds), max_states=limit,
                                     progress=reporter.search("graph"))
         else:
             file = str(args.around)
@@ -350,7 +381,7 @@ def _export(args: argparse.Namespace) -> int:
         raise UsageError("--list-capacity must be a whole number from 1 to 255")
     try:
         caps = capacities(bounds, reading, args.list_capacity)
-        text = promela(bounds, reading, str(args.out), caps)
+        text = promela(bounds, reading, str(args.out), caps, rules=rules_of(args, bounds, reading))
     except TooLarge as error:
         raise UsageError(str(error)) from None
     _write(args.out, text)
@@ -386,6 +417,12 @@ def _explore(args: argparse.Namespace) -> int:
     return explore_command(args, _bounds(args), UsageError)
 
 
+def _diff(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    return diff_command(args, _bounds(args), UsageError, _write, _limits(args))
+
+
 def _validate(args: argparse.Namespace) -> int:
     return validate_command(args, UsageError, _write)
 
@@ -393,4 +430,4 @@ def _validate(args: argparse.Namespace) -> int:
 HANDLERS = {"check": _check, "replay": _replay, "shrink": _shrink, "mutants": _mutants, "report": _report,
             "graph": _graph, "conform": _conform, "validate": _validate, "vectors": _vectors,
             "fuzz": _fuzz, "readings": _readings, "prove": _prove, "consistency": _consistency,
-            "explore": _explore, "export": _export}
+            "explore": _explore, "export": _export, "diff": _diff}

@@ -10,6 +10,7 @@ from pausecheck.model import Bounds
 
 from ..console import console
 from ..evidence import command_line
+from .draft import rules_of
 from .prove import _flags, with_progress
 
 __all__ = ["compositional_command", "THEOREM"]
@@ -32,9 +33,10 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
     if sessions * bounds.turns + bounds.new_turns > 9:
         raise usage("prove --compositional encodes at most 9 executions (--sessions (2 or more) x --turns + "
                     "--new-turns)")
+    rules = rules_of(args, bounds.replace(sessions=sessions), reading)
     try:
         proof = with_progress(args, "compositional proof", lambda progress, deadline: prove_compositional(
-            bounds.replace(sessions=sessions), reading, progress=progress, deadline=deadline))
+            bounds.replace(sessions=sessions), reading, rules, progress=progress, deadline=deadline))
     except TooSmall as error:
         raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None
     alone = bounds.replace(sessions=1)  # the flags name the one-session bounds: the sessions are the theorem's
@@ -48,7 +50,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
     dropped = [p.name for p in proof.carried if not p.proved]
     failed = [p for p in proof.premises if not p.proved]
     code = 3 if proof.incomplete else 1 if failed else 3 if dropped else 0
-    check = command_line(alone, reading.name)
+    check = command_line(alone, reading.name, rules=rules)
     if args.json:
         print(json.dumps({
             "method": "compositional induction", "theorem": THEOREM, "scope": scope, "bounds": bounds.as_dict(),

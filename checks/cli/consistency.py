@@ -7,11 +7,12 @@ import json
 import time
 from typing import Any
 
-from pausecheck.model import Bounds
+from pausecheck.model import CONFORMANT, Bounds
 from pausecheck.model.reading import SWITCH_OF, reading_named
 
 from ..budget import note
 from ..console import Reporter, console
+from .draft import rules_of
 
 __all__ = ["consistency_command", "PARTS"]
 
@@ -62,12 +63,13 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
     say("pausecheck consistency: the clauses as constraints over bounded behaviours, under the conformant "
         "reading or any single-switch reading; bounds "
         + " ".join(f"{k.replace('_', '-')}={v}" for k, v in bounds.as_dict().items()))
+    rules = rules_of(args, bounds, CONFORMANT)
     report: dict[str, Any] = {"bounds": bounds.as_dict()}
     code = 0
     if "satisfiable" in parts:
         note("consistency", "consistency: part under way: satisfiable")
         progress = reporter.status(f"(a) satisfiable: {len(triggers(bounds))} triggers to show")
-        found = satisfiable(bounds, args.trigger_depth, progress)
+        found = satisfiable(bounds, args.trigger_depth, progress, rules=rules)
         shown = {w for _, _, ws in found.behaviours for w in ws}
         report["satisfiable"] = {
             "depth": found.depth, "triggers": list(found.triggers), "one_behaviour": found.one,
@@ -113,7 +115,7 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
         say(f"(b) each reading against the clauses: behaviours of {args.depth} steps that take the reading's "
             "branch; a minimal clashing set of clauses (one of possibly several)")
         clashed = reporter.count("(b) clashes", len(single_switch_readings()), "readings")
-        clashes(bounds, args.depth, done=lambda c: (clash_line(c), clashed(len(rows), c.reading)))
+        clashes(bounds, args.depth, done=lambda c: (clash_line(c), clashed(len(rows), c.reading)), rules=rules)
         report["clashes"] = {"depth": args.depth, "readings": rows}
     if "dependencies" in parts:
         rows = []
@@ -133,7 +135,8 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
             "clauses")
         total = sum(1 for names in constraints().values() if any(n != FINISHES for n in names))
         depended = reporter.count("(c) dependencies", total, "clauses")
-        dependencies(bounds, args.depth, done=lambda d: (dependency_line(d), depended(len(rows), d.clause)))
+        dependencies(bounds, args.depth, done=lambda d: (dependency_line(d), depended(len(rows), d.clause)),
+                     rules=rules)
         report["dependencies"] = {"depth": args.depth, "clauses": rows}
     seconds = time.perf_counter() - started
     report["seconds"] = round(seconds, 1)

@@ -6,13 +6,14 @@ import argparse
 import sys
 from typing import Any
 
-from pausecheck.model import Machine, action_to_json, reading_named
+from pausecheck.model import action_to_json
 from pausecheck.traces.itf import TraceError, load_trace
 from pausecheck.traces.replay import decode_actions
 
 from ..browse import Explorer, ViewError, view
 from ..evidence import machine_for
 from ..mutants import mutant_named, mutate
+from .draft import machine_of
 
 __all__ = ["explore_command", "explorer_for"]
 
@@ -34,7 +35,7 @@ def explorer_for(args: argparse.Namespace, bounds: Any, usage: type[Exception]) 
         except ViewError as error:
             raise usage(f"{file}: {error}") from None
         return Explorer(machine, mutant, actions)
-    machine = Machine(bounds, reading_named(args.reading))
+    machine = machine_of(args, bounds)
     if args.mutant is not None:
         try:
             machine = mutate(machine, mutant_named(args.mutant))

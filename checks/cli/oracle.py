@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import Machine, reading_named
+from pausecheck.model import Machine
 from pausecheck.traces.input_file import printable, say
 from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
@@ -36,6 +36,7 @@ from ..oracle.logs import LogError, validate_log
 from ..oracle.minimise import minimise, path_of
 from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
+from .draft import machine_of
 
 __all__ = ["conform_command", "validate_command", "vectors_command", "fuzz_command", "shrink_runtime_command"]
 
@@ -53,7 +54,7 @@ def vectors_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
     if args.what == "export":
         if args.runtime:
             raise usage("vectors export takes no runtime: it writes files (vectors check DIR -- CMD runs them)")
-        machine = Machine(bounds, reading_named(args.reading))
+        machine = machine_of(args, bounds)
         try:
             manifest = export_vectors(machine, args.dir, args.max_vectors)
         except OSError as error:
@@ -80,7 +81,7 @@ def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
     argv = _runtime(args, usage)
     if args.standing is not None and format_of(args.standing) is None:
         raise usage(f"--standing {args.standing}: the extension must be .json, .md or .html")
-    machine, sequences = Machine(bounds, reading_named(args.reading)), None
+    machine, sequences = machine_of(args, bounds), None
     if args.sequence is not None:
         machine, sequences = _sequence(args.sequence, usage)
     return _drive_and_report(args, machine, sequences, argv, write, usage)
@@ -128,7 +129,7 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
 
     if args.examples < 1 or args.steps < 1:
         raise usage("--examples and --steps must be at least 1")
-    machine = Machine(bounds, reading_named(args.reading))
+    machine = machine_of(args, bounds)
     argv = _runtime(args, usage) if args.runtime else []
     adapter = None
     try:

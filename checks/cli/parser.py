@@ -19,6 +19,7 @@ from pausecheck import __version__
 from ..build import build
 from ..graph import FORMATS
 from ..spin.pan import DEPTH, HASH_BITS, STORES
+from .draft import draft_flag
 
 __all__ = ["parser"]
 
@@ -151,6 +152,19 @@ exit: 0 no failure in the behaviours run; 1 a property broken or a runtime diver
 3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
+EPILOG_DIFF = """\
+examples:
+  pausecheck diff --draft examples/drafts/take_copies.py --calls 1 --pauses 1
+                                        a draft whose write-back copies the held list: the verdicts it breaks
+                                        and the shortest behaviour only it allows (exit 1)
+  pausecheck diff --draft examples/drafts/put_back_appends.py
+                                        a draft that changes nothing a client sees at the defaults (exit 0)
+
+exit: 0 nothing a client sees differs at these bounds; 1 a verdict or a visible behaviour differs; 2 usage
+error or a draft that cannot be used; 3 a search or the walk was cut short (--max-states, --max-seconds,
+--max-memory) before a difference was found."""
+
+
 def _reading(text: str) -> str:
     """A reading's canonical name, checked."""
     try:
@@ -237,6 +251,7 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
     """The flags of a search: one per bound, the reading, the limits (the state limit where the command
     honours one), and for a search whose properties are judged, how to judge what the bounds cannot exercise."""
     bound_flags(parser, defaults)
+    draft_flag(parser)
     parser.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
                         help="how each ambiguity of the spec is read: conformant (the default), or conformant with "
                         "switches set, e.g. conformant+A-G1=leave; " + "; ".join(
@@ -401,6 +416,8 @@ def parser() -> argparse.ArgumentParser:
                     help="run the searches as tasks on the Ray cluster at $RAY_ADDRESS, or on a local Ray instance "
                     "(needs pip install 'pausecheck[ray]'; docs/cluster.md)")
     budget_flags(mu)
+    draft_flag(mu, "deviate from the rule table a Python file defines as RULES instead of the rules (a spec author's "
+               "draft, docs/drafts.md): each mutant's edits applied to it; one whose edits no longer fit is reported")
     mu.add_argument("--golden", type=Path, metavar="DIR",
                     help="also write each mutant's target counterexample as DIR/<mutant>.itf.json")
 
@@ -431,6 +448,7 @@ def parser() -> argparse.ArgumentParser:
     ex.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
                     help="how each ambiguity of the spec is read (as for check)")
     ex.add_argument("--mutant", metavar="NAME", help="walk a mutant's model instead (pausecheck mutants --list)")
+    draft_flag(ex)
     ex.add_argument("--trace", type=Path, metavar="FILE",
                     help="start with this ITF trace loaded, on the machine it was made on: step through it")
     ex.add_argument("--port", type=int, default=0, metavar="N", help="the port on 127.0.0.1 (default 0: any free one)")
@@ -456,6 +474,7 @@ def parser() -> argparse.ArgumentParser:
     bound_flags(xp, DEFAULT_BOUNDS)
     xp.add_argument("--reading", type=_reading, default="conformant", metavar="NAME",
                     help="how each ambiguity of the spec is read (as for check; default conformant)")
+    draft_flag(xp)
     xp.add_argument("--format", choices=("promela",), required=True,
                     help="promela: a Promela model for Spin (the one format so far)")
     xp.add_argument("--out", type=Path, metavar="FILE", required=True, help="the file to write")
@@ -572,6 +591,7 @@ def parser() -> argparse.ArgumentParser:
               "(with the reading that breaks them). Only what fits the depth is covered: a clash needing a longer "
               "behaviour is not seen.", EPILOG_CONSISTENCY)
     bound_flags(cs, CONSISTENCY_BOUNDS)
+    draft_flag(cs)
     budget_flags(cs)
     cs.add_argument("--depth", type=int, default=12, metavar="K",
                     help="steps of the behaviours of (b) and (c) (default 12)")
@@ -583,6 +603,26 @@ def parser() -> argparse.ArgumentParser:
                     help="print one JSON object: {satisfiable: {behaviours, apart, impossible}, clashes: {readings: "
                     "[{reading, diverges, clauses, finishing, properties}]}, dependencies: {clauses: [{clause, "
                     "fail, hold}]}, exit}")
+
+    df = _add(commands, "diff", "what a draft of the rules changes: verdicts, behaviours, mutants, readings",
+              "Check the draft (--draft FILE) and the rules (or --against FILE2) at the same bounds and reading, one "
+              "process each, and compare: every property's and clause's verdict under both (a repair counts as a "
+              "change); the shortest behaviour the draft allows and the other does not, and the other way round, "
+              "found by walking both tables together by the same actions (a behaviour: the model's steps with what "
+              "a client sees after each, never held lists), each written as an ITF trace that `pausecheck replay` "
+              "re-runs on its table; which catalogued mutant the draft is, which mutants no longer apply to it, "
+              "and which ambiguities a changed rule reads.", EPILOG_DIFF)
+    _search(df, judged=False, states=True)
+    df.add_argument("--against", type=Path, metavar="FILE2",
+                    help="compare with this draft instead of the rules")
+    df.add_argument("--out", type=Path, metavar="DIR", default=Path("diff"),
+                    help="where to write the behaviours only one table allows (default diff/)")
+    df.add_argument("--no-liveness", dest="liveness", action="store_false",
+                    help="skip the liveness properties in both checks")
+    df.add_argument("--jobs", type=int, metavar="N", help="checks at once (default: every core, at most two)")
+    df.add_argument("--json", action="store_true",
+                    help="print one JSON object: {verdicts: [{name, rules, draft, changed}], clauses, only_in_draft, "
+                    "only_in_rules, same_behaviours, decided_by, mutants, readings, changed_rules, states, exit}")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "

@@ -16,7 +16,9 @@ from pausecheck.traces.itf import dumps
 
 from ..budget import active, note
 from ..console import Reporter, console
+from ..drafts import draft_meta
 from ..evidence import trace_name, trace_of
+from .draft import draft_given, rules_of
 
 __all__ = ["prove_command", "engines_command", "with_progress"]
 
@@ -47,7 +49,7 @@ def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage:
 def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception], write: Any) -> int:
     from ..symbolic.unrolled import KIND, NAMES, Drift, UniverseTooSmall, bmc
     from ..symbolic.values import TooSmall
-    machine = Machine(bounds, reading)
+    machine = Machine(bounds, reading, rules_of(args, bounds, reading))
     out = console(color=not args.no_color)
     say = _sayer(out)
     started = time.perf_counter()
@@ -65,7 +67,7 @@ def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exc
             done(depth, note=f"{found} witnesses or counterexamples found")
 
         try:
-            result = bmc(machine, args.bmc, deadline=deadline, progress=progress)
+            result = bmc(machine, args.bmc, rules=machine.rules, deadline=deadline, progress=progress)
         except Drift as drift:  # the engines disagree: a finding, one line, never a traceback
             say(f"[drift] {drift}")
             return 1
@@ -147,9 +149,10 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
             bounds.sessions * bounds.turns + bounds.new_turns > 9:
         raise usage("prove --induction encodes at most 9 executions (--sessions x --turns + --new-turns)")
     names = tuple(p.name for p in PROPERTIES if p.kind in (ALWAYS, "transition")) if args.all else KEY
+    rules = rules_of(args, bounds, reading)
     try:
         proof = with_progress(args, "induction", lambda progress, deadline: prove(
-            bounds, reading, names, progress=progress, deadline=deadline))
+            bounds, reading, names, rules=rules, progress=progress, deadline=deadline))
     except TooSmall as error:
         raise usage(f"prove --induction: these bounds do not fit the symbolic encoding ({error})") from None
     command = f"pausecheck prove --induction {_flags(bounds)}".strip() + (
@@ -160,7 +163,7 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
         trace = None
         if o.cti is not None and args.out is not None:
             trace = str(args.out / trace_name("not-inductive", o.name))
-            write(Path(trace), dumps(cti_document(bounds, reading, o, command)))
+            write(Path(trace), dumps(cti_document(bounds, reading, o, command, rules)))
             traces[o.name] = trace
         rows.append({"name": o.name, "proved": o.proved, "method": "1-induction", "k": 1, "reason": o.reason or None,
                      "key": o.name in KEY, "trace": trace,
@@ -215,7 +218,7 @@ def with_progress(args: argparse.Namespace, label: str, run: Any) -> Any:
         return run(reporter.status(label), None if budget is None else budget.deadline)
 
 
-def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str) -> dict[str, Any]:
+def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str, rules: Any = None) -> dict[str, Any]:
     """A counterexample to induction as an ITF trace that starts from its own state (`#meta.start`)."""
     from pausecheck.traces.itf import trace_document
     from pausecheck.traces.replay import ARBITRARY
@@ -224,6 +227,8 @@ def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str) -> di
             "verdict": "not inductive", "message": outcome.reason, "description": prop.doc,
             "bounds": bounds.as_dict(), "reading": reading.name, "mutant": None, "mutant_description": None,
             "command": command, "steps": 1, "start": ARBITRARY}
+    if rules is not None and draft_meta(rules) is not None:
+        meta["draft"] = draft_meta(rules)
     cti = outcome.cti
     return trace_document((cti.pre, cti.post), (cti.action,), meta, frozenset())
 
@@ -240,17 +245,21 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
     if reading.switches:
         raise usage("check --engines compares every single-switch reading itself: pick one with --only "
                     f"{reading.name.removeprefix('conformant+')} instead of --reading")
-    from ..symbolic.agreement import compare_engines, unexercised, variants
+    from ..symbolic.agreement import compare_engines, not_applying, unexercised, variants
     from ..symbolic.values import TooSmall
-    chosen, skipped = variants(bounds)
+    rules_of(args, bounds, reading)  # a draft that does not compile at these bounds: one line, before any search
+    draft = draft_given(args)
+    chosen, skipped = variants(bounds, draft=draft)
+    gone = not_applying(draft)  # mutants whose edits no longer fit the rules (or the draft): not compared
     idle = unexercised(bounds)  # readings whose fault is off: the default at these bounds
     if args.only:
-        unknown = sorted(set(args.only) - {v.name for v in chosen} - set(skipped) - set(idle))
+        unknown = sorted(set(args.only) - {v.name for v in chosen} - set(skipped) - set(idle) - set(gone))
         if unknown:
             raise usage(f"--only {unknown[0]}: no such variant (default, a mutant: pausecheck mutants --list, or a "
                         "reading such as A-G1=leave)")
         chosen, skipped = tuple(v for v in chosen if v.name in args.only), tuple(n for n in skipped if n in args.only)
         idle = {n: flags for n, flags in idle.items() if n in args.only}
+        gone = {n: why for n, why in gone.items() if n in args.only}
     say = _sayer(console(color=not args.no_color))
 
     def show(found: Any) -> None:
@@ -282,9 +291,10 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
     rows = [r for found in results for r in found.rows]
     disagree = [r for r in rows if not r.agree]
     drifts = [found for found in results if found.drift is not None]
-    code = 1 if disagree or drifts else 3 if skipped or idle else 0
+    code = 1 if disagree or drifts else 3 if skipped or idle or gone else 0
     if args.json:
         print(json.dumps({"agreement": [r.to_json() for r in rows], "not_encoded": list(skipped),
+                          "no_longer_applies": gone,
                           "not_exercised": {n: " ".join(flags) for n, flags in idle.items()},
                           "drift": [{"variant": f.variant, "message": f.drift} for f in drifts], "exit": code},
                          indent=1))
@@ -292,9 +302,11 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
     if disagree or drifts:
         said = [f"{r.variant}/{r.property}" for r in disagree] + [f"{f.variant} (drift)" for f in drifts]
         say(f"[disagree] {len(said)} verdict(s) differ between the engines: " + ", ".join(said))
-    elif skipped or idle:
+    elif skipped or idle or gone:
         said = [f"{len(skipped)} mutant(s) deviate only in the wire view, which BMC does not run (no rule table of "
                 f"their own): {', '.join(skipped)}"] if skipped else []
+        said += [f"{len(gone)} mutant(s) no longer apply to the rules given, not compared: "
+                 + "; ".join(f"{n} ({why})" for n, why in gone.items())] if gone else []
         flags = sorted({f for needed in idle.values() for f in needed})
         said += [f"{len(idle)} reading(s) need a fault these bounds leave off, so they are the default here "
                  f"(add {' '.join(flags)}): {', '.join(idle)}"] if idle else []

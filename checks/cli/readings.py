@@ -16,6 +16,7 @@ from pausecheck.traces.itf import dumps
 
 from ..console import Reporter, console, left
 from ..flips import Matrix, Outcome, Row, Variant, flip_matrix, singles
+from .draft import draft_given, rules_of
 
 __all__ = ["readings_command", "trace_file", "matrix_json", "ambiguities_json", "counter", "first_searches"]
 
@@ -175,8 +176,9 @@ def readings_command(args: argparse.Namespace, bounds: Bounds, write: Callable[[
         else:
             _list(out)
         return 0
+    rules_of(args, bounds)  # a draft that does not compile at these bounds: one line, before any search
     with Reporter("readings", color=not args.no_color) as reporter:
-        matrix = flip_matrix(bounds, jobs=args.jobs, pairs=not args.no_pairs,
+        matrix = flip_matrix(bounds, jobs=args.jobs, pairs=not args.no_pairs, draft=draft_given(args),
                              done=counter(reporter.status("readings"), first_searches(bounds)))
     written = write_traces(matrix, args.out, write)
     if args.json:

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import Bounds, reading_named
+from pausecheck.model import Bounds, Machine, reading_named
 from pausecheck.traces.input_file import say
 from pausecheck.traces.itf import dumps
 from pausecheck.traces.render import render
@@ -37,6 +37,7 @@ from ..spin.engine import (
 from ..spin.pan import DEPTH, HASH_BITS, SpinError, missing_tools
 from ..spin.promela import TooLarge
 from ..spin.properties import SPIN_PROPERTIES
+from .draft import rules_of
 
 __all__ = ["spin_command", "incomplete_reason", "spin_flags_given"]
 
@@ -116,7 +117,9 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
     budget = active()
     seconds = None if budget is None or budget.remaining() is None else max(budget.remaining() - 0.5, 0.1)
     try:
-        report = spin_check(bounds, reading, SPIN_PROPERTIES, store=args.store, reduce=args.reduce,
+        rules = rules_of(args, bounds, reading)
+        report = spin_check(bounds, reading, SPIN_PROPERTIES, store=args.store, reduce=args.reduce, rules=rules,
+                            machine=Machine(bounds, reading, rules),
                             hash_bits=args.hash_bits, depth=args.spin_depth, memory_mb=memory,
                             max_seconds=seconds, accept_unexercised=args.accept_unexercised,
                             progress=lambda line: print(f"[spin] {line}", file=sys.stderr, flush=True))
@@ -171,4 +174,4 @@ def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) 
         say("[ok] every property Spin checks holds at these bounds, and no state is stuck (complete search)")
     extra = "--engine spin" + ("" if args.store == "exact" else f" --store {args.store}") + \
         ("" if args.reduce else " --no-reduce")
-    say(f"reproduce with: {command_line(report.bounds, report.reading.name, extra)} --out out/")
+    say(f"reproduce with: {command_line(report.bounds, report.reading.name, extra, rules=rules_of(args))} --out out/")

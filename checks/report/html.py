@@ -285,7 +285,8 @@ def composition_note(report: Report) -> str | None:
     that proves it (not run by the report: it takes z3 minutes)."""
     if report.machine.bounds.sessions != 1 or not any(c.machine.bounds.sessions > 1 for c in report.companions):
         return None
-    command = command_line(report.machine.bounds, report.reading, command="pausecheck prove --compositional")
+    command = command_line(report.machine.bounds, report.reading, command="pausecheck prove --compositional",
+                           rules=report.machine.rules)
     return (f"two sessions at the main bounds are not searched here: `{command}` proves with z3 that each session of "
             "two behaves as one session alone (projection and isolation) and which properties carry; each that "
             "carries holds for two sessions wherever this search establishes it (not run by the report: about an "

@@ -30,9 +30,14 @@ def print_mutants(out: Console, matrix: Any, targets: dict[str, str | None], *, 
         out.print()
     else:
         for m in matrix.mutants:
-            if m.equivalent and not m.killed_by:
+            if m.problem is not None:
+                out.print(_mutant_line(m, None))
+            elif m.equivalent and not m.killed_by:
                 out.print(Text.assemble((f"{m.name}: ", ""), ("equivalent", "cyan"), f": {m.reason}"))
-    if every_mutant:
+    if every_mutant and matrix.not_applying:
+        out.print(f"{plural(len(matrix.not_applying), 'mutant')} not searched, so what each property kills is not "
+                  "judged", markup=False)
+    elif every_mutant:
         idle = [p.name for p in matrix.properties if not p.killers]
         sole = sum(1 for p in matrix.properties if p.sole_killers)
         if idle:
@@ -47,6 +52,8 @@ def print_mutants(out: Console, matrix: Any, targets: dict[str, str | None], *, 
 
 def _mutant_line(m: Any, target: str | None) -> Text:
     """One mutant in a line: what killed it (shortest counterexample, its target marked), or why not."""
+    if m.problem is not None:
+        return Text.assemble(f"{m.name}: ", ("NO LONGER APPLIES", "yellow"), f" (not searched): {m.problem}")
     if m.refuted:
         return Text.assemble(f"{m.name}: ", ("marked equivalent, yet killed", "bold red"),
                              " by " + m.refuted.split(": ", 1)[1])
@@ -65,8 +72,9 @@ def _mutant_line(m: Any, target: str | None) -> Text:
 def _print_totals(out: Console, matrix: Any) -> None:
     killed = sum(1 for m in matrix.mutants if m.killed_by)
     equivalent = sum(1 for m in matrix.mutants if m.equivalent and not m.killed_by)
+    gone = f", {len(matrix.not_applying)} no longer apply" if matrix.not_applying else ""
     out.print(f"{plural(len(matrix.mutants), 'mutant')}: {killed} killed, {equivalent} marked equivalent, "
-              f"{len(matrix.survivors)} survived; {sum(m.states for m in matrix.mutants):,} states "
+              f"{len(matrix.survivors)} survived{gone}; {sum(m.states for m in matrix.mutants):,} states "
               f"in {matrix.seconds:.1f} s", markup=False)
     vetted = sum(1 for m in matrix.mutants if m.vetted)
     if vetted:
@@ -75,6 +83,9 @@ def _print_totals(out: Console, matrix: Any) -> None:
                   "traces)", markup=False)
     if matrix.survivors or matrix.refuted:
         out.print(Text.assemble(("[fail]", STYLES["[fail]"]), matrix.verdict().removeprefix("[fail]")))
+    elif matrix.not_applying:
+        out.print(Text.assemble(("[incomplete]", STYLES["[incomplete]"]),
+                                matrix.verdict().removeprefix("[incomplete]")))
     else:
         what = "the mutant is" if len(matrix.mutants) == 1 else "every mutant is"
         out.print(Text.assemble(("[ok]", STYLES["[ok]"]), f" {what} killed or marked equivalent"))
@@ -95,7 +106,9 @@ def _grid(matrix: Any, columns: list[str], targets: dict[str, str | None]) -> Ta
             star = "*" if name == targets.get(m.name) else ""
             cells.append(Text(".", style="dim") if steps is None else Text(f"{steps}{star}", style="green"))
         lost = [name for name in m.killed_by if name.startswith(WITNESS_LOST)]
-        if m.equivalent:
+        if m.problem is not None:
+            cells.append(Text("no longer applies (why: below)", style="yellow"))
+        elif m.equivalent:
             cells.append(Text("equivalent (why: below)", style="cyan"))
         elif lost:
             cells.append(Text("killed: " + ", ".join(lost), style="green"))
@@ -118,7 +131,9 @@ def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, e
               markup=False)
     out.print(_grid(matrix, columns, targets))
     for m in matrix.mutants:
-        if m.equivalent:
+        if m.problem is not None:
+            out.print(_mutant_line(m, None))
+        elif m.equivalent:
             out.print(Text.assemble(f"{m.name}: ", ("equivalent", "cyan"), f": {m.reason}"))
     out.print()
     out.print("what each property adds" + ("" if every_mutant else " (among the mutants run)") + ":")

@@ -33,7 +33,8 @@ __all__ = ["print_check", "check_json", "liveness_line", "STYLES", "stats_line",
 # verdict word -> style; anything not listed is printed plain
 STYLES = {HOLDS: "green", WITNESSED: "green", VIOLATED: "bold red", VACUOUS: "bold red", MISSING: "bold red",
           UNEXERCISED: "yellow", PARTLY: "yellow", UNREFUTED: "bold red", UNFOUND: "bold red", EXCUSED: "cyan",
-          BY_CONSTRUCTION: "cyan", "[ok]": "bold green", "[fail]": "bold red"}
+          BY_CONSTRUCTION: "cyan", "[ok]": "bold green", "[fail]": "bold red",
+          "[incomplete]": "bold yellow"}
 
 
 def stats_line(r: Any) -> str:

@@ -19,8 +19,10 @@ from pausecheck.model import (
 )
 from pausecheck.model import clauses as catalogue
 from pausecheck.model.config import without_faults
+from pausecheck.model.lang import Rule
 from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
+from pausecheck.model.rules import RULES
 
 from ..budget import LimitReached
 from ..checkpoint import Checkpoint
@@ -190,6 +192,7 @@ def check(
     checkpoint: Checkpoint | None = None, resume: bool = False, symmetry: bool = False,
     fingerprints: bool = False,
     compact: bool = False,
+    rules: tuple[Rule, ...] = RULES,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
@@ -203,9 +206,9 @@ def check(
     search (`checks/checkpoint.py`). With `symmetry`, the searches store one state per class of states
     equal up to renaming sessions (`model/symmetry.py`); liveness is judged on the full graph. With
     `fingerprints`, the main search keeps only 64-bit hashes of the states it visited; with `compact`, it keeps
-    them exactly, packed (`explore`).
+    them exactly, packed (`explore`). `rules`: the rule table searched (a draft's; default the rules).
     """
-    machine = Machine(bounds, reading_named(reading), symmetry=symmetry)
+    machine = Machine(bounds, reading_named(reading), rules, symmetry=symmetry)
     deadline = None if limits.max_seconds is None else time.perf_counter() + limits.max_seconds
     result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume,
                      fingerprints=fingerprints, compact=compact)

@@ -173,7 +173,7 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
     generated = time.monotonic()
     say(f"generated the Promela model ({len(model.options)} options, {len(model.text) // 1024} KiB); compiling")
     machine = machine or Machine(bounds, reading)
-    command = command_line(bounds, reading.name, "--engine spin")
+    command = command_line(bounds, reading.name, "--engine spin", rules=rules)
     with tempfile.TemporaryDirectory(prefix="pausecheck-spin-") as tmp:
         folder = Path(tmp)
         compile_model(model.text, folder, store, reduce, memory_mb, optimise)

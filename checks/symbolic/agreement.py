@@ -17,14 +17,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.property import SOMETIMES
 from pausecheck.model.reading import SWITCH_OF, SWITCHES, reading_named
-from pausecheck.model.rules import RULES
 from pausecheck.model.state import State
 
+from ..drafts import base_of
 from ..explore import Limits, Result, explore
 from ..parallel import run_all
 from .relation import Caps
@@ -175,20 +176,31 @@ class Variant:
     mutant: str | None
     depth: int | None
     reading: str | None = None
+    draft: Any = None  # the base table: a spec author's Draft (`checks/drafts.py`), or None for the rules
 
 
-def variants(bounds: Bounds, readings: bool = True) -> tuple[tuple[Variant, ...], tuple[str, ...]]:
+def variants(bounds: Bounds, readings: bool = True, draft: Any = None) -> tuple[tuple[Variant, ...], tuple[str, ...]]:
     """The default at `bounds`, every mutant with a rule table of its own (at its own bounds, else `bounds`)
     and, with `readings`, every single-switch reading the bounds exercise (`unexercised` names the others);
-    and the names of the mutants that deviate only in the wire view, which BMC cannot run."""
-    from ..mutants import MUTANTS, bounds_of
-    found = [Variant("default", bounds, None, None)]
-    found += [Variant(m.name, bounds_of(m, bounds), m.name, mutant_depth(m)) for m in MUTANTS if m.rules is not RULES]
+    and the names of the mutants that deviate only in the wire view, which BMC cannot run. Mutants deviate
+    from `draft` (else the rules); those whose edits no longer fit it are left out (`not_applying`)."""
+    from ..mutants import bounds_of, catalogue
+    base = base_of(draft)
+    found = [Variant("default", bounds, None, None, draft=draft)]
+    found += [Variant(m.name, bounds_of(m, bounds), m.name, mutant_depth(m), draft=draft) for m in catalogue()
+              if m.deviation is not None and m.problem(base) is None]
     if readings:
         left_out = unexercised(bounds)
-        found += [Variant(name, bounds, None, None, f"conformant+{name}") for name in _singles()
+        found += [Variant(name, bounds, None, None, f"conformant+{name}", draft) for name in _singles()
                   if name not in left_out]
-    return tuple(found), tuple(m.name for m in MUTANTS if m.rules is RULES)
+    return tuple(found), tuple(m.name for m in catalogue() if m.deviation is None)
+
+
+def not_applying(draft: Any = None) -> dict[str, str]:
+    """The mutants whose edits no longer fit the base (`draft`, else the rules), each with why."""
+    from ..mutants import catalogue
+    base = base_of(draft)
+    return {m.name: problem for m in catalogue() if (problem := m.problem(base)) is not None}
 
 
 def _singles() -> list[str]:
@@ -210,11 +222,14 @@ def unexercised(bounds: Bounds) -> dict[str, tuple[str, ...]]:
 
 def _compare(variant: Variant) -> Agreement:
     from ..mutants import mutant_named, mutate
+    base = base_of(variant.draft)
     if variant.reading is not None:
-        return agreement(variant.name, Machine(variant.bounds, reading_named(variant.reading)), depth=variant.depth)
+        return agreement(variant.name, Machine(variant.bounds, reading_named(variant.reading), base),
+                         depth=variant.depth)
     if variant.mutant is None:
-        return agreement(variant.name, Machine(variant.bounds), depth=variant.depth)
-    return agreement(variant.name, mutate(Machine(variant.bounds), mutant_named(variant.mutant)), depth=variant.depth)
+        return agreement(variant.name, Machine(variant.bounds, rules=base), depth=variant.depth)
+    return agreement(variant.name, mutate(Machine(variant.bounds, rules=base), mutant_named(variant.mutant)),
+                     depth=variant.depth)
 
 
 def compare_engines(chosen: tuple[Variant, ...], jobs: int | None = None,

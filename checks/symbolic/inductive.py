@@ -130,9 +130,9 @@ def _walks(machine: Machine, seen: set[State], deadline: float | None, walks: in
 class Step:
     """One symbolic step: a state `s0` (well formed), a move from it chosen by `which`, the state `s1`."""
 
-    def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...]) -> None:
+    def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...], caps: Caps | None = None) -> None:
         self.bounds, self.reading = bounds, reading
-        self.caps = Caps.of(bounds, reading)
+        self.caps = caps or Caps.of(bounds, reading)
         self.s0, self.s1 = fresh(self.caps, "s0"), fresh(self.caps, "s1")
         self.moves = list(moves(self.caps, bounds, reading, self.s0, Z3, rules))
         self.which = z3.BitVec("which", 16)
@@ -251,7 +251,9 @@ def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tupl
     if deadline is not None and time.perf_counter() >= deadline:
         raise Late
     say(f"{len(candidates)} candidates; building the symbolic step")
-    st = Step(bounds, reading, rules)
+    # A table other than the rules (a mutant's, a draft's) may hold longer lists than the bounds' capacities
+    # (an artifact held twice): widened to cover every state sampled, so that what it breaks can be said.
+    st = Step(bounds, reading, rules, None if rules is RULES else Caps.of(bounds, reading).covering(sample))
     always = [n for n in names if not FORMULAS[n].step]
     steps = [n for n in names if FORMULAS[n].step]
     # Base: what does not hold initially is no candidate, and no property.

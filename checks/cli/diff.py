@@ -1,0 +1,167 @@
+"""`pausecheck diff --draft FILE [--against FILE2]`: what a draft changes, by verdicts and by behaviours."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from pausecheck.model import MODEL_VERSION, Bounds, reading_named
+from pausecheck.traces.input_file import say
+from pausecheck.traces.itf import dumps, trace_document
+from pausecheck.traces.render import render
+
+from ..console import Reporter
+from ..diff import Behaviour, Diff, diff
+from ..drafts import Draft, check_table, load_draft
+from ..evidence import command_line
+from ..explore import Limits
+from ..mutants import catalogue
+from .draft import draft_given
+
+__all__ = ["diff_command", "DIFF_KIND"]
+
+DIFF_KIND = "diff"  # `#meta.kind` of a behaviour only one table allows (replay confirms its steps)
+
+
+def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception], write: Any,
+                 limits: Limits) -> int:
+    """Compare the draft with the rules (or `--against`), print what differs, write the behaviours."""
+    draft = draft_given(args)
+    if draft is None:
+        raise usage("diff needs --draft FILE (the table to compare; --against FILE2 the other, default the rules)")
+    reading = reading_named(args.reading)
+    against = None if args.against is None else load_draft(args.against)
+    for table in (draft, against):
+        if table is not None:
+            check_table(table.rules, table.path, bounds, reading)
+    with Reporter("diff", color=not args.no_color) as reporter:
+        show = reporter.status("diff")
+        show("checking both tables")
+        found = diff(bounds, reading, draft, against, liveness=args.liveness, jobs=args.jobs, limits=limits,
+                     catalogue=catalogue(), done=show)
+    command = command_line(bounds, reading.name, f"--draft {draft.path}"
+                           + ("" if against is None else f" --against {against.path}"), "pausecheck diff")
+    written = _write_behaviours(found, draft, against, bounds, reading, command, args.out, write)
+    code = found.exit_code
+    if args.json:
+        print(json.dumps(_json(found, written, code), indent=2, sort_keys=True))
+    else:
+        _print(found, draft, against, written, code, command, args.out)
+    return code
+
+
+def _name(against: Draft | None) -> str:
+    return "the rules" if against is None else against.path
+
+
+def _document(behaviour: Behaviour, table: Draft | None, verdict: str, bounds: Bounds, reading: Any,
+              command: str) -> dict[str, Any]:
+    """A behaviour only one table allows, as an ITF trace on that table (`pausecheck replay` re-runs it)."""
+    meta = {"property": None, "kind": DIFF_KIND, "clauses": [], "verdict": verdict, "message": behaviour.why,
+            "description": f"a behaviour {verdict}: {behaviour.why}", "bounds": bounds.as_dict(),
+            "reading": reading.name, "mutant": None, "mutant_description": None, "command": command,
+            "steps": len(behaviour.actions), "model": MODEL_VERSION}
+    if table is not None:
+        meta["draft"] = table.meta()
+    return trace_document(behaviour.states, behaviour.actions, meta)
+
+
+def _write_behaviours(found: Diff, draft: Draft, against: Draft | None, bounds: Bounds, reading: Any, command: str,
+                      folder: Path, write: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Write each behaviour only one table allows under `folder`: side -> (path, document)."""
+    out = {}
+    for side, behaviour, table in (("only_in_draft", found.walk.only_in_second, draft),
+                                   ("only_in_rules", found.walk.only_in_first, against)):
+        if behaviour is not None:
+            verdict = "only in the draft" if side == "only_in_draft" else f"only in {_name(against)}"
+            document = _document(behaviour, table, verdict, bounds, reading, command)
+            path = folder / f"{side.replace('_', '-')}.itf.json"
+            write(path, dumps(document))
+            out[side] = (str(path), document)
+    return out
+
+
+def _how_decided(found: Diff) -> str:
+    walk = found.walk
+    if not walk.complete:
+        return f"not decided: the walk stopped after {walk.pairs:,} pairs of states"
+    if not walk.same:
+        return (f"they differ: found by walking both tables by the same actions, breadth first, {walk.pairs:,} pairs "
+                "of states (so each behaviour below is a shortest one)")
+    if walk.same_states:
+        return f"the same state graph: every one of the {walk.pairs:,} pairs of states walked is one state"
+    return (f"the same traces of what a client sees: {walk.pairs:,} pairs of states walked by the same actions, "
+            "each step seen alike under both (internal fields such as held lists may differ)")
+
+
+def _json(found: Diff, written: dict[str, tuple[str, dict[str, Any]]], code: int) -> dict[str, Any]:
+    def behaviour(side: str, b: Behaviour | None) -> dict[str, Any] | None:
+        if b is None:
+            return None
+        return {"steps": len(b.actions), "actions": [str(a) for a in b.actions], "why": b.why,
+                "trace": written[side][0]}
+
+    return {"verdicts": found.verdicts(), "clauses": found.clauses(),
+            "only_in_draft": behaviour("only_in_draft", found.walk.only_in_second),
+            "only_in_rules": behaviour("only_in_rules", found.walk.only_in_first),
+            "same_behaviours": found.walk.same, "decided_by": _how_decided(found),
+            "mutants": {k: found.make_up[k] for k in ("is_mutant", "no_longer_apply", "change_nothing")},
+            "readings": {"touched": found.make_up["readings_touched"]},
+            "changed_rules": found.make_up["changed_rules"],
+            "relation": None,  # the z3 comparison of the two relations: not built yet
+            "states": {"rules": found.first.states, "draft": found.second.states, "pairs": found.walk.pairs},
+            "complete": found.complete, "exit": code}
+
+
+def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, tuple[str, dict[str, Any]]],
+           code: int, command: str, folder: Path) -> None:
+    other = _name(against)
+    say(f"pausecheck diff: the draft {draft.path} (sha256 {draft.sha256[:12]}) against {other}")
+    changed = found.make_up["changed_rules"]
+    say(f"rules changed: {', '.join(changed) if changed else 'none (the tables say the same)'}")
+    if found.make_up["is_mutant"]:
+        say(f"the draft is the catalogued mutant {', '.join(found.make_up['is_mutant'])} "
+            "(pausecheck mutants --list describes it)")
+    verdicts = [v for v in found.verdicts() if v["changed"]]
+    clauses = [c for c in found.clauses() if c["changed"]]
+    say(f"verdicts: {len(verdicts)} of {len(found.verdicts())} properties and {len(clauses)} of "
+        f"{len(found.clauses())} clauses change ({other} -> the draft)")
+    for v in verdicts + clauses:
+        say(f"  {v['name']:<40} {v['rules']} -> {v['draft']}")
+    say(f"behaviours (the model's steps, with what a client sees after each): {_how_decided(found)}")
+    shown: tuple[Any, ...] | None = None
+    for side, label in (("only_in_draft", "only in the draft"), ("only_in_rules", f"only in {other}")):
+        if side in written:
+            path, document = written[side]
+            say(f"  {label}, {document['#meta']['steps']} steps ({document['#meta']['message']}) -> {path}")
+            steps = tuple(s["#meta"].get("action") for s in document["states"])
+            if steps == shown:  # the same steps, seen otherwise: said in the line above
+                say(f"    the same steps as above (pausecheck replay {path})")
+                continue
+            shown = steps
+            for line in render(document, f"pausecheck replay {path}", headline=False).splitlines():
+                say(f"    {line}")
+    if found.walk.same:
+        say("  no behaviour tells them apart at these bounds")
+    gone, idle = found.make_up["no_longer_apply"], found.make_up["change_nothing"]
+    if gone:
+        say(f"mutants that no longer apply to the draft ({len(gone)}): " + ", ".join(gone))
+    if idle:
+        say(f"mutants whose edits change nothing in the draft ({len(idle)}): " + ", ".join(idle))
+    touched = found.make_up["readings_touched"]
+    if touched:
+        say(f"readings read by a rule the draft changes (their flips may change; pausecheck readings --draft "
+            f"{draft.path} computes them): {', '.join(touched)}")
+    say(f"states: {found.first.states:,} under {other}, {found.second.states:,} under the draft; "
+        f"{found.walk.pairs:,} pairs walked")
+    if code == 1:
+        parts = ([f"{len(verdicts) + len(clauses)} verdict(s)"] if verdicts or clauses else []) + (
+            ["the behaviours"] if not found.walk.same and found.walk.complete else [])
+        say(f"[differs] {' and '.join(parts)} differ at these bounds")
+    elif code == 3:
+        say("[incomplete] no difference found in what was searched, but a search or the walk was cut short")
+    else:
+        say("[same] every verdict and every behaviour a client sees are the same at these bounds")
+    say(f"reproduce with: {command}")

@@ -1,0 +1,255 @@
+"""What a draft changes: two rule tables compared by verdicts, by behaviours, and by what they are made of.
+
+`diff(bounds, reading, draft, against)` checks both tables at the same bounds and reading (the two checks
+side by side, one process each), and then walks them together:
+
+- **verdicts**: every property's and clause's verdict under each; a change either way counts (a draft that
+  repairs a violation changes a verdict too);
+- **behaviours**: a breadth-first walk of the pairs of states the two tables reach by the same actions
+  from the initial state (each table is deterministic: an action has one successor or none). A behaviour
+  is a sequence of the model's actions with what a client sees after each (`observe`: messages, attempt
+  trails, questions, statuses, warnings; never held lists). The first action one table allows where the
+  other does not, or after which a client sees something else, ends the shortest behaviour only one of
+  them allows (a difference in what is seen is a behaviour of each that the other lacks). None found once
+  every pair is walked: the same behaviours at these bounds, and where every pair was one state, the same
+  state graph;
+- **make-up**: which rules differ (read node by node, `lang.same_rule`), which catalogued mutants the draft
+  is (the same table as a mutant's), which no longer apply to it, and which ambiguities are read by a
+  rule the draft edits (their flips may change: `pausecheck readings --draft` computes them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pausecheck.model import Bounds, Machine, Reading
+from pausecheck.model.actions import Action
+from pausecheck.model.lang import Rule, reads_of, same_rule
+from pausecheck.model.observe import observe
+from pausecheck.model.state import State
+from pausecheck.traces.replay import first_difference
+
+from .drafts import Draft, base_of
+from .evidence import evidence_of
+from .explore import Limits
+from .parallel import run_all
+from .report import Report, check
+
+__all__ = ["Behaviour", "Walk", "Checked", "Diff", "walk_together", "diff", "changed_rules", "make_up"]
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """A shortest behaviour one table allows and the other does not: its actions, its states on the table
+    that allows it, and why the other does not (its last action is not enabled there, or a client sees
+    something else after it)."""
+
+    actions: tuple[Action, ...]
+    states: tuple[State, ...]
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """The two tables walked together: what only each allows, how many pairs were walked, whether every
+    pair was one state (the same state graph), and whether the walk ended (not stopped by a limit)."""
+
+    only_in_first: Behaviour | None
+    only_in_second: Behaviour | None
+    pairs: int
+    same_states: bool
+    complete: bool
+
+    @property
+    def same(self) -> bool:
+        """No behaviour tells the tables apart (the walk ended)."""
+        return self.complete and self.only_in_first is None and self.only_in_second is None
+
+
+def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
+                  seen_by: Callable[[State], Any] = observe,
+                  names: tuple[str, str] = ("the first table", "the second table")) -> Walk:
+    """Breadth first over the pairs of states both machines reach by the same actions; stops once a
+    shortest behaviour only each allows is known, or every pair is walked (or `max_pairs`). `names` name
+    the two tables in what a behaviour says of the other."""
+    start = (first.init_states()[0], second.init_states()[0])
+    parents: dict[tuple[State, State], tuple[tuple[State, State], Action] | None] = {start: None}
+    found: list[Behaviour | None] = [None, None]
+    views: dict[State, Any] = {}
+    same_states = True
+
+    def view(state: State) -> Any:
+        if state not in views:
+            views[state] = seen_by(state)
+        return views[state]
+
+    def path(pair: tuple[State, State], side: int) -> tuple[list[Action], list[State]]:
+        actions, states = [], [pair[side]]
+        while parents[pair] is not None:
+            pair, action = parents[pair]  # type: ignore[misc]
+            actions.append(action)
+            states.append(pair[side])
+        return actions[::-1], states[::-1]
+
+    def note(side: int, pair: tuple[State, State], action: Action, post: State, why: str) -> None:
+        if found[side] is None:
+            actions, states = path(pair, side)
+            found[side] = Behaviour(tuple(actions) + (action,), tuple(states) + (post,), why)
+
+    level = [start]
+    while level and None in found:
+        after = []
+        for pair in level:
+            a, b = pair
+            steps_b = dict(second.successors(b))
+            for action, post_a in first.successors(a):
+                post_b = steps_b.pop(action, None)
+                if post_b is None:
+                    note(0, pair, action, post_a, f"{names[1]} does not allow its last step")
+                    continue
+                if post_a != post_b:
+                    same_states = False
+                    seen = first_difference(view(post_a), view(post_b))
+                    if seen is not None:
+                        where, one, other = seen
+                        note(0, pair, action, post_a, f"after its last step a client sees {where.lstrip('.')} "
+                             f"{one!r}, and {other!r} under {names[1]}")
+                        note(1, pair, action, post_b, f"after its last step a client sees {where.lstrip('.')} "
+                             f"{other!r}, and {one!r} under {names[0]}")
+                        continue
+                nxt = (post_a, post_b)
+                if nxt not in parents:
+                    parents[nxt] = (pair, action)
+                    after.append(nxt)
+            for action, post_b in steps_b.items():  # allowed by the second table only
+                note(1, pair, action, post_b, f"{names[0]} does not allow its last step")
+            if max_pairs is not None and len(parents) > max_pairs:
+                return Walk(found[0], found[1], len(parents), False, False)
+        level = after
+    complete = not level or None not in found
+    return Walk(found[0], found[1], len(parents), same_states and found == [None, None] and not level, complete)
+
+
+def changed_rules(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> list[str]:
+    """The rules that differ, by action kind, in table order (a rule only one table has counts too)."""
+    names = []
+    for k in range(max(len(first), len(second))):
+        a = first[k] if k < len(first) else None
+        b = second[k] if k < len(second) else None
+        if a is None or b is None or not same_rule(a, b):
+            names.append((a or b).action.__name__)  # type: ignore[union-attr]
+    return names
+
+
+def _same_table(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> bool:
+    return len(first) == len(second) and all(same_rule(a, b) for a, b in zip(first, second, strict=True))
+
+
+def make_up(draft: tuple[Rule, ...], against: tuple[Rule, ...], catalogue: Iterable[Any]) -> dict[str, Any]:
+    """What the draft is made of against the other table: the rules it changes, the catalogued mutants it is
+    (the same table as a mutant's edits of the other), the mutants whose edits no longer apply to it, the
+    mutants whose edits change nothing in it, and the ambiguities a changed rule reads."""
+    changed = changed_rules(against, draft)
+    is_mutant, gone, idle = [], {}, []
+    for m in catalogue:
+        if m.deviation is None:
+            continue
+        if m.problem(against) is None and _same_table(m.table(against), draft):
+            is_mutant.append(m.name)
+        problem = m.problem(draft)
+        if problem is not None:
+            gone[m.name] = problem
+        elif _same_table(m.table(draft), draft):
+            idle.append(m.name)
+    kinds = set(changed)
+    read = sorted({a for table in (draft, against) for rule in table if rule.action.__name__ in kinds
+                   for a in reads_of(rule)})
+    return {"changed_rules": changed, "is_mutant": is_mutant, "no_longer_apply": gone, "change_nothing": idle,
+            "readings_touched": read}
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """What one table's check found, small enough to send back from a worker process: each property's and
+    clause's verdict, each broken property's counterexample as an ITF document, the search's figures."""
+
+    properties: tuple[tuple[str, str], ...]  # (name, verdict) in registry order
+    clauses: tuple[tuple[str, str], ...]  # (clause id, verdict) in catalogue order
+    documents: dict[str, dict[str, Any]]  # property -> its counterexample, for those broken
+    states: int
+    transitions: int
+    complete: bool
+    exit_code: int
+
+
+def _summary(report: Report) -> Checked:
+    documents = {e.name: e.document for e in evidence_of(report) if e.counterexample}
+    return Checked(tuple((p.name, p.status) for p in report.properties),
+                   tuple((c.id, c.status) for c in report.clauses), documents, report.result.states,
+                   report.result.transitions, report.result.complete, report.exit_code)
+
+
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """Two tables compared at the same bounds and reading."""
+
+    first: Checked  # the table compared against: the rules, or `--against`
+    second: Checked  # the draft
+    walk: Walk
+    make_up: dict[str, Any]
+
+    def verdicts(self) -> list[dict[str, Any]]:
+        """Every property's verdict under each table, in registry order (`changed` where they differ)."""
+        return _paired(self.first.properties, self.second.properties)
+
+    def clauses(self) -> list[dict[str, Any]]:
+        """Every clause's verdict under each table, in catalogue order."""
+        return _paired(self.first.clauses, self.second.clauses)
+
+    @property
+    def complete(self) -> bool:
+        return self.first.complete and self.second.complete and self.walk.complete
+
+    @property
+    def exit_code(self) -> int:
+        """0 nothing a client sees differs; 1 a verdict or a visible behaviour differs; 3 incomplete."""
+        if any(v["changed"] for v in self.verdicts() + self.clauses()) or \
+                self.walk.only_in_first is not None or self.walk.only_in_second is not None:
+            return 1
+        return 0 if self.complete else 3
+
+
+def _paired(first: tuple[tuple[str, str], ...], second: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
+    theirs = dict(second)
+    return [{"name": name, "rules": status, "draft": theirs.get(name, "-"), "changed": status != theirs.get(name, "-")}
+            for name, status in first]
+
+
+def _checked(job: tuple[Draft | None, Bounds, str, bool, Limits]) -> Checked:
+    """One table's check (in a worker process: the draft travels by its file)."""
+    draft, bounds, reading, liveness, limits = job
+    return _summary(check(bounds, reading, limits=limits, liveness=liveness, rules=base_of(draft)))
+
+
+def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None = None, *, liveness: bool = True,
+         limits: Limits | None = None, jobs: int | None = None, catalogue: Iterable[Any] = (),
+         done: Callable[[str], None] | None = None) -> Diff:
+    """Compare `draft` with `against` (default: the rules) at these bounds and reading."""
+    limits = limits or Limits()
+    jobs_done = [0]
+
+    def finished(_: Any, checked: Checked) -> None:
+        jobs_done[0] += 1
+        if done is not None:
+            done(f"{jobs_done[0]} of 2 checks done ({checked.states:,} states)")
+
+    first, second = run_all(_checked, [(against, bounds, reading.name, liveness, limits),
+                                       (draft, bounds, reading.name, liveness, limits)],
+                            jobs=jobs, done=finished)
+    if done is not None:
+        done("walking both tables together")
+    walked = walk_together(Machine(bounds, reading, base_of(against)), Machine(bounds, reading, draft.rules),
+                           limits.max_states, names=("the rules" if against is None else against.path, "the draft"))
+    return Diff(first, second, walked, make_up(draft.rules, base_of(against), catalogue))
