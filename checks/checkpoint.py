@@ -7,10 +7,11 @@ discovery ends (a state's number, a successor's, a message). Its checksum detect
 hand-made file (anyone can recompute it), so a resume trusts none of those numbers: it re-runs the
 search's expansion on the model and requires the file to name exactly the states, counters and first
 discoveries that re-run finds (`restore.py`; what it cannot re-derive without every check the search
-made, and so takes on trust, is that a property the file does not name was not found). A damaged, foreign or hand-made file is refused with one
-line, whatever its shape. Rebuilding costs one expansion of each state the search had expanded, without
-checking properties: about half the time the search took to get there (0.75 to 0.98 s of CPU for the
-59,903 states a search of the defaults stored in 1.3 to 1.8 s, here).
+made, and so takes on trust, is that a property the file does not name was not found). A damaged, foreign
+or hand-made file is refused with one line, whatever its shape. Rebuilding costs one expansion of each
+state the search had expanded, without checking properties: about half the time the search took to get
+there (0.75 to 0.98 s of CPU for the 59,903 states a search of the defaults stored in 1.3 to 1.8 s,
+here).
 
 The file is read as a stream, never whole: the header line, then, only when the file's size is exactly
 what the header's count of states makes (and that many states could fit in this process's memory), the

@@ -123,7 +123,6 @@ DAMAGED: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "a counter as text": (_edited(lambda h: h["loop"].update(i="0")), "counter 'i'"),
     "a negative counter": (_edited(lambda h: h["loop"].update(depth=-1)), "counter 'depth'"),
     "a counter true": (_edited(lambda h: h["loop"].update(transitions=True)), "counter 'transitions'"),
-    "seconds as text": (_edited(lambda h: h["loop"].update(seconds="1")), "counter 'seconds'"),
     "a position past the states": (_edited(lambda h: h["loop"].update(i=10**9, level_end=10**9)), "past the states"),
     "an unknown property": (_edited(lambda h: h["witnesses"].update(nothing=[0, None, None])), "'nothing'"),
     "a witness as a violation": (_edited(lambda h: h["violations"].update(h["witnesses"])), "not a property of this"),
@@ -132,8 +131,8 @@ DAMAGED: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "a discovery past the states": (_edited(lambda h: h["witnesses"].update(
         {next(iter(h["witnesses"])): [10**6, None, None]})), "not [state, successor"),
     "a discovery's successor missing": (_edited(lambda h: h["witnesses"].update(
-        {next(iter(h["witnesses"])): [0, 99, None]})), "has no successor 99"),
-    "a deadlock without a count": (_edited(lambda h: h.update(deadlock=[0, "stuck"])), "count of deadlocks"),
+        {next(iter(h["witnesses"])): [0, 99, None]})), "ends at successor 99 of state 0"),
+    "a deadlock without a count": (_edited(lambda h: h.update(deadlock=[0, "stuck"])), "first deadlock"),
     "an initial state's parent": (_numbers(0, 5), "initial states"),
     "a parent after its child": (lambda d: _numbers(5, 10**6)(d), "not a state stored before it"),
     "a successor the parent lacks": (lambda d: _numbers(_count(d) + 5, 999)(d), "has no successor 999"),
