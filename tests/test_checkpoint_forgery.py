@@ -6,12 +6,10 @@ the search never stopped. Each forgery says which of the two it must be."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
 import sys
-from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,62 +20,14 @@ from pausecheck.checks.checkpoint import FILE, MAGIC
 from pausecheck.checks.cli import main
 from pausecheck.checks.restore import STUCK
 
+from .forgeries import Parts, packed, parts_of, sign
+
 SMALL = ["--pauses", "1", "--accept-unexercised", "--no-liveness", "--no-companion"]  # 2,885 states
 SCENARIOS = {
     "conformant": SMALL,  # witnesses only: nothing breaks, nothing deadlocks
     "broken": [*SMALL, "--reading", "A-G1=leave"],  # violations (one always, one transition) and deadlocks too
 }
 RESUMES = None  # a forgery that must resume to the uninterrupted search's figures
-
-
-@dataclass(frozen=True)
-class Parts:
-    """A checkpoint's contents, to edit: its header and its numbers."""
-
-    header: dict[str, Any]
-    parents: list[int]
-    choices: list[int]
-
-    @property
-    def count(self) -> int:
-        return len(self.parents)
-
-    @property
-    def position(self) -> int:
-        return self.header["loop"]["i"]
-
-    def signed(self) -> bytes:
-        """The file a forger writes: counted states and a right checksum."""
-        header = {**self.header, "states": len(self.parents)} if "states" in self.header else self.header
-        return _sign(json.dumps(header).encode(), _packed(self.parents) + _packed(self.choices))
-
-    def edited(self, **changes: Any) -> Parts:
-        """A copy with header fields (`loop` fields by their names too) replaced."""
-        header = json.loads(json.dumps(self.header))
-        for name, value in changes.items():
-            (header["loop"] if name in header["loop"] else header)[name] = value
-        return replace(self, header=header)
-
-    def numbers(self, parents: list[int] | None = None, choices: list[int] | None = None) -> Parts:
-        return replace(self, parents=self.parents if parents is None else parents,
-                       choices=self.choices if choices is None else choices)
-
-
-def _packed(numbers: list[int]) -> bytes:
-    return b"".join(n.to_bytes(8, "little", signed=True) for n in numbers)
-
-
-def _sign(line: bytes, numbers: bytes) -> bytes:
-    body = line + b"\n" + numbers
-    return MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
-
-
-def _parts(data: bytes) -> Parts:
-    line, _, numbers = data[len(MAGIC):].partition(b"\n")[2].partition(b"\n")
-    values = array("q")
-    values.frombytes(numbers)
-    n = len(values) // 2
-    return Parts(json.loads(line), values[:n].tolist(), values[n:].tolist())
 
 
 def _frontier(p: Parts) -> int:
@@ -93,9 +43,9 @@ def _swap(p: Parts, j: int) -> Parts:
 
 
 def _set(p: Parts, which: str, j: int, value: int) -> Parts:
-    numbers = list(getattr(p, which))
-    numbers[j] = value
-    return p.numbers(**{which: numbers})
+    parents, choices = list(p.parents), list(p.choices)
+    (parents if which == "parents" else choices)[j] = value
+    return p.numbers(parents, choices)
 
 
 def _drop(p: Parts, j: int, k: int = 1) -> Parts:
@@ -172,14 +122,14 @@ FORGERIES: dict[str, tuple[str, Callable[[Parts], bytes | Parts], str | None]] =
     "the position moved on": ("conformant", lambda p: p.edited(i=p.position + 100), "stores one more there"),
     # huge numbers
     "transitions huge": ("broken", lambda p: p.edited(transitions=10**30), "counter 'transitions' is"),
-    "depth a huge float": ("conformant", lambda p: _sign(json.dumps(p.edited(depth=0).header).replace(
-        '"depth": 0', '"depth": 1e999').encode(), _packed(p.parents) + _packed(p.choices)), "counter 'depth'"),
-    "a counter of 5,000 digits": ("conformant", lambda p: _sign(json.dumps(p.edited(deadlocks=0).header).replace(
-        '"deadlocks": 0', '"deadlocks": ' + "9" * 5000).encode(), _packed(p.parents) + _packed(p.choices)),
+    "depth a huge float": ("conformant", lambda p: sign(json.dumps(p.edited(depth=0).header).replace(
+        '"depth": 0', '"depth": 1e999').encode(), packed(p.parents) + packed(p.choices)), "counter 'depth'"),
+    "a counter of 5,000 digits": ("conformant", lambda p: sign(json.dumps(p.edited(deadlocks=0).header).replace(
+        '"deadlocks": 0', '"deadlocks": ' + "9" * 5000).encode(), packed(p.parents) + packed(p.choices)),
         "header is not JSON"),
     "the position huge": ("broken", lambda p: p.edited(i=2**63, level_end=2**63), "past the states"),
-    "a count of states huge": ("conformant", lambda p: _sign(json.dumps({**p.header, "states": 2**62}).encode(),
-                                                              _packed(p.parents) + _packed(p.choices)), "holds"),
+    "a count of states huge": ("conformant", lambda p: sign(json.dumps({**p.header, "states": 2**62}).encode(),
+                                                              packed(p.parents) + packed(p.choices)), "holds"),
     "a parent huge": ("broken", lambda p: _set(p, "parents", _frontier(p), 2**63 - 1), "not a state stored"),
     "a choice most negative": ("conformant", lambda p: _set(p, "choices", _frontier(p), -(2**63)), "no successor"),
     "a discovery's state huge": ("broken", lambda p: _discovery(p, "witnesses", _witness(p)[0],
@@ -222,7 +172,7 @@ def genuine(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Parts]:
     for scenario, argv in SCENARIOS.items():
         folder = tmp_path_factory.mktemp(scenario)
         main(["check", *argv, "--checkpoint", str(folder), "--checkpoint-every", "0.0001"])
-        saved[scenario] = _parts((folder / FILE).read_bytes())
+        saved[scenario] = parts_of((folder / FILE).read_bytes())
     return saved
 
 
