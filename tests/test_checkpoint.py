@@ -48,6 +48,22 @@ def test_a_resumed_search_ends_as_one_never_stopped(machine: Machine, tmp_path: 
         assert resumed.deadlock is not None and resumed.deadlock.actions == whole.deadlock.actions
 
 
+def test_a_checkpoint_saved_by_a_resumed_search_resumes_too(tmp_path: Path) -> None:
+    """The discoveries and the deadlock a resume re-derives are what its own checkpoints then name."""
+    machine = mutate(Machine(DEFAULT_BOUNDS.replace(pauses=1)), mutant_named("no_put_back"))  # 2,929 states
+    saved = Checkpoint(tmp_path, 0.0, ("test",))
+    explore(machine, Limits(max_states=1500), checkpoint=saved)
+    first = saved.path.read_bytes()
+    explore(machine, Limits(max_states=2600), checkpoint=saved, resume=True)
+    assert saved.path.read_bytes() != first  # a later checkpoint, written by the resumed search
+    whole, resumed = explore(machine), explore(machine, checkpoint=saved, resume=True)
+    assert whole.violations and (resumed.states, resumed.transitions, resumed.depth) == (
+        whole.states, whole.transitions, whole.depth)
+    assert {k: (d.states, d.actions, d.message) for k, d in resumed.violations.items()} == {
+        k: (d.states, d.actions, d.message) for k, d in whole.violations.items()}
+    assert resumed.witnesses.keys() == whole.witnesses.keys()
+
+
 def test_no_file_is_unpickled() -> None:
     """Only `packed.py` pickles, and only states it packed itself in memory."""
     import pausecheck
