@@ -5,17 +5,21 @@ small enough that a resume costs a millisecond)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from array import array
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
-from pausecheck.checks.checkpoint import MAGIC
+from pausecheck.checks.checkpoint import MAGIC, Checkpoint, CheckpointError
+from pausecheck.checks.explore import explore
 from pausecheck.checks.restore import STUCK
 
-__all__ = ["Parts", "parts_of", "sign", "packed", "Ladder", "figures", "forged"]
+__all__ = ["Parts", "parts_of", "sign", "packed", "Ladder", "ladder_saved", "figures", "uninterrupted", "forged",
+           "forged_case"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,32 @@ def figures(result: Any) -> tuple[Any, ...]:
         return None if d is None else (d.states, d.actions, d.message)
     return (result.complete, result.states, result.transitions, result.depth, result.deadlocks, path(result.deadlock),
             {k: path(d) for k, d in result.violations.items()}, {k: path(d) for k, d in result.witnesses.items()})
+
+
+@functools.cache
+def uninterrupted(model: type) -> tuple[Any, ...]:
+    """The figures of a search of this model never stopped."""
+    return figures(explore(model()))
+
+
+def ladder_saved(folder: Path) -> Parts:
+    """The checkpoint a search of `Ladder` saves at 1,024 states expanded: every kind of discovery in it."""
+    saved = Checkpoint(folder, 0.0, ("ladder",))
+    explore(Ladder(), checkpoint=saved)
+    return parts_of(saved.path.read_bytes())
+
+
+def forged_case(data: st.DataObject, parts: Parts, folder: Path) -> None:
+    """A drawn forgery of the Ladder's checkpoint: refused in one line, or the uninterrupted search exactly."""
+    folder.mkdir(exist_ok=True)
+    checkpoint = Checkpoint(folder, 3600.0, ("ladder",))
+    checkpoint.path.write_bytes(data.draw(forged(parts)))
+    try:
+        result = explore(Ladder(), checkpoint=checkpoint, resume=True)
+    except CheckpointError as error:
+        assert "\n" not in str(error) and "damaged checkpoint" in str(error), str(error)
+    else:
+        assert figures(result) == uninterrupted(Ladder)
 
 
 # -- drawn forgeries ------------------------------------------------------------------------------------------

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pausecheck.checks.checkpoint import FILE, MAGIC
+from pausecheck.checks.checkpoint import FILE, MAGIC, Checkpoint
 from pausecheck.checks.cli import main
+from pausecheck.checks.explore import explore
 from pausecheck.checks.restore import STUCK
 
-from .forgeries import Parts, packed, parts_of, sign
+from .forgeries import Ladder, Parts, figures, ladder_saved, packed, parts_of, sign, uninterrupted
 
 SMALL = ["--pauses", "1", "--accept-unexercised", "--no-liveness", "--no-companion"]  # 2,885 states
 SCENARIOS = {
@@ -252,11 +253,24 @@ def test_a_discovery_deleted_is_the_one_forgery_a_resume_trusts(deleted: str, ge
     assert got.code == 2 or (got.code, got.report, got.traces) == (whole.code, whole.report, whole.traces)
 
 
+def test_the_fuzzed_ladder_checkpoint_holds_every_kind_of_discovery(tmp_path: Path) -> None:
+    """What `test_input_fuzz.py`'s forgeries edit is there, and resumes unedited to the search never stopped."""
+    parts = ladder_saved(tmp_path / "saved")
+    header = parts.header
+    assert (header["loop"]["i"], sorted(header["violations"]), sorted(header["witnesses"]), header["deadlock"][0]) == (
+        1024, ["no_jump_from_300", "not_700"], ["step_from_600"], 900)
+    checkpoint = Checkpoint(tmp_path / "forged", 3600.0, ("ladder",))
+    checkpoint.folder.mkdir()
+    checkpoint.path.write_bytes(parts.signed())
+    assert figures(explore(Ladder(), checkpoint=checkpoint, resume=True)) == uninterrupted(Ladder)
+
+
 # -- a file far larger than its states: refused before it is read --------------------------------------------
 
 _MEASURE = """
 import json, os, resource, sys, time
 from pausecheck.checks.cli import main
+from pausecheck.checks.explore import explore
 def mapped(): return int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
 # A reader that held the file, even once, would need 6 GB: under this limit it dies of MemoryError.
 resource.setrlimit(resource.RLIMIT_AS, (mapped() + (1 << 30), resource.RLIM_INFINITY))

@@ -9,7 +9,6 @@ the `slow` marker (CI), each kept to milliseconds so that the whole suite stays 
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import json
 from array import array
@@ -27,7 +26,7 @@ from pausecheck.checks.explore import explore
 from pausecheck.checks.oracle.vectors import VectorError, load_vectors
 from pausecheck.model import BOUND_HELP, reading_named
 
-from .forgeries import Ladder, Parts, figures, forged, parts_of
+from .forgeries import Parts, figures, forged_case, ladder_saved, uninterrupted
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = sorted((ROOT / "traces" / "golden").glob("*.itf.json"))[:8]
@@ -242,43 +241,12 @@ def _checkpoint_case(data: st.DataObject, saved: bytes, folder: Path) -> None:
     except CheckpointError as error:
         assert "\n" not in str(error) and "checkpoint" in str(error), str(error)
     else:  # whatever was edited, a checkpoint accepted ends as the search never stopped
-        assert figures(result) == _uninterrupted(Counter)
-
-
-@functools.cache
-def _uninterrupted(model: type) -> tuple[Any, ...]:
-    return figures(explore(model()))
+        assert figures(result) == uninterrupted(Counter)
 
 
 @pytest.fixture(scope="module")
 def ladder_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Parts:
-    """The checkpoint a search of `Ladder` saves at 1,024 states expanded: every kind of discovery in it."""
-    saved = Checkpoint(tmp_path_factory.mktemp("ladder"), 0.0, ("ladder",))
-    explore(Ladder(), checkpoint=saved)
-    return parts_of(saved.path.read_bytes())
-
-
-def _forged_case(data: st.DataObject, parts: Parts, folder: Path) -> None:
-    """A structure-aware forgery (`forgeries.py`): refused in one line, or the uninterrupted search exactly."""
-    folder.mkdir(exist_ok=True)
-    checkpoint = Checkpoint(folder, 3600.0, ("ladder",))
-    checkpoint.path.write_bytes(data.draw(forged(parts)))
-    try:
-        result = explore(Ladder(), checkpoint=checkpoint, resume=True)
-    except CheckpointError as error:
-        assert "\n" not in str(error) and "damaged checkpoint" in str(error), str(error)
-    else:
-        assert figures(result) == _uninterrupted(Ladder)
-
-
-def test_the_ladder_checkpoint_holds_every_kind_of_discovery(ladder_checkpoint: Parts, tmp_path: Path) -> None:
-    """What the forgeries edit is there, and resumes unedited to the search never stopped."""
-    header = ladder_checkpoint.header
-    assert (header["loop"]["i"], sorted(header["violations"]), sorted(header["witnesses"]), header["deadlock"][0]) == (
-        1024, ["no_jump_from_300", "not_700"], ["step_from_600"], 900)
-    checkpoint = Checkpoint(tmp_path, 3600.0, ("ladder",))
-    checkpoint.path.write_bytes(ladder_checkpoint.signed())
-    assert figures(explore(Ladder(), checkpoint=checkpoint, resume=True)) == _uninterrupted(Ladder)
+    return ladder_saved(tmp_path_factory.mktemp("ladder"))
 
 
 # -- --reading strings ----------------------------------------------------------------------------------------
@@ -366,7 +334,7 @@ def test_mutated_checkpoints_never_escape(data: st.DataObject, saved_checkpoint:
 @given(data=st.data())
 def test_forged_checkpoints_are_refused_or_change_nothing(data: st.DataObject, ladder_checkpoint: Parts,
                                                           tmp_path: Path) -> None:
-    _forged_case(data, ladder_checkpoint, tmp_path)
+    forged_case(data, ladder_checkpoint, tmp_path)
 
 
 @FEW
@@ -412,7 +380,7 @@ def test_many_mutated_checkpoints_never_escape(data: st.DataObject, saved_checkp
 @given(data=st.data())
 def test_many_forged_checkpoints_are_refused_or_change_nothing(data: st.DataObject, ladder_checkpoint: Parts,
                                                                tmp_path: Path) -> None:
-    _forged_case(data, ladder_checkpoint, tmp_path)
+    forged_case(data, ladder_checkpoint, tmp_path)
 
 
 @pytest.mark.slow
