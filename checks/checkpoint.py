@@ -127,6 +127,8 @@ class Checkpoint:
             os.close(fd)
 
     def _parse(self, source: BinaryIO, size: int) -> Snapshot:
+        """The snapshot in an open file of `size` bytes, its parts checked in the order that reads least: the
+        first line, the header (its key, its count of states), the size that count makes, then the numbers."""
         if source.read(len(MAGIC)) != MAGIC:
             raise self.damaged("not a pausecheck checkpoint of this version (its first line differs)")
         digest = source.read(65)
