@@ -3,12 +3,20 @@ at most the time since the last one.
 
 A checkpoint holds numbers only, never code or objects: for each state found, the number of its parent
 and which of the parent's successors (or which initial state) it is; the loop's counters; and where each
-discovery ends (a state's number, a successor's, a message). A resume rebuilds the states by re-running
-those steps on the model, so a checkpoint can only ever name states the model reaches, and a damaged,
-foreign or hand-made file is refused with one line, whatever its shape (`restore.py` checks every number).
-Rebuilding costs one expansion of each state the search had expanded, without checking properties: about
-three quarters of the time the search took to get there (4.3 s for 158,535 states saved 5.6 s into a
-search, here).
+discovery ends (a state's number, a successor's, a message). Its checksum detects accidents, not a
+hand-made file (anyone can recompute it), so a resume trusts none of those numbers: it re-runs the
+search's expansion on the model and requires the file to name exactly the states, counters and first
+discoveries that re-run finds (`restore.py`; what it cannot re-derive without every check the search
+made, and so takes on trust, is that a property the file does not name was not found). A damaged, foreign
+or hand-made file is refused with one line, whatever its shape. Rebuilding costs one expansion of each
+state the search had expanded, without checking properties: about half the time the search took to get
+there (0.75 to 0.98 s of CPU for the 59,903 states a search of the defaults stored in 1.3 to 1.8 s,
+here).
+
+The file is read as a stream, never whole: the header line, then, only when the file's size is exactly
+what the header's count of states makes (and that many states could fit in this process's memory), the
+numbers straight into the two arrays the resume uses, the checksum computed as they arrive. So a file
+padded past its states, a sparse one of gigabytes included, is refused before its numbers are read.
 
 The file is a packed binary of our own (no pickle: loading it runs nothing):
 
@@ -34,7 +42,7 @@ import sys
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pausecheck.traces.input_file import InputError, parse_json
 
@@ -43,6 +51,10 @@ __all__ = ["Checkpoint", "CheckpointError", "Snapshot", "FILE", "MAGIC"]
 FILE = "search.checkpoint"
 MAGIC = b"pausecheck-checkpoint 2\n"
 MAX_HEADER = 16 << 20  # bytes of the JSON header line: discoveries' messages, never near this
+CHUNK = 1 << 20  # bytes of numbers read (and checksummed) at a time
+# The least memory a resume needs for each state it rebuilds, however the states are kept: 83 bytes packed
+# (--compact; README, Speed), its parent and choice (16) and its step.
+REBUILT_STATE_BYTES = 100
 
 
 class CheckpointError(Exception):
@@ -93,15 +105,60 @@ class Checkpoint:
         os.replace(temporary, self.path)
 
     def load(self) -> Snapshot:
-        """The saved snapshot; refused (CheckpointError, one line) if damaged or of another search or version.
-        Its numbers are checked against the model when the search re-runs them (`explore`)."""
-        data = self._read()
-        if not data.startswith(MAGIC):
+        """The saved snapshot; refused (CheckpointError, one line) if damaged, of another search or version, or
+        larger than the states it names. Read as a stream: the header first, then, only when the file's size is
+        exactly what the header's count of states makes, the numbers straight into their arrays, the checksum
+        computed as they arrive; so the file is held once, as those arrays. Its numbers, counters and discoveries
+        are not trusted: a resume re-derives them on the model (`restore.py`)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)  # O_NONBLOCK: a FIFO named like it cannot hang us
+        except FileNotFoundError:
+            raise CheckpointError(f"{self.path}: no checkpoint to resume from") from None
+        except OSError as error:
+            raise CheckpointError(f"{self.path}: cannot read the checkpoint: {error.strerror or error}") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise self.damaged("not a regular file")
+            with os.fdopen(os.dup(fd), "rb") as source:
+                return self._parse(source, os.fstat(fd).st_size)
+        except OSError as error:
+            raise CheckpointError(f"{self.path}: cannot read the checkpoint: {error.strerror or error}") from None
+        finally:
+            os.close(fd)
+
+    def _parse(self, source: BinaryIO, size: int) -> Snapshot:
+        """The snapshot in an open file of `size` bytes, its parts checked in the order that reads least: the
+        first line, the header (its key, its count of states), the size that count makes, then the numbers."""
+        if source.read(len(MAGIC)) != MAGIC:
             raise self.damaged("not a pausecheck checkpoint of this version (its first line differs)")
-        digest, _, body = data[len(MAGIC):].partition(b"\n")
-        if hashlib.sha256(body).hexdigest().encode("ascii") != digest:
+        digest = source.read(65)
+        line = source.readline(MAX_HEADER + 1)
+        if len(line) > MAX_HEADER:
+            raise self.damaged(f"its header is longer than {MAX_HEADER >> 20} MiB")
+        header = self._header(line)
+        count = header.get("states")
+        if type(count) is not int or count < 0:
+            raise self.damaged(f"it names {_short(count)} states")
+        held = size - len(MAGIC) - len(digest) - len(line)
+        if held != 16 * count:  # before reading a byte of them: a file padded (or sparse) past its states is refused
+            raise self.damaged(f"it names {count:,} states but holds {held:,} bytes of numbers, not {16 * count:,}")
+        if count * REBUILT_STATE_BYTES > _memory():
+            raise self.damaged(f"it names {count:,} states, more than this process's memory could rebuild")
+        checksum = hashlib.sha256(line)
+        parents, choices = _numbers(source, count, checksum), _numbers(source, count, checksum)
+        if len(parents) + len(choices) != 2 * count:
+            raise self.damaged("it was cut short while it was read")
+        if checksum.hexdigest().encode("ascii") + b"\n" != digest:
             raise self.damaged("its checksum does not match its contents")
-        line, _, numbers = body.partition(b"\n")
+        loop, violations, witnesses = header.get("loop"), header.get("violations"), header.get("witnesses")
+        if not isinstance(loop, dict) or not isinstance(violations, dict) or not isinstance(witnesses, dict):
+            raise self.damaged("its header lacks the loop's counters or the discoveries")
+        return Snapshot(parents, choices, loop, violations, witnesses, header.get("deadlock"))
+
+    def _header(self, line: bytes) -> dict[str, Any]:
+        """The header line as a JSON object of this search (its key), or the one line refusing it."""
+        if not line.endswith(b"\n"):
+            raise self.damaged("it ends inside its header")
         try:
             header = parse_json(line.decode("utf-8"), str(self.path))
         except (InputError, UnicodeDecodeError) as error:
@@ -111,58 +168,49 @@ class Checkpoint:
         if header.get("key") != _plain(self.key):
             raise CheckpointError(f"{self.path}: a checkpoint of another search ({_describe(header.get('key'))}); "
                                   f"this one is {_describe(_plain(self.key))}")
-        count = header.get("states")
-        if type(count) is not int or count < 0 or len(numbers) != 16 * count:
-            raise self.damaged(f"it names {_short(count)} states but holds {len(numbers)} bytes of numbers")
-        parents, choices = array("q"), array("q")
-        parents.frombytes(numbers[:8 * count])
-        choices.frombytes(numbers[8 * count:])
-        if sys.byteorder != "little":
-            parents.byteswap()
-            choices.byteswap()
-        loop, violations, witnesses = header.get("loop"), header.get("violations"), header.get("witnesses")
-        if not isinstance(loop, dict) or not isinstance(violations, dict) or not isinstance(witnesses, dict):
-            raise self.damaged("its header lacks the loop's counters or the discoveries")
-        return Snapshot(parents, choices, loop, violations, witnesses, header.get("deadlock"))
+        return header
 
     def damaged(self, why: str) -> CheckpointError:
         """The one-line error for a checkpoint that cannot be used."""
         return CheckpointError(f"{self.path}: damaged checkpoint: {why}")
 
-    def _read(self) -> bytes:
-        """The file's bytes: a regular file no larger than its header says it can be."""
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
-        except FileNotFoundError:
-            raise CheckpointError(f"{self.path}: no checkpoint to resume from") from None
-        except OSError as error:
-            raise CheckpointError(f"{self.path}: cannot read the checkpoint: {error.strerror or error}") from None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise self.damaged("not a regular file")
-            with os.fdopen(os.dup(fd), "rb") as source:
-                head = source.read(len(MAGIC) + 65)
-                header = source.readline(MAX_HEADER + 1)
-                if len(header) > MAX_HEADER:
-                    raise self.damaged(f"its header is longer than {MAX_HEADER >> 20} MiB")
-                rest = info.st_size - len(head) - len(header)
-                if rest < 0 or rest > _memory_for_numbers():
-                    raise self.damaged("its size does not fit its contents")
-                return head + header + source.read(rest)
-        except OSError as error:
-            raise CheckpointError(f"{self.path}: cannot read the checkpoint: {error.strerror or error}") from None
-        finally:
-            os.close(fd)
+
+def _numbers(source: BinaryIO, count: int, checksum: Any) -> array:
+    """`count` signed 64-bit little-endian numbers read straight into an array, a chunk at a time, each chunk
+    added to the checksum as it arrives (no copy of the file beside the array); shorter if the file ends."""
+    numbers = array("q", [0]) * count
+    view, done = memoryview(numbers).cast("B"), 0
+    with view:
+        while done < len(view):
+            got = source.readinto(view[done:done + CHUNK])
+            if not got:
+                break
+            checksum.update(view[done:done + got])
+            done += got
+    del numbers[done // 8:]
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return numbers
 
 
-def _memory_for_numbers() -> int:
-    """At most a quarter of the machine's memory for the numbers (1 GiB where it cannot be read): a file
-    larger than that could not have been written by a search this machine can resume."""
+def _memory() -> int:
+    """The bytes this process may use: the machine's memory, or less where an address-space or data limit is
+    set (1 GiB where neither can be read). A checkpoint naming more states than fit in it could not have been
+    written by a search this process can resume, so it is refused before its numbers are read."""
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+        limit = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (OSError, ValueError):
-        return 1 << 30
+        limit = 1 << 30
+    try:
+        import resource  # POSIX only
+
+        for which in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
+            soft = resource.getrlimit(which)[0]
+            if soft != resource.RLIM_INFINITY:
+                limit = min(limit, soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    return limit
 
 
 def _little(numbers: array) -> bytes:

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from .checkpoint import Checkpoint
 from .compact import CompactStates
 from .packed import PackedStates
-from .restore import restore, snapshot
+from .restore import STUCK, restore, snapshot
 
 __all__ = ["Model", "Limits", "Discovery", "Result", "Progress", "NO_LIMITS", "explore", "stutter_proof"]
 
@@ -359,7 +359,8 @@ def explore(
     result is incomplete, says why in `stopped`, and keeps what was found so far.
 
     With `checkpoint`, the search's state is saved every `checkpoint.every` seconds (`checkpoint.py`);
-    with `resume` too, it starts from the saved state, and ends as a search never stopped would.
+    with `resume` too, it starts from the saved state, every number of it re-derived on the model
+    (`restore.py`), and ends as a search never stopped would, but for its seconds: this run's.
 
     With `fingerprints`, only a 64-bit hash of each visited state is kept (and the states still to
     expand, packed: `packed.py`), as TLC does: a seventh of the memory, at the risk that two states share
@@ -382,14 +383,14 @@ def explore(
             search.check_state(search.add(state, -1, None, key, choice=ordinal), state)
     transitions, depth, level_end, complete = 0, 0, len(search.states), True
     deadlocks, deadlock, stopped = 0, None, None
-    i, before = 0, 0.0  # before: seconds spent before a resume
+    i = 0
     if checkpoint is not None and resume:
         deadline = None if limits.max_seconds is None else started + limits.max_seconds
         loop = restore(search, checkpoint, deadline)  # the time it takes counts against --max-seconds
         if loop is None:
             return _cut_short(search, started)
         i, transitions, depth, level_end = loop["i"], loop["transitions"], loop["depth"], loop["level_end"]
-        deadlocks, deadlock, before = loop["deadlocks"], loop["deadlock"], loop["seconds"]
+        deadlocks, deadlock = loop["deadlocks"], loop["deadlock"]  # all re-derived on the model (`restore.py`)
     index, store = search.index, search.states  # bound after a resume, which replaces them
     successors, by_type, still, wanted, ctx = model.successors, search.by_type, search.still, search.wanted, search.ctx
     vetted = getattr(model, "vetted", None)
@@ -414,7 +415,7 @@ def explore(
                     checkpoint.save(snapshot(search, {
                         "i": i, "transitions": transitions, "depth": depth, "level_end": level_end,
                         "deadlocks": deadlocks, "deadlock": None if deadlock is None else deadlock.message,
-                        "seconds": before + time.perf_counter() - started}))
+                        "seconds": time.perf_counter() - started}))
                     next_save = time.perf_counter() + checkpoint.every
             state = search.states[i]
             moved = False
@@ -462,7 +463,7 @@ def explore(
                 deadlocks += 1
                 if deadlock is None:
                     search.deadlock_at = i
-                    deadlock = search.path(i, message="no action leads anywhere and the run is not finished")
+                    deadlock = search.path(i, message=STUCK)
             i += 1
             if progress is not None and (i & 1023) == 0 and time.perf_counter() >= next_report:
                 progress(len(search.states), transitions, depth)
@@ -476,7 +477,7 @@ def explore(
         states=len(search.states),
         transitions=transitions,
         depth=depth,
-        seconds=before + time.perf_counter() - started,
+        seconds=time.perf_counter() - started,  # after a resume, this run's: the time before is not vouched for
         violations=MappingProxyType(search.violations),
         witnesses=MappingProxyType(search.witnesses),
         deadlocks=deadlocks,

@@ -1,7 +1,8 @@
 """A fuzz suite for every input pausecheck reads: golden traces, runtime logs, conformance vectors and their
 manifests, checkpoints, `--reading` strings and every bound flag of every command, mutated by Hypothesis
 (keys deleted, types swapped, deep nesting, huge numbers, bad encodings, steps reordered or duplicated,
-checksums kept right), run in process. No exception may escape, an error is one line, and the exit code
+checksums kept right), run in process; and checkpoints forged as anyone can (`forgeries.py`), which must be
+refused or change nothing. No exception may escape, an error is one line, and the exit code
 must be a documented one. A few dozen examples per kind in the edit loop; at least 1,000 per kind under
 the `slow` marker (CI), each kept to milliseconds so that the whole suite stays cheap."""
 
@@ -24,6 +25,8 @@ from pausecheck.checks.cli.parser import parser
 from pausecheck.checks.explore import explore
 from pausecheck.checks.oracle.vectors import VectorError, load_vectors
 from pausecheck.model import BOUND_HELP, reading_named
+
+from .forgeries import Parts, figures, forged_case, ladder_saved, uninterrupted
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = sorted((ROOT / "traces" / "golden").glob("*.itf.json"))[:8]
@@ -237,8 +240,13 @@ def _checkpoint_case(data: st.DataObject, saved: bytes, folder: Path) -> None:
         result = explore(Counter(), checkpoint=checkpoint, resume=True)
     except CheckpointError as error:
         assert "\n" not in str(error) and "checkpoint" in str(error), str(error)
-    else:
-        assert result.states <= 1500
+    else:  # whatever was edited, a checkpoint accepted ends as the search never stopped
+        assert figures(result) == uninterrupted(Counter)
+
+
+@pytest.fixture(scope="module")
+def ladder_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Parts:
+    return ladder_saved(tmp_path_factory.mktemp("ladder"))
 
 
 # -- --reading strings ----------------------------------------------------------------------------------------
@@ -322,6 +330,13 @@ def test_mutated_checkpoints_never_escape(data: st.DataObject, saved_checkpoint:
     _checkpoint_case(data, saved_checkpoint, tmp_path)
 
 
+@FAST
+@given(data=st.data())
+def test_forged_checkpoints_are_refused_or_change_nothing(data: st.DataObject, ladder_checkpoint: Parts,
+                                                          tmp_path: Path) -> None:
+    forged_case(data, ladder_checkpoint, tmp_path)
+
+
 @FEW
 @given(text=READINGS)
 def test_reading_strings_never_escape(text: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -358,6 +373,14 @@ def test_many_mutated_manifests_never_escape(data: st.DataObject, tmp_path: Path
 def test_many_mutated_checkpoints_never_escape(data: st.DataObject, saved_checkpoint: bytes,
                                                tmp_path: Path) -> None:
     _checkpoint_case(data, saved_checkpoint, tmp_path)
+
+
+@pytest.mark.slow
+@MANY_KINDS
+@given(data=st.data())
+def test_many_forged_checkpoints_are_refused_or_change_nothing(data: st.DataObject, ladder_checkpoint: Parts,
+                                                               tmp_path: Path) -> None:
+    forged_case(data, ladder_checkpoint, tmp_path)
 
 
 @pytest.mark.slow
