@@ -272,7 +272,7 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         fmt = format_of(published) or "json"
         page = standing(result, machine, " ".join(argv), str(trace) if trace else None)
         write(published, render_standing(page, fmt))
-    code = 0 if result.ok else 1
+    code = 0 if result.ok else 3 if log and result.divergence is None else 1  # a log with no step: incomplete
     if args.json:
         print(json.dumps(_json(result, trace, code), sort_keys=True, indent=2))
         return code
@@ -306,6 +306,10 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         again = f"; `pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again" \
             if argv else ""
         out.print(f"the model's path is written to {trace}: `pausecheck replay {trace}` shows it{again}", markup=False)
+    elif log and code == 3:
+        judged = f"no action was judged, only {result.edges:,} observation(s) of the initial state (they agree)" \
+            if result.edges else "nothing was judged"
+        out.print(f"[incomplete] the log has no step (no apply line): {judged}", markup=False)
     elif log and result.ok:
         what = "equals the model's" if result.mode == STRICT else "keeps every black-box property"
         out.print(f"[ok] every step of the log is one the model allows, and everything it showed {what}",

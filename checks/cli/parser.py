@@ -590,7 +590,7 @@ def parser() -> argparse.ArgumentParser:
               "runtime showed; docs/oracle.md) on the model, and report the first step the model does not allow "
               "or the first observation that differs, with the clauses that step enacts.",
               "exit: 0 the log agrees with the model; 1 a divergence (written as an ITF trace); 2 a malformed log "
-              "(the message names the line).")
+              "(the message names the line); 3 a log with no step (empty, or no apply line): nothing was judged.")
     va.add_argument("log", type=Path, help="the runtime's log (.jsonl)")
     _judging(va, timeout=False)
     return top

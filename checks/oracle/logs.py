@@ -101,7 +101,10 @@ def _machine(data: dict[str, Any], where: str) -> Machine:
 
 
 def validate_log(path: Path, mode: str = STRICT) -> tuple[Machine, ConformResult]:
-    """Re-execute the log on the model; the result has at most one divergence and no coverage."""
+    """Re-execute the log on the model; the result has at most one divergence and no coverage.
+
+    A log with no `apply` line (empty, or only a reset or observations) is not complete: nothing
+    the runtime did was judged."""
     started = time.perf_counter()
     machine, entries = read_log(path)
     state = machine.init_states()[0]
@@ -150,7 +153,10 @@ def validate_log(path: Path, mode: str = STRICT) -> tuple[Machine, ConformResult
                 break
         before = shown
     judged = sum(1 for e in entries if e.type == "observe")
-    result = ConformResult(str(path), mode, 1, len(steps), judged, 0, divergence is None,
+    # A log without a step judges no action: agreeing with it is no evidence, so it is not complete
+    # (exit 3), as a search that reached nothing would not be a pass.
+    complete = divergence is None and bool(steps)
+    result = ConformResult(str(path), mode, 1, len(steps), judged, 0, complete,
                            time.perf_counter() - started, divergence)
     return machine, result
 
