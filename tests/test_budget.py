@@ -4,6 +4,8 @@ watchdog's grace; no command accepts a limit it ignores."""
 
 from __future__ import annotations
 
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -54,6 +56,43 @@ def test_a_long_command_stops_at_its_limit_with_exit_3(name: str, tmp_path: Path
     assert "Traceback" not in done.stderr
     said = done.stdout + done.stderr
     assert "max-seconds" in said and "depth -1" not in said and "up to -1" not in said, said[-800:]
+
+
+# Bounds at which `prove --induction` runs for minutes, each of Houdini's queries tens of seconds here (the
+# second about 30 s, once some 55 s of sampling, mining and the first query are done).
+SLOW_PROOF = ["prove", "--induction", "--sessions", "3", "--calls", "3", "--artifacts", "4"]
+
+
+@pytest.mark.slow
+def test_sigterm_in_a_z3_query_ends_the_proof_within_seconds_with_exit_3() -> None:
+    """A SIGTERM in the middle of a Houdini query interrupts z3, as the watchdog does at a limit: exit 3 within
+    10 s, saying how far the proof got. Python alone runs the signal's handler only once the query returns."""
+    child = subprocess.Popen([sys.executable, "-m", "pausecheck", *SLOW_PROOF], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stderr is not None
+        for line in child.stderr:  # the progress lines, at most 5 s apart: Houdini's next query is under way
+            if "Houdini round" in line:
+                break
+        else:
+            pytest.fail(f"the proof ended before Houdini's first round did: exit {child.wait()}")
+        sent = time.monotonic()
+        child.send_signal(signal.SIGTERM)
+        try:
+            out, err = child.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the proof was still running 10 s after SIGTERM")
+        took = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    print(f"ended {took:.1f} s after SIGTERM")
+    assert child.returncode == 3 and "Traceback" not in err, (child.returncode, out[-500:], err[-500:])
+    assert re.search(r"  reached: stopped in Houdini: sampled [\d,]+ reachable states; mined \d+ candidate "
+                     r"invariants; Houdini ran [1-9]\d* round\(s\), dropped \d+, \d+ left", out), out
+    assert re.search(r"\[incomplete\] stopped by an interrupt \(SIGTERM or Ctrl-C\) after [\d.]+ s, in Houdini: "
+                     r"nothing is proved", out), out
 
 
 def test_every_command_that_takes_a_limit_honours_it() -> None:
