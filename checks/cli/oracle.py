@@ -298,7 +298,8 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
                   markup=False)
     if d is not None:
         out.print(f"[diverged] step {d.step} ({d.kind}): {printable(d.message)}", markup=False)
-        broke = f" (first those of {d.property}, which it breaks; then the step's)" if d.property else ""
+        also = "".join(f", then {name}'s, which it breaks too" for name in d.also)
+        broke = f" (first those of {d.property}, which it breaks{also}; then the step's)" if d.property else ""
         out.print(f"clauses: {' '.join(d.clauses) or '-'}{broke}", markup=False)
         if d.restarts:
             out.print("the runtime was restarted after " + ", ".join(f"step {s}" for s in d.restarts)

@@ -32,7 +32,7 @@ from pausecheck.traces.input_file import InputError, read_json_lines
 from pausecheck.traces.replay import first_difference
 
 from .blackbox import BLACK_BOX, History
-from .conform import STRICT, ConformResult, Divergence, divergence_at
+from .conform import STRICT, ConformResult, Divergence, divergence_at, naming
 from .cover import Sequence
 from .culprit import culprit
 from .protocol import OBSERVATION, payload, validate
@@ -137,11 +137,10 @@ def validate_log(path: Path, mode: str = STRICT) -> tuple[Machine, ConformResult
             if found:
                 where, want, got = found
                 broke = culprit(steps[-1] if steps else None, history, where.lstrip("."))
-                named = f": {broke.property} breaks" if broke.property else ""
                 divergence = _at(steps, "observation", f"line {entry.line}: after step {len(steps)}, "
-                                 f"{where.lstrip('.')} is {got!r}; the model has {want!r}{named}",
+                                 f"{where.lstrip('.')} is {got!r}; the model has {want!r}{naming(broke, history)}",
                                  clauses=broke.clauses, expected=observe(state), actual=shown,
-                                 prop=broke.property, field=where.lstrip("."))
+                                 prop=broke.property, field=where.lstrip("."), also=tuple(n for n, _ in broke.also))
                 break
         else:
             broken = next(((p, m) for p in BLACK_BOX if (m := p.check(history))), None)
