@@ -7,7 +7,7 @@ strengthening invariants that rule those states out are not written by hand here
 below (a field's values, a count's range, a count's range under a status or a phase, the refs'
 range, what a segment's execution looks like) is instantiated with the values observed on a sample
 of the reachable states (`mine`), and only those true on the whole sample are kept. The candidates
-are a guess, checked by z3: Houdini (`induction.py`) keeps the largest subset that is inductive, so
+are a guess, checked by z3: Houdini (`inductive.py`) keeps the largest subset that is inductive, so
 a wrong guess costs strength, never soundness.
 """
 
