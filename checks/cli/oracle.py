@@ -17,6 +17,7 @@ from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
 
+from ..budget import LimitReached
 from ..console import Reporter, console, left
 from ..evidence import machine_for, trace_of
 from ..explore import Discovery, explore
@@ -118,8 +119,17 @@ def _drive_and_report(args: argparse.Namespace, machine: Machine, sequences: Any
 
 def _edges(machine: Machine) -> int:
     """The edges (state, action) of the reachable graph, which the covering sequences take once each:
-    the total a progress line counts towards (a search without properties, about a second at the defaults)."""
-    return explore(dataclasses.replace(machine, properties=())).transitions
+    the total a progress line counts towards (a search without properties, about a second at the defaults).
+
+    The search keeps what it found when a limit or an interrupt stops it, as a search should; here that
+    would swallow the command's stop (the limit's watchdog stands down once it has raised), and conform
+    would carry on, with a wrong total, until the hard stop: the stop is raised again instead."""
+    result = explore(dataclasses.replace(machine, properties=()))
+    if result.stopped in ("max-seconds", "max-memory"):
+        raise LimitReached(result.stopped)
+    if result.stopped == "interrupted":
+        raise KeyboardInterrupt
+    return result.transitions
 
 
 def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
