@@ -8,6 +8,10 @@ does. Everything else is stopped by a watchdog thread: shortly after the limit (
 which the command catches to report what it established, or the command line does, printing the notes
 the command left with `note`. Should the command not stop even then, the watchdog prints those notes and
 ends the process with exit 3 (`HARD_STOP` seconds later), so a limit always ends the run.
+
+A SIGTERM or Ctrl-C gets the same interruption of z3 (`signals_interrupt_z3`): Python runs a signal's
+handler only between bytecodes, so the KeyboardInterrupt it raises would wait for a solver call to return
+(an hour at the default bounds), while z3's own interrupt ends the call within moments.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 from .explore import Limits, resident_bytes
 
-__all__ = ["Budget", "LimitReached", "active", "note", "GRACE", "HARD_STOP"]
+__all__ = ["Budget", "LimitReached", "active", "note", "signals_interrupt_z3", "GRACE", "HARD_STOP"]
 
 GRACE = 1.0  # seconds after the limit before the watchdog interrupts what did not stop itself
 HARD_STOP = 6.0  # seconds after that before the process is ended with exit 3
@@ -176,6 +182,57 @@ def _interrupt_z3() -> None:
             z3.main_ctx().interrupt()
         except Exception:  # noqa: BLE001 - a best effort: the hard stop follows anyway
             pass
+
+
+@contextmanager
+def signals_interrupt_z3(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT)) -> Iterator[None]:
+    """While inside, each of `signals` also interrupts the z3 call under way, at once.
+
+    The signal's own handler (a KeyboardInterrupt) is left as it is: it runs once z3 returns, so the command
+    stops as it does at Ctrl-C between two calls, reporting what it reached. What this adds is the return:
+    Python's C-level handler writes the signal's number to the wakeup fd as the signal arrives, whatever
+    the main thread is doing, and a thread reading it there interrupts z3, as the watchdog does at a limit.
+    Outside the main thread (an embedding program) nothing is changed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    read, write = os.pipe()
+    os.set_blocking(write, False)  # set_wakeup_fd needs it: a signal handler never blocks
+    try:
+        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except ValueError:  # no wakeup fd here: the signals keep their plain effect
+        os.close(read)
+        os.close(write)
+        yield
+        return
+    interrupted = threading.Event()
+    thread = threading.Thread(target=_relay, args=(read, set(signals), interrupted), name="pausecheck-signals",
+                              daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.write(write, b"\0")  # no signal is numbered 0: the thread's cue to end
+        thread.join()
+        os.close(read)
+        os.close(write)
+        if interrupted.is_set():
+            _uninterrupt_z3()
+
+
+def _relay(read: int, signals: set[int], interrupted: threading.Event) -> None:
+    """Interrupt z3 for each of `signals` written to `read`, until a 0 (or the end) is read."""
+    while True:
+        try:
+            got = os.read(read, 64)
+        except InterruptedError:
+            continue
+        if any(number in signals for number in got):
+            interrupted.set()
+            _interrupt_z3()
+        if not got or 0 in got:
+            return
 
 
 def _uninterrupt_z3() -> None:

@@ -37,7 +37,7 @@ def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = No
     everything runs here, in order. `fresh`: each item in a new process (its memory returned at once);
     otherwise the workers are reused, and what a worker caches serves its later items.
     """
-    jobs = jobs or workers()
+    jobs = min(jobs or workers(), len(items))  # a pool larger than the batch would only fork idle processes
     if jobs <= 1 or len(items) <= 1:
         results = []
         for item in items:

@@ -1,6 +1,6 @@
 """The small language the rules are written in: expressions over a state's fields, and statements.
 
-The rules (`rulebook.py`) are data in this language, so that every engine derives its own form from
+The rules (`rules.py`) are data in this language, so that every engine derives its own form from
 one source: the explicit successor function (`pygen.py`, generated Python), the z3 transition
 relation and the Promela model (in `checks/`). Nothing here evaluates anything: an `Expr` is a node
 of a tree, built with Python's operators for readability (`e.status == PAUSED`, `g.calls < B.calls`,

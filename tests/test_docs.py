@@ -6,6 +6,7 @@ the functions below; `python tests/test_docs.py` prints them, ready to paste.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import re
@@ -264,6 +265,20 @@ def test_links_resolve() -> None:
             path = (doc.parent / target.split("#", 1)[0]).resolve()
             assert path.exists(), f"{doc.name} links to {target}, which does not exist"
             assert ROOT in path.parents or path == ROOT, f"{doc.name} links outside the repository: {target}"
+
+
+
+def test_module_docstrings_name_modules_that_exist() -> None:
+    """A `name.py` in a module's docstring is a module beside it, or under the root or a top package: not a
+    name the code once had (model/lang.py named `rulebook.py`, the rules' file before `rules.py`)."""
+    packages = [ROOT / name for name in ("model", "checks", "traces")]
+    missing = []
+    for module in sorted(p for package in packages for p in package.rglob("*.py")):
+        docstring = ast.get_docstring(ast.parse(module.read_text(encoding="utf-8"))) or ""
+        for name in re.findall(r"`([\w/.]+\.py)`", docstring):
+            if not any((base / name).exists() for base in (module.parent, ROOT, *packages)):
+                missing.append(f"{module.relative_to(ROOT)} names {name}")
+    assert not missing, missing
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ formulas, and strengthening invariants mined from the reachable states and cut d
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,47 @@ def test_candidates_hold_on_the_states_they_were_mined_from() -> None:
     assert len(found) > 50
     names = [c.name for c in found]
     assert any("refs name artifacts" in n for n in names)
+
+
+@pytest.mark.parametrize("stage", ["Houdini", "the goals"])
+def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """Stopped as the watchdog stops it (z3 interrupted, LimitReached), in Houdini's third query or in the first
+    query after Houdini, the proof reports the states sampled, the candidates mined, the rounds run and what
+    they dropped, and which properties Houdini left standing: not zeros."""
+    from pausecheck.checks.budget import LimitReached
+    from pausecheck.checks.symbolic import inductive
+
+    real, asked = inductive.solve, []
+
+    def stopping(solver, deadline, assumptions=None):  # in place of solve: the watchdog's stop, on cue
+        asked.append(sys._getframe(1).f_code.co_name)
+        if (len(asked) == 3) if stage == "Houdini" else (asked[-1] != "houdini"):
+            raise LimitReached("max-seconds")
+        return real(solver, deadline, assumptions)
+
+    monkeypatch.setattr(inductive, "solve", stopping)
+    assert main(["prove", "--induction", *FLAGS, "--json"]) == 3
+    out = json.loads(capsys.readouterr().out)
+    sample = sample_states(Machine(SMALL))
+    mined = len(mine(sample, SMALL))
+    properties = ["no_double_delivery", "no_loss", "held_hidden", "no_phantom_pause"]  # the state properties of KEY
+    stopped = out["stopped"]
+    rounds = asked.count("houdini") - 1 if stage == "Houdini" else asked.count("houdini")
+    assert stopped == {"by": "max-seconds", "stage": stage, "sampled": len(sample), "mined": mined,
+                       "rounds": rounds, "dropped": stopped["dropped"], "left": mined + 4 - stopped["dropped"],
+                       "properties_left": properties, "templates_tested": [stopped["templates_tested"][1]] * 2}
+    assert rounds == 2 if stage == "Houdini" else rounds > 2
+    assert 0 < stopped["dropped"] < mined and stopped["templates_tested"][1] >= mined and not out["complete"]
+    # The goals: the properties Houdini kept are proved (relative to the invariants), nothing else was settled.
+    assert [p["name"] for p in out["properties"]] == ([] if stage == "Houdini" else properties)
+    assert len(out["invariants"]) == (0 if stage == "Houdini" else stopped["left"] - 4)
+    asked.clear()
+    assert main(["prove", "--induction", *FLAGS]) == 3
+    text = capsys.readouterr().out
+    assert f"  reached: stopped in {stage}: sampled {len(sample)} reachable states; mined {mined} candidate " in text
+    assert "[incomplete] stopped at --max-seconds after " in text and f"in {stage}: " in text
+    assert ("nothing is proved" if stage == "Houdini" else "but fits_capacities was not settled") in text
+    assert "0 of 0" not in text
 
 
 @pytest.mark.slow

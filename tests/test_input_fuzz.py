@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import shutil
+import sys
 from array import array
 from pathlib import Path
 from typing import Any
@@ -301,6 +303,75 @@ def _bound_flag_case(data: st.DataObject, tmp: Path, capsys: pytest.CaptureFixtu
     if code == 2:
         errors = [line for line in err.splitlines() if line.startswith("pausecheck: ")]
         assert len(errors) == 1 and "Traceback" not in err, (argv, err)
+
+
+# -- every numeric flag of every command, given a huge value ------------------------------------------------------
+
+HUGE = "999999999999999999999"  # 10**21: past a C int and a C long; as seconds, past time_t and z3's timeout in ms
+SMALL = ["--calls", "1", "--per-call", "0", "--artifacts", "0", "--pauses", "0", "--write-failures", "0",
+         "--observations", "0"]
+RUNTIME = ["--", sys.executable, str(ROOT / "examples" / "sqlite_runtime" / "runtime.py")]
+CHEAP = {  # each command with a numeric flag of its own (the bounds aside), made cheap
+    "check": ["check", *SMALL, "--no-companion", "--no-liveness"],
+    "report": ["report", *SMALL, "--out", "{tmp}/r.html", "--no-companion", "--no-liveness"],
+    "graph": ["graph", "--around", str(GOLDEN[0]), "--out", "{tmp}/g.dot"],
+    "export": ["export", "--format", "promela", "--out", "{tmp}/m.pml"],
+    "explore": ["explore"],
+    "mutants": ["mutants", "--only", "take_keeps_held"],
+    "readings": ["readings", *SMALL, "--no-pairs", "--list"],
+    "conform": ["conform", *SMALL, *RUNTIME],
+    "vectors": ["vectors", "export", "{tmp}/v", *SMALL],
+    "fuzz": ["fuzz", "--examples", "1", "--steps", "3"],
+    "shrink": ["shrink", str(GOLDEN[0]), "--out", "{tmp}/s.itf.json", "--runtime", *RUNTIME],
+    "prove": ["prove", "--bmc", "0", *SMALL],
+    "consistency": ["consistency", *SMALL, "--only", "satisfiable", "--trigger-depth", "1", "--depth", "1"],
+}
+# Where a huge value means only "a lot" (a limit never reached, a depth the time limit cuts short): the command
+# runs as it would just below it. Every other numeric flag refuses it in one line, with exit 2.
+A_LOT = {"--max-states", "--max-sequences", "--max-vectors", "--max-memory", "--bmc", "--examples", "--steps",
+         "--depth", "--trigger-depth", "--radius", "--k"}  # --k: ignored by --bmc, refused by --induction unless 1
+
+
+def _numeric_flags() -> list[tuple[str, str]]:
+    """(command, flag) for every flag that takes a number, the bounds aside (test_bound_flags_... has them)."""
+    commands = parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    bounds = {f"--{name.replace('_', '-')}" for name in BOUND_HELP}
+    return [(name, a.option_strings[-1]) for name, sub in commands.items() for a in sub._actions
+            if a.option_strings and a.type not in (None, Path) and getattr(a.type, "__name__", "") != "_reading"
+            and a.option_strings[-1] not in bounds]
+
+
+@pytest.mark.parametrize("command, flag", _numeric_flags())
+def test_a_huge_number_is_one_line_and_exit_2_or_only_a_lot(command: str, flag: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str],
+                                                            quick_limits: None) -> None:
+    argv = [a.format(tmp=tmp_path) for a in CHEAP[command]]
+    if command == "vectors" and flag == "--timeout":
+        argv = ["vectors", "check", str(ROOT / "examples" / "vectors"), *RUNTIME]
+    if flag in ("--hash-bits", "--spin-depth") and shutil.which("spin") and shutil.which("gcc"):
+        argv += ["--engine", "spin"]  # else refused as a flag of the Spin engine alone: one line, exit 2 too
+    cut = argv.index("--") if "--" in argv else len(argv)
+    takes_a_limit = flag != "--max-seconds" and any("--max-seconds" in a.option_strings for a in
+                                                    parser()._subparsers._group_actions[0].choices[command]._actions)
+    argv[cut:cut] = [f"{flag}={HUGE}"] + (["--max-seconds", "0.5"] if takes_a_limit else [])
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse's own exit
+        code = stop.code  # type: ignore[assignment]
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, err
+    if flag in A_LOT:
+        assert code in CODES, (argv, code, err)
+        return
+    errors = [line for line in err.splitlines() if line.startswith("pausecheck: ")]
+    assert code == 2 and len(errors) == 1 and flag in errors[0], (argv, code, err)
+
+
+def test_a_pool_asked_for_more_jobs_than_items_starts_one_per_item() -> None:
+    """The API's guard behind --jobs: a pool the size asked would fork idle processes (or overflow a C int)."""
+    from pausecheck.checks.parallel import run_all
+
+    assert run_all(abs, [-1, -2, -3], jobs=10**21) == [1, 2, 3]
 
 
 @pytest.fixture

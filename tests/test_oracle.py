@@ -289,6 +289,27 @@ def test_a_log_with_a_step_the_model_does_not_allow(tmp_path: Path) -> None:
     assert result.divergence.message.startswith("line 2: the model does not enable")
 
 
+@pytest.mark.parametrize("content, judged", [
+    ("", "nothing was judged"),
+    ('{"type": "reset", "bounds": {"held_bound": 1}}\n', "nothing was judged"),
+    ('{"type": "observe", "observation": {"turns": {}, "warnings": []}}\n',
+     "no action was judged, only 1 observation(s) of the initial state"),
+])
+def test_a_log_with_no_step_judges_nothing_and_exits_3(content: str, judged: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Agreeing with a log of no step is no evidence: not a pass (exit 0) but incomplete (exit 3)."""
+    log = tmp_path / "empty.jsonl"
+    log.write_text(content, encoding="utf-8")
+    assert main(["validate", str(log)]) == 3
+    verdicts = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+    assert verdicts == [f"[incomplete] the log has no step (no apply line): {judged}" + (
+        " (they agree)" if "only" in judged else "")]
+    assert main(["validate", "--json", "--properties", str(log)]) == 3
+    assert json.loads(capsys.readouterr().out) | {"seconds": 0} == {
+        "runtime": str(log), "mode": "properties", "sequences": 1, "steps": 0, "edges": judged.count("only"),
+        "skipped": 0, "complete": False, "coverage": None, "seconds": 0, "exit": 3, "divergence": None}
+
+
 @pytest.mark.parametrize("content, words", [
     ('{"type": "reset"}\nnot json\n', "bad.jsonl:2: not JSON"),
     ('{"type": "apply", "action": {"kind": "fly"}}\n', "bad.jsonl:1: action.kind: unknown action kind 'fly'"),

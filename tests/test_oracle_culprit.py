@@ -6,6 +6,7 @@ and which keeps its held lists to itself, as an independent implementation would
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from pausecheck.model.properties import PROPERTIES
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import replay
 
+from .copying_adapter import CopyingAdapter
 from .test_oracle import BUGGY, EXAMPLE, RUNTIME, SMALL
 
 # One held artifact, a failing write-back and its retry: the least a copying take needs to show twice.
@@ -59,6 +61,30 @@ def test_a_take_that_copies_with_its_held_lists_shown_is_named_under_t7_7_first(
     result = conform(InProcess(EXAMPLE.Runtime(str(tmp_path / "r.sqlite"), "copy-not-take").handle), Machine(COPYING))
     d = result.divergence
     assert d is not None and d.field == "held.e1 (length)" and d.clauses[0] == "T7.7", d
+
+
+@pytest.mark.parametrize("bounds", [Bounds(), Bounds(calls=1)], ids=["defaults", "calls-1"])
+def test_a_take_that_copies_seen_only_after_the_write_is_named_under_t7_7_first(bounds: Bounds) -> None:
+    """The held list differs after a write-back step and still holds what the model delivered: the take was not
+    destructive (T7.7), though what shows it first is the black-box held_hidden (T7.3), named after it."""
+    d = conform(InProcess(CopyingAdapter().handle, name="in-flight hidden"), Machine(bounds)).divergence
+    assert d is not None and d.kind == "observation" and d.field == "held.e1 (length)", d
+    assert type(d.steps[-1][1]).__name__ == "WriteMessage"  # seen after the write, not at the take
+    assert (d.property, d.also, d.clauses[:3]) == ("no_double_delivery", ("held_hidden",), ("T7.7", "T7.8", "T7.3"))
+    assert "O11.4" in d.clauses[3:]  # the step's own clauses come last: a write-back that completes
+    assert d.message.endswith("the model has 0: no_double_delivery breaks (e1's held list keeps a1, which the "
+                              "write-back delivered: T7.7, taking is destructive); held_hidden breaks too (artifact "
+                              "a1 is held by e1 and shown on the wire)"), d.message
+
+
+def test_the_copying_take_is_printed_under_t7_7_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "d.itf.json"
+    assert main(["conform", "--calls", "1", "--out", str(trace), "--", sys.executable,
+                 str(Path(__file__).parent / "copying_adapter.py")]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"clauses: T7\.7 T7\.8 T7\.3 T7\.5 T7\.6 O11\.4 \(first those of no_double_delivery, which it "
+                     r"breaks, then held_hidden's, which it breaks too; then the step's\)", out), out
+    assert json.loads(trace.read_text(encoding="utf-8"))["#meta"]["clauses"][0] == "T7.7"
 
 
 # bug -> the property its shortest divergence at BUGGY breaks (the first clause is that property's)

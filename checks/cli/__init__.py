@@ -14,7 +14,7 @@ from pathlib import Path
 from pausecheck.model.machine import StepError
 from pausecheck.traces.input_file import printable
 
-from ..budget import Budget, LimitReached
+from ..budget import Budget, LimitReached, signals_interrupt_z3
 from ..drafts import DraftError
 from ..mutants import NoLongerApplies
 from .commands import HANDLERS, UsageError
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     budget = Budget(getattr(args, "max_seconds", None), getattr(args, "max_memory", None), started,
                     hard_stop=argv is None)
     try:
-        with budget:
+        with signals_interrupt_z3(), budget:  # a SIGTERM (or Ctrl-C) ends a z3 call under way too
             code = HANDLERS[args.command](args)
         sys.stdout.flush()
         return code
@@ -74,8 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NoLongerApplies as error:  # a mutant asked for by name whose edits do not fit the rules (or draft)
         _say(f"pausecheck: {error}")
         return 3
-    except KeyboardInterrupt:  # outside a search (which reports what it reached itself): nothing established
-        _say("pausecheck: interrupted")
+    except KeyboardInterrupt:  # outside a search (which reports what it reached itself): what the command noted
+        said = "; ".join(budget.notes.values())
+        _say(f"pausecheck: interrupted after {budget.elapsed():.1f} s: {said or 'nothing established yet'}")
         return 3
     except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal, a path not writable
         return _cannot_write(error)

@@ -17,6 +17,7 @@ from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
 
+from ..budget import LimitReached
 from ..console import Reporter, console, left
 from ..evidence import machine_for, trace_of
 from ..explore import Discovery, explore
@@ -119,8 +120,17 @@ def _drive_and_report(args: argparse.Namespace, machine: Machine, sequences: Any
 
 def _edges(machine: Machine) -> int:
     """The edges (state, action) of the reachable graph, which the covering sequences take once each:
-    the total a progress line counts towards (a search without properties, about a second at the defaults)."""
-    return explore(dataclasses.replace(machine, properties=())).transitions
+    the total a progress line counts towards (a search without properties, about a second at the defaults).
+
+    The search keeps what it found when a limit or an interrupt stops it, as a search should; here that
+    would swallow the command's stop (the limit's watchdog stands down once it has raised), and conform
+    would carry on, with a wrong total, until the hard stop: the stop is raised again instead."""
+    result = explore(dataclasses.replace(machine, properties=()))
+    if result.stopped in ("max-seconds", "max-memory"):
+        raise LimitReached(result.stopped)
+    if result.stopped == "interrupted":
+        raise KeyboardInterrupt
+    return result.transitions
 
 
 def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
@@ -273,7 +283,7 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         fmt = format_of(published) or "json"
         page = standing(result, machine, " ".join(argv), str(trace) if trace else None)
         write(published, render_standing(page, fmt))
-    code = 0 if result.ok else 1
+    code = 0 if result.ok else 3 if log and result.divergence is None else 1  # a log with no step: incomplete
     if args.json:
         print(json.dumps(_json(result, trace, code), sort_keys=True, indent=2))
         return code
@@ -299,7 +309,8 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
                   markup=False)
     if d is not None:
         out.print(f"[diverged] step {d.step} ({d.kind}): {printable(d.message)}", markup=False)
-        broke = f" (first those of {d.property}, which it breaks; then the step's)" if d.property else ""
+        also = "".join(f", then {name}'s, which it breaks too" for name in d.also)
+        broke = f" (first those of {d.property}, which it breaks{also}; then the step's)" if d.property else ""
         out.print(f"clauses: {' '.join(d.clauses) or '-'}{broke}", markup=False)
         if d.restarts:
             out.print("the runtime was restarted after " + ", ".join(f"step {s}" for s in d.restarts)
@@ -307,6 +318,10 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         again = f"; `pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again" \
             if argv else ""
         out.print(f"the model's path is written to {trace}: `pausecheck replay {trace}` shows it{again}", markup=False)
+    elif log and code == 3:
+        judged = f"no action was judged, only {result.edges:,} observation(s) of the initial state (they agree)" \
+            if result.edges else "nothing was judged"
+        out.print(f"[incomplete] the log has no step (no apply line): {judged}", markup=False)
     elif log and result.ok:
         what = "equals the model's" if result.mode == STRICT else "keeps every black-box property"
         out.print(f"[ok] every step of the log is one the model allows, and everything it showed {what}",

@@ -184,15 +184,37 @@ DEFAULT_MEMORY = _physical_memory() * 3 // 4
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
+MAX_SECONDS = 1_000_000  # about 11 days: longer than any run, and within what z3's timeout (in ms) and time_t take
+MAX_JOBS = 1_024  # searches at once: a pool larger than the batch only forks idle processes
+
+
 def _seconds(text: str) -> float:
-    """A positive, finite number of seconds (nan and inf would silently mean no limit)."""
+    """A positive, finite number of seconds, at most MAX_SECONDS (nan and inf would silently mean no limit, and
+    1e300 overflowed z3's timeout and a runtime's read deadline: tracebacks)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive, finite number of seconds") from None
+    if not math.isfinite(value) or not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive number of seconds, at most "
+                                         f"{MAX_SECONDS:,}") from None
     return value
+
+
+def _whole(low: int, high: int | None = None) -> Any:
+    """The type of a flag taking a whole number from `low` (to `high`): out of range it is a usage error, where
+    deep in the command it was a traceback (an --jobs of 10**21 overflowed a C int in the process pool) or a
+    silent surprise (--jobs 0 meant every core, --max-vectors 0 wrote no vector)."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{text!r}: must be a whole number from {low:,}"
+                                             + (f" to {high:,}" if high is not None else " up"))
+        return value
+    return whole
 
 
 def _size(text: str) -> int:
@@ -349,7 +371,8 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--hash-bits", type=int, default=HASH_BITS, metavar="N",
                        help=f"with --engine spin: 2^N hash slots (pan -wN, from 10 to 36; default {HASH_BITS}, 16 "
                        "million slots, 128 MB); one more for each doubling of the states past that")
-    check.add_argument("--spin-depth", type=int, default=DEPTH, metavar="N",
+    # pan reads its depth limit as a C int: past 2**31 - 1 it read 0 and reported a search of 0 states complete
+    check.add_argument("--spin-depth", type=_whole(1, 2**31 - 1), default=DEPTH, metavar="N",
                        help=f"with --engine spin: pan's depth limit (-mN, default {DEPTH:,}); a hit is exit 3")
     check.add_argument("--engines", metavar="bfs,bmc",
                        help="compare the two engines instead: the breadth-first search and z3's bounded model checking "
@@ -361,8 +384,8 @@ def parser() -> argparse.ArgumentParser:
                        "take), 3 when a chosen variant is not compared: poll_shows_held, which deviates only in the "
                        "wire view BMC does not run, or a reading whose switch needs a fault the bounds leave off "
                        "(--crashes, --expiries, --races 1 turn them on)")
-    check.add_argument("--jobs", type=int, metavar="N", help="with --engines: variants compared at once (default: "
-                       "every core)")
+    check.add_argument("--jobs", type=_whole(1, MAX_JOBS), metavar="N",
+                       help="with --engines: variants compared at once (default: every core)")
     check.add_argument("--only", action="append", metavar="NAME",
                        help="with --engines: compare only this variant, `default`, a mutant or a reading such as "
                        "A-G1=leave (repeatable)")
@@ -411,7 +434,7 @@ def parser() -> argparse.ArgumentParser:
     mu.add_argument("--verbose", action="store_true",
                     help="print the whole kill matrix (by default: one line per mutant when ten or fewer ran, else "
                     "the counts and only what needs attention)")
-    mu.add_argument("--jobs", type=int, metavar="N", help="searches at once (default: every core)")
+    mu.add_argument("--jobs", type=_whole(1, MAX_JOBS), metavar="N", help="searches at once (default: every core)")
     mu.add_argument("--ray", action="store_true",
                     help="run the searches as tasks on the Ray cluster at $RAY_ADDRESS, or on a local Ray instance "
                     "(needs pip install 'pausecheck[ray]'; docs/cluster.md)")
@@ -495,7 +518,8 @@ def parser() -> argparse.ArgumentParser:
                     help="every observation must equal the model's under the reading (the default; not with "
                     "--properties)")
     _judging(co)
-    co.add_argument("--max-sequences", type=int, metavar="N", help="stop after N sequences (coverage then unknown)")
+    co.add_argument("--max-sequences", type=_whole(1), metavar="N",
+                    help="stop after N sequences (coverage then unknown)")
     co.add_argument("--sequence", type=Path, metavar="TRACE",
                     help="drive only the steps of this ITF trace (a divergence written before), at its own bounds")
     co.add_argument("--standing", type=Path, metavar="FILE",
@@ -513,7 +537,7 @@ def parser() -> argparse.ArgumentParser:
     ve.add_argument("what", choices=("export", "check"), help="export the vectors, or check a runtime against them")
     ve.add_argument("dir", type=Path, help="the vectors folder")
     _search(ve, judged=False, states=False)
-    ve.add_argument("--max-vectors", type=int, metavar="N",
+    ve.add_argument("--max-vectors", type=_whole(1), metavar="N",
                     help="export: write only the first N vectors (the manifest states the coverage they reach)")
     _judging(ve, when="check: ")
 
@@ -546,7 +570,7 @@ def parser() -> argparse.ArgumentParser:
                     help="list the 33 ambiguities (the spec notes' 32 and A-X5): modelled (values, default) or why not")
     rd.add_argument("--out", type=Path, metavar="DIR", default=Path("readings"),
                     help="write each flip's shortest distinguishing behaviour as ITF JSON here (default readings/)")
-    rd.add_argument("--jobs", type=int, metavar="N", help="searches at once (default: every core)")
+    rd.add_argument("--jobs", type=_whole(1, MAX_JOBS), metavar="N", help="searches at once (default: every core)")
     rd.add_argument("--no-pairs", action="store_true", help="check single changes only, not pairs")
     rd.add_argument("--json", action="store_true",
                     help="print one JSON object: {ambiguities, default, flips, results: [{reading, property, holds, "
@@ -630,7 +654,7 @@ def parser() -> argparse.ArgumentParser:
               "runtime showed; docs/oracle.md) on the model, and report the first step the model does not allow "
               "or the first observation that differs, with the clauses that step enacts.",
               "exit: 0 the log agrees with the model; 1 a divergence (written as an ITF trace); 2 a malformed log "
-              "(the message names the line).")
+              "(the message names the line); 3 a log with no step (empty, or no apply line): nothing was judged.")
     va.add_argument("log", type=Path, help="the runtime's log (.jsonl)")
     _judging(va, timeout=False)
     return top

@@ -173,20 +173,30 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
     not_proved = [o.name for o in proof.outcomes if not o.proved and o.name != FITS]
     fits = next((o for o in proof.outcomes if o.name == FITS), None)  # None: stopped before it was asked
     code = 3 if proof.incomplete or fits is None else 1 if not_proved else 3 if not fits.proved else 0
+    budget = active()
+    if proof.stopped in ("max-seconds", "max-memory") and budget is not None:
+        budget.reached(proof.stopped)  # the proof stopped itself and reports its progress: no watchdog needed
     scope = (f"for behaviours of any length at {_flags(bounds) or 'the default bounds'} (every fault they allow), "
              f"under the reading {reading.name}")
-    strengthening = (f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
-                     f"states, kept by Houdini in {proof.rounds} rounds (each proved inductive with the others)")
+    # A stopped proof's figures are those it reached, not a strengthening it proved.
+    strengthening = proof.progress() if proof.incomplete else (
+        f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
+        f"states, kept by Houdini in {proof.rounds} rounds (each proved inductive with the others)")
     if args.json:
+        stopped = None if not proof.incomplete else {
+            "by": proof.stopped, "stage": proof.stage, "sampled": proof.sampled, "mined": proof.mined,
+            "rounds": proof.rounds, "dropped": proof.dropped, "left": proof.left, "properties_left": proof.standing,
+            "templates_tested": list(proof.templates)}
         print(json.dumps({"method": "1-induction", "k": 1, "scope": scope, "bounds": bounds.as_dict(),
                           "reading": reading.name, "strengthening": strengthening,
                           "invariants": [c.name for c in proof.kept], "seconds": round(proof.seconds, 2),
-                          "complete": not proof.incomplete, "properties": rows, "exit": code}, indent=1))
+                          "complete": not proof.incomplete, "stopped": stopped, "properties": rows, "exit": code},
+                         indent=1))
         return code
     out = console(color=not args.no_color)
     say = _sayer(out)
     say(f"pausecheck prove --induction: 1-induction with z3 over the relation derived from the rule table, {scope}.")
-    say(f"  strengthening: {strengthening}")
+    say(f"  {'reached' if proof.incomplete else 'strengthening'}: {strengthening}")
     for o in proof.outcomes:
         key = " (key)" if o.name in KEY else ""
         why = "" if o.proved else f": {o.reason}"
@@ -198,7 +208,7 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
                 f"        by {o.cti.action}\n        to {o.cti.post}")
     say(f"  {proof.seconds:.1f} s")
     if proof.incomplete:
-        say(f"[incomplete] stopped at --max-seconds after {proof.seconds:.1f} s: nothing is proved")
+        say(f"[incomplete] {_stopped(proof)}")
     elif not_proved:
         say(f"[not inductive] {', '.join(not_proved)}: each comes with a counterexample to induction above (a state "
             "where every kept invariant holds and a step that breaks it; it may be unreachable)")
@@ -208,6 +218,17 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
     else:
         say(f"[ok] {', '.join(names)} are proved {scope}")
     return code
+
+
+def _stopped(proof: Any) -> str:
+    """What stopped a proof, when, and what that leaves established."""
+    by = {"max-seconds": "at --max-seconds", "max-memory": "at --max-memory", "z3 gave up": "as z3 gave up"}.get(
+        proof.stopped, "by an interrupt (SIGTERM or Ctrl-C)")
+    said = f"stopped {by} after {proof.seconds:.1f} s, in {proof.stage}: "
+    if proof.stage == "the goals" and proof.standing:
+        return said + (f"{', '.join(proof.standing)} are inductive with the {len(proof.kept)} kept invariants, but "
+                       "fits_capacities was not settled, so nothing is proved for every behaviour")
+    return said + "nothing is proved"
 
 
 def with_progress(args: argparse.Namespace, label: str, run: Any) -> Any:

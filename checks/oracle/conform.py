@@ -41,7 +41,7 @@ from ..explore import Discovery
 from .adapters import Adapter, RuntimeFault, describe, restart
 from .blackbox import BLACK_BOX, History
 from .cover import Sequence, covering_sequences
-from .culprit import culprit
+from .culprit import Culprit, culprit
 from .protocol import PROTOCOL, apply_request
 
 __all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_at",
@@ -70,6 +70,7 @@ class Divergence:
     found_at: int = 0  # the step of the divergence as first found, before shrinking
     field: str | None = None  # the observation's JSON path that differs (an observation divergence)
     restarts: tuple[int, ...] = ()  # the steps after which the runtime was restarted, up to the divergence
+    also: tuple[str, ...] = ()  # other properties it breaks, their clauses after the property's
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,8 +227,9 @@ def judge_shown(machine: Machine, sequence: Sequence, step: int, mode: str, resp
             source = "the vector expects" if sequence.recorded else "the model has"
             broke = culprit(the_step, history, path, restarted)
             return divergence_at(sequence, step, "observation",
-                                 f"{when}, {path} is {got!r}; {source} {expected!r}{_naming(broke.property, history)}",
-                                 clauses=broke.clauses, expected=want, actual=actual, prop=broke.property, field=path)
+                                 f"{when}, {path} is {got!r}; {source} {expected!r}{naming(broke, history)}",
+                                 clauses=broke.clauses, expected=want, actual=actual, prop=broke.property, field=path,
+                                 also=tuple(name for name, _ in broke.also))
         return None
     for prop in BLACK_BOX:
         message = prop.check(history)
@@ -238,12 +240,14 @@ def judge_shown(machine: Machine, sequence: Sequence, step: int, mode: str, resp
     return None
 
 
-def _naming(prop: str | None, history: History) -> str:
-    """`: NAME breaks (what the black-box check says, or the property's meaning)`, or nothing."""
-    if prop is None:
+def naming(broke: Culprit, history: History) -> str:
+    """`: NAME breaks (what the black-box check says, what the runtime did, or the property's meaning)`, then
+    each other property it breaks, or nothing."""
+    if broke.property is None:
         return ""
-    said = next((check.check(history) for check in BLACK_BOX if check.name == prop), None)
-    return f": {prop} breaks ({said or property_named(prop).doc})"
+    said = next((check.check(history) for check in BLACK_BOX if check.name == broke.property), None)
+    also = "".join(f"; {name} breaks too ({what})" for name, what in broke.also)
+    return f": {broke.property} breaks ({said or broke.said or property_named(broke.property).doc}){also}"
 
 
 def _expected(machine: Machine, sequence: Sequence, step: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -256,13 +260,13 @@ def _expected(machine: Machine, sequence: Sequence, step: int) -> tuple[dict[str
 
 def divergence_at(sequence: Sequence, step: int, kind: str, message: str, *, clauses: tuple[str, ...] | None = None,
                   expected: Any = None, actual: Any = None, prop: str | None = None, field: str | None = None,
-                  restarts: tuple[int, ...] = ()) -> Divergence:
+                  restarts: tuple[int, ...] = (), also: tuple[str, ...] = ()) -> Divergence:
     """The divergence at `step` of `sequence`: the steps up to it and, unless given, the clauses it enacts."""
     steps = sequence.steps[:step]
     if clauses is None:
         clauses = clauses_of(*steps[-1]) if steps else ()
     return Divergence(steps, step, kind, message, tuple(clauses), expected, actual, prop, field=field,
-                      restarts=restarts)
+                      restarts=restarts, also=also)
 
 
 def shrink_divergence(adapter: Adapter, machine: Machine, divergence: Divergence, reset: dict[str, Any], mode: str,

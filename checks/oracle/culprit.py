@@ -5,12 +5,16 @@ runtime got wrong: a write-back that does not empty the held list is seen only w
 carries an artifact twice, a step that enacts T7.5, T7.6, T7.8 and O11.4. So a divergence names,
 first, what broke and that property's clauses (`Property.clauses` of the model), then the step's:
 
-1. a black-box property (`blackbox.py`) broken by what the runtime showed: it holds under every
+1. a held list (the field that differs) that still holds what the model's write-back took or
+   delivered: the take was not destructive (`no_double_delivery`: T7.7, then T7.8), whatever step
+   shows it and whatever else that breaks. The field and the model's take say more than a black-box
+   property broken as a consequence: a runtime that hides what is in flight and copies the held list
+   is first seen after the write, where the copy on the wire breaks `held_hidden` (T7.3), which is
+   named too (`Culprit.also`), its clauses after the take's;
+2. else a black-box property (`blackbox.py`) broken by what the runtime showed: it holds under every
    reading, so the model's own observation never breaks it, and it is the most specific name;
-2. else the observation field that differs, and the model property that judges that field at this
-   kind of step (`FIELDS`, in order of preference: the first that looks at the step's action kind);
-   a held list that still holds what the model took or delivered breaks the destructive take
-   (`no_double_delivery`: T7.7, then T7.8), whatever step shows it.
+3. else the observation field that differs, and the model property that judges that field at this
+   kind of step (`FIELDS`, in order of preference: the first that looks at the step's action kind).
 """
 
 from __future__ import annotations
@@ -51,11 +55,15 @@ KEPT_AFTER_TAKE = "no_double_delivery"  # a held list keeping what was taken: th
 
 @dataclass(frozen=True, slots=True)
 class Culprit:
-    """What broke: a property's name (None when no property of the field applies), the field, the clauses."""
+    """What broke: a property's name (None when no property of the field applies), the field, the clauses;
+    `said`, what the runtime did to break it (where no black-box check says it), and `also`, the black-box
+    properties it breaks as well, each with what its check says."""
 
     property: str | None
     field: str | None
     clauses: tuple[str, ...]
+    said: str | None = None
+    also: tuple[tuple[str, str], ...] = ()
 
 
 def merged(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
@@ -88,19 +96,21 @@ def _model_clauses(name: str, fallback: tuple[str, ...]) -> tuple[str, ...]:
         return fallback
 
 
-def _kept_after_take(post: State, shown_held: dict[str, list[str]] | None) -> bool:
-    """The runtime's held lists still hold something the model's write-back took or delivered."""
+def _kept_after_take(post: State, shown_held: dict[str, list[str]] | None) -> str | None:
+    """What the runtime's held lists still hold that the model's write-back took or delivered (in words), if any."""
     for eid, refs in sorted((shown_held or {}).items()):
         try:
             execution = find_execution(post, eid)
         except KeyError:  # a held list of an execution the model has not started: not a take
             continue
         segment = find_segment(post, eid)
-        gone = {ref_name(r) for m in execution.messages for r in m} | {
-            ref_name(r) for r in (segment.taken if segment is not None else ())}
-        if gone.intersection(refs) - {ref_name(r) for r in execution.held}:
-            return True
-    return False
+        taken = {ref_name(r) for r in (segment.taken if segment is not None else ())}
+        delivered = {ref_name(r) for m in execution.messages for r in m}
+        kept = sorted((taken | delivered).intersection(refs) - {ref_name(r) for r in execution.held})
+        if kept:
+            how = "delivered" if kept[0] in delivered else "took"
+            return f"{eid}'s held list keeps {kept[0]}, which the write-back {how}: T7.7, taking is destructive"
+    return None
 
 
 def culprit(step: tuple[State, Any, State] | None, history: History, path: str | None,
@@ -110,14 +120,20 @@ def culprit(step: tuple[State, Any, State] | None, history: History, path: str |
     then the step's (those of a crash after a restart)."""
     action = Crash() if restarted else step[1] if step else None
     own: tuple[str, ...] = RULE_OF[Crash].clauses if restarted else clauses_of(*step) if step else ()
-    for prop in BLACK_BOX:
-        if prop.check(history):
-            return Culprit(prop.name, None, merged(_model_clauses(prop.name, prop.clauses), own))
+    broken = [(prop, said) for prop in BLACK_BOX if (said := prop.check(history))]
+    field = field_of(path) if path is not None else None
+    kept = _kept_after_take(step[2], history.held) if field == "held" and step is not None else None
+    if kept is not None:  # the take first: what else broke follows from it
+        others = [(prop, said) for prop, said in broken if prop.name != KEPT_AFTER_TAKE]
+        also = tuple((prop.name, said) for prop, said in others)
+        theirs = [c for prop, _ in others for c in _model_clauses(prop.name, prop.clauses)]
+        return Culprit(KEPT_AFTER_TAKE, path, merged(merged(property_named(KEPT_AFTER_TAKE).clauses, theirs), own),
+                       kept, also)
+    if broken:
+        prop = broken[0][0]
+        return Culprit(prop.name, None, merged(_model_clauses(prop.name, prop.clauses), own))
     if path is None:
         return Culprit(None, None, own)
-    field = field_of(path)
-    if field == "held" and step is not None and _kept_after_take(step[2], history.held):
-        return Culprit(KEPT_AFTER_TAKE, path, merged(property_named(KEPT_AFTER_TAKE).clauses, own))
     known = {p.name for p in PROPERTIES}
     for name in FIELDS.get(field, ()):
         prop = property_named(name) if name in known else None

@@ -32,7 +32,7 @@ from pausecheck.traces.input_file import InputError, read_json_lines
 from pausecheck.traces.replay import first_difference
 
 from .blackbox import BLACK_BOX, History
-from .conform import STRICT, ConformResult, Divergence, divergence_at
+from .conform import STRICT, ConformResult, Divergence, divergence_at, naming
 from .cover import Sequence
 from .culprit import culprit
 from .protocol import OBSERVATION, payload, validate
@@ -101,7 +101,10 @@ def _machine(data: dict[str, Any], where: str) -> Machine:
 
 
 def validate_log(path: Path, mode: str = STRICT) -> tuple[Machine, ConformResult]:
-    """Re-execute the log on the model; the result has at most one divergence and no coverage."""
+    """Re-execute the log on the model; the result has at most one divergence and no coverage.
+
+    A log with no `apply` line (empty, or only a reset or observations) is not complete: nothing
+    the runtime did was judged."""
     started = time.perf_counter()
     machine, entries = read_log(path)
     state = machine.init_states()[0]
@@ -134,11 +137,10 @@ def validate_log(path: Path, mode: str = STRICT) -> tuple[Machine, ConformResult
             if found:
                 where, want, got = found
                 broke = culprit(steps[-1] if steps else None, history, where.lstrip("."))
-                named = f": {broke.property} breaks" if broke.property else ""
                 divergence = _at(steps, "observation", f"line {entry.line}: after step {len(steps)}, "
-                                 f"{where.lstrip('.')} is {got!r}; the model has {want!r}{named}",
+                                 f"{where.lstrip('.')} is {got!r}; the model has {want!r}{naming(broke, history)}",
                                  clauses=broke.clauses, expected=observe(state), actual=shown,
-                                 prop=broke.property, field=where.lstrip("."))
+                                 prop=broke.property, field=where.lstrip("."), also=tuple(n for n, _ in broke.also))
                 break
         else:
             broken = next(((p, m) for p in BLACK_BOX if (m := p.check(history))), None)
@@ -150,7 +152,10 @@ def validate_log(path: Path, mode: str = STRICT) -> tuple[Machine, ConformResult
                 break
         before = shown
     judged = sum(1 for e in entries if e.type == "observe")
-    result = ConformResult(str(path), mode, 1, len(steps), judged, 0, divergence is None,
+    # A log without a step judges no action: agreeing with it is no evidence, so it is not complete
+    # (exit 3), as a search that reached nothing would not be a pass.
+    complete = divergence is None and bool(steps)
+    result = ConformResult(str(path), mode, 1, len(steps), judged, 0, complete,
                            time.perf_counter() - started, divergence)
     return machine, result
 

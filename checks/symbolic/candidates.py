@@ -7,7 +7,7 @@ strengthening invariants that rule those states out are not written by hand here
 below (a field's values, a count's range, a count's range under a status or a phase, the refs'
 range, what a segment's execution looks like) is instantiated with the values observed on a sample
 of the reachable states (`mine`), and only those true on the whole sample are kept. The candidates
-are a guess, checked by z3: Houdini (`induction.py`) keeps the largest subset that is inductive, so
+are a guess, checked by z3: Houdini (`inductive.py`) keeps the largest subset that is inductive, so
 a wrong guess costs strength, never soundness.
 """
 
@@ -301,9 +301,11 @@ def _types(bounds: Bounds) -> list[Candidate]:
     ]
 
 
-def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False) -> list[Candidate]:
+def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False,
+         tested: Callable[[int, int], None] = lambda done, of: None) -> list[Candidate]:
     """The candidate invariants that hold on every state of the sample (see the module's doc); `late` says
-    when to give up (what is returned then is cut short)."""
+    when to give up (what is returned then is cut short); `tested(done, of)` is told how many of the
+    templates were tested on the sample as each is, so that a proof stopped here says how far it got."""
     out = _fixed() + _types(bounds) + _typed(sample, bounds) + _linked(sample, bounds)
     out += _records(sample, bounds, S.executions, "status", _EXECUTION_MEASURES, "execution")
     out += _records(sample, bounds, S.segments, "phase", _SEGMENT_MEASURES, "segment")
@@ -312,10 +314,13 @@ def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda:
         values = [read(state) for state in sample]
         out += _ranges(name, lambda test: test(S), values, measure, None, "the state")
     holding = []
-    for c in out:
+    for done, c in enumerate(out):
+        tested(done, len(out))
         if late():
             break
         test = compiled_expr(c.expr, bounds)
         if all(test(state) for state in sample):
             holding.append(c)
+    else:
+        tested(len(out), len(out))
     return holding

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import z3
@@ -38,7 +38,8 @@ from .relation import Caps, decode, fresh, moves, post_fits, well_formed
 from .terms import state_term, step_term, term_of
 from .values import Z3, reader, same
 
-__all__ = ["KEY", "FITS", "Cti", "Outcome", "Proof", "Step", "Late", "prove", "sample_states", "houdini", "solve"]
+__all__ = ["KEY", "FITS", "Cti", "Outcome", "Proof", "Step", "Late", "prove", "sample_states", "houdini", "solve",
+           "SAMPLING", "MINING", "BUILDING", "HOUDINI", "GOALS"]
 
 # The six key properties: no double delivery, no loss, held never on the wire, no phantom failure (an
 # interrupt is recorded interrupted, not failed), no phantom pause, one question per pause.
@@ -69,23 +70,55 @@ class Outcome:
     cti: Cti | None = None
 
 
+# Where a proof is, in order: what a stopped proof names as the stage it was stopped in.
+SAMPLING, MINING, BUILDING, HOUDINI, GOALS = ("sampling the reachable states", "mining candidate invariants",
+                                              "building the symbolic step", "Houdini", "the goals")
+
+
 @dataclass
 class Proof:
-    """What `prove` established, and with what."""
+    """What `prove` established, and with what. Filled in as the proof goes, so that a proof stopped
+    part way (`incomplete`) still says how far it got: the figures are those reached by then."""
 
     bounds: Bounds
     reading: Reading
-    outcomes: list[Outcome]
-    kept: list[Candidate]  # the strengthening invariants Houdini proved
-    mined: int  # candidates mined
-    rounds: int  # Houdini's rounds
-    seconds: float
+    outcomes: list[Outcome] = field(default_factory=list)  # the goals settled (all of them unless stopped)
+    kept: list[Candidate] = field(default_factory=list)  # the strengthening invariants Houdini proved
+    mined: int = 0  # candidates mined
+    rounds: int = 0  # Houdini's rounds finished
+    seconds: float = 0.0
     sampled: int = 0
-    incomplete: bool = False  # stopped at the deadline (or z3 gave up): nothing is established
+    incomplete: bool = False  # stopped (deadline, interrupt, z3 gave up): nothing is established
+    stage: str = SAMPLING  # the stage reached (where a stopped proof was stopped)
+    stopped: str | None = None  # what stopped it: "max-seconds", "max-memory", "interrupted" or "z3 gave up"
+    templates: tuple[int, int] = (0, 0)  # candidate templates tested on the sample, of all (mining)
+    dropped: int = 0  # candidates and state properties Houdini dropped
+    left: int = 0  # candidates and state properties Houdini has not dropped
+    standing: list[str] = field(default_factory=list)  # the state properties among those left (once Houdini
+    # is done: the properties proved inductive with the kept invariants)
 
     @property
     def proved(self) -> bool:
         return all(o.proved for o in self.outcomes)
+
+    def progress(self) -> str:
+        """How far a stopped proof got, in words: the figures of each stage it finished or was in."""
+        said = [f"sampled {self.sampled:,} reachable states"] if self.stage != SAMPLING else []
+        if self.stage == MINING:
+            tested, of = self.templates
+            said.append(f"tested {tested:,} of {of:,} candidate templates on them" if of else "mining candidates")
+        if self.stage in (BUILDING, HOUDINI, GOALS):
+            said.append(f"mined {self.mined:,} candidate invariants")
+        if self.stage == HOUDINI:
+            said.append(f"Houdini ran {self.rounds} round(s), dropped {self.dropped:,}, {self.left:,} left "
+                        f"(not yet proved inductive), among them the properties {', '.join(self.standing) or 'none'}")
+        if self.stage == GOALS:
+            said.append(f"Houdini kept {len(self.kept):,} in {self.rounds} round(s), dropped {self.dropped:,}; "
+                        f"inductive with them: {', '.join(self.standing) or 'no property'}")
+            if self.outcomes:
+                said.append("settled: " + ", ".join(f"{o.name} {'proved' if o.proved else 'NOT proved'}"
+                                                     for o in self.outcomes))
+        return f"stopped in {self.stage}: " + "; ".join(said) if said else f"stopped in {self.stage}"
 
 
 def sample_states(machine: Machine, limit: int = SAMPLE, deadline: float | None = None) -> list[State]:
@@ -192,10 +225,16 @@ def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] 
     strengthening invariants Houdini keeps; `deadline` (on `time.perf_counter`) cuts it short, as an
     incomplete proof."""
     started = time.perf_counter()
+    proof = Proof(bounds, reading)
     try:
-        return _prove(bounds, reading, names, rules, progress or (lambda text: None), deadline, started)
+        _prove(proof, names, rules, progress or (lambda text: None), deadline)
     except Late:
-        return Proof(bounds, reading, [], [], 0, 0, time.perf_counter() - started, 0, incomplete=True)
+        late = deadline is not None and time.perf_counter() >= deadline
+        proof.incomplete, proof.stopped = True, "max-seconds" if late else "z3 gave up"
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM (the CLI maps it), or a limit's watchdog: report what was
+        proof.incomplete, proof.stopped = True, getattr(stop, "reason", "interrupted")  # reached, as a search does
+    proof.seconds = time.perf_counter() - started
+    return proof
 
 
 def solve(solver: z3.Solver, deadline: float | None, assumptions: list[Any] | None = None) -> Any:
@@ -212,11 +251,14 @@ def solve(solver: z3.Solver, deadline: float | None, assumptions: list[Any] | No
     return verdict
 
 
-def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None]) -> tuple[list[Any], int]:
+def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None],
+            seen: Callable[[int, list[Any], list[Any]], None] = lambda rounds, active, dropped: None
+            ) -> tuple[list[Any], int]:
     """The largest subset of `items` (candidates and state properties, each holding initially) that is
     inductive together over the step `st`, and the rounds it took: each round drops what a step from a
     state where all the rest hold breaks. One solver context throughout: each item is switched on by a
-    literal assumed true while it is kept and false once dropped, so what z3 learns in a round serves the next."""
+    literal assumed true while it is kept and false once dropped, so what z3 learns in a round serves the next.
+    `seen(rounds, active, dropped)` is told after each round, so that a stop part way knows how far it got."""
     active = list(items)
     on = {id(c): z3.Bool(f"houdini.{n}") for n, c in enumerate(items)}
     post = {id(c): st.state(c, st.s1) for c in items}
@@ -230,11 +272,13 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
             rounds += 1
             verdict = solve(st.solver, deadline, [on[id(c)] for c in active] + [z3.Not(on[id(c)]) for c in dropped])
             if verdict != z3.sat:
+                seen(rounds, active, dropped)
                 return active, rounds
             model = st.solver.model()
             failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
             active = [c for c in active if all(c is not f for f in failed)]
             dropped += failed
+            seen(rounds, active, dropped)
             kind = st.moves[model.eval(st.which, model_completion=True).as_long()].kind.__name__
             say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(active)} left: "
                 + "; ".join(c if isinstance(c, str) else c.name for c in failed))
@@ -242,14 +286,22 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
         st.solver.pop()
 
 
-def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tuple[Rule, ...],
-           say: Callable[[str], None], deadline: float | None, started: float) -> Proof:
+def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: Callable[[str], None],
+           deadline: float | None) -> None:
+    """The proof, recorded in `proof` as it goes (its stage and figures), so that a stop keeps them."""
+    bounds, reading = proof.bounds, proof.reading
     machine = Machine(bounds, reading, rules)
     sample = sample_states(machine, deadline=deadline)
+    proof.sampled, proof.stage = len(sample), MINING
     say(f"mining candidate invariants from {len(sample)} reachable states")
-    candidates = mine(sample, bounds, lambda: deadline is not None and time.perf_counter() >= deadline)
+
+    def tested(done: int, of: int) -> None:
+        proof.templates = (done, of)
+
+    candidates = mine(sample, bounds, lambda: deadline is not None and time.perf_counter() >= deadline, tested)
     if deadline is not None and time.perf_counter() >= deadline:
         raise Late
+    proof.mined, proof.stage = len(candidates), BUILDING
     say(f"{len(candidates)} candidates; building the symbolic step")
     # A table other than the rules (a mutant's, a draft's) may hold longer lists than the bounds' capacities
     # (an artifact held twice): widened to cover every state sampled, so that what it breaks can be said.
@@ -258,12 +310,20 @@ def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tupl
     steps = [n for n in names if FORMULAS[n].step]
     # Base: what does not hold initially is no candidate, and no property.
     base_broken = {n for n in always if machine.judge(n, None, None, INITIAL)[0]}
+    items = list(candidates) + [n for n in always if n not in base_broken]
+    proof.stage, proof.left, proof.standing = HOUDINI, len(items), [c for c in items if isinstance(c, str)]
+
+    def seen(rounds: int, active: list[Any], dropped: list[Any]) -> None:
+        proof.rounds, proof.dropped, proof.left = rounds, len(dropped), len(active)
+        proof.standing = [c for c in active if isinstance(c, str)]
+
     # Houdini over the candidates and the state properties together (each may need the others).
-    active, rounds = houdini(st, list(candidates) + [n for n in always if n not in base_broken], deadline, say)
+    active, _ = houdini(st, items, deadline, say, seen)
+    proof.stage = GOALS
     pre = {id(c): st.state(c, st.s0) for c in active}
-    kept = [c for c in active if isinstance(c, Candidate)]
+    proof.kept = [c for c in active if isinstance(c, Candidate)]
     proved_always = {c for c in active if isinstance(c, str)}
-    outcomes: list[Outcome] = []
+    outcomes = proof.outcomes
     hypotheses = [pre[id(c)] for c in active]
 
     def refuted(goal: Any, extra: list[Any]) -> Cti | None:
@@ -294,5 +354,3 @@ def _prove(bounds: Bounds, reading: Reading, names: tuple[str, ...], rules: tupl
     st.solver.pop()
     outcomes.append(Outcome(FITS, fits, "" if fits else "a step from a state where every kept invariant holds "
                             f"overflows a capacity ({overflow}): the proof does not cover every behaviour"))
-    return Proof(bounds, reading, outcomes, kept, len(candidates), rounds, time.perf_counter() - started,
-                 len(sample))
