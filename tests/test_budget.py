@@ -42,7 +42,8 @@ LONG = {
 }
 
 
-EDIT_LOOP = {"check", "prove --bmc", "conform", "conform, in its set-up"}  # the others under `slow` (CI): each a few seconds
+# the others under `slow` (CI): each a few seconds
+EDIT_LOOP = {"check", "prove --bmc", "conform", "conform, in its set-up"}
 
 # The command line, timed by the child itself from the command's start (where a limit counts from) to its end, the
 # figure on the last line of stderr. Timed from outside, the interpreter's start and the imports before the command,
