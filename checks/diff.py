@@ -20,6 +20,8 @@ side by side, one process each), and then walks them together:
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -111,13 +113,13 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
                     continue
                 if post_a != post_b:
                     same_states = False
-                    seen = first_difference(view(post_a), view(post_b))
+                    seen = _seen(view(post_a), view(post_b))
                     if seen is not None:
                         where, one, other = seen
-                        note(0, pair, action, post_a, f"after its last step a client sees {where.lstrip('.')} "
-                             f"{one!r}, and {other!r} under {names[1]}")
-                        note(1, pair, action, post_b, f"after its last step a client sees {where.lstrip('.')} "
-                             f"{other!r}, and {one!r} under {names[0]}")
+                        note(0, pair, action, post_a, f"after its last step a client sees {where} = {one}, and "
+                             f"{other} under {names[1]}")
+                        note(1, pair, action, post_b, f"after its last step a client sees {where} = {other}, and "
+                             f"{one} under {names[0]}")
                         continue
                 nxt = (post_a, post_b)
                 if nxt not in parents:
@@ -130,6 +132,21 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
         level = after
     complete = not level or None not in found
     return Walk(found[0], found[1], len(parents), same_states and found == [None, None] and not level, complete)
+
+
+def _seen(one: Any, other: Any) -> tuple[str, str, str] | None:
+    """Where two client views first differ (a JSON path) and the value there in each (a list whose length
+    differs: the whole list), as JSON; None where they are the same."""
+    found = first_difference(one, other)
+    if found is None:
+        return None
+    where = found[0].removesuffix(" (length)")
+    values = []
+    for view in (one, other):
+        for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", where):
+            view = view[int(index)] if index else view[key]
+        values.append(json.dumps(view))
+    return where.lstrip("."), values[0], values[1]
 
 
 def changed_rules(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> list[str]:

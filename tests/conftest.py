@@ -20,7 +20,8 @@ _CHECKS: dict[str, Any] = {}
 
 def _shared_check(bounds: Any, reading: str = "conformant", **options: Any) -> Any:
     progress = options.pop("progress", None)
-    key = repr((bounds, reading, sorted(options.items())))
+    # a rule table (the rules, or a draft's) by its identity: the engines cache by it too
+    key = repr((bounds, reading, sorted((k, id(v) if k == "rules" else v) for k, v in options.items())))
     if key not in _CHECKS:
         _CHECKS[key] = check(bounds, reading, progress=progress, **options)
     return _CHECKS[key]

@@ -42,7 +42,8 @@ def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
         found = diff(bounds, reading, draft, against, liveness=args.liveness, jobs=args.jobs, limits=limits,
                      catalogue=catalogue(), done=show)
     command = command_line(bounds, reading.name, f"--draft {draft.path}"
-                           + ("" if against is None else f" --against {against.path}"), "pausecheck diff")
+                           + ("" if against is None else f" --against {against.path}")
+                           + ("" if args.liveness else " --no-liveness"), "pausecheck diff")
     written = _write_behaviours(found, draft, against, bounds, reading, command, args.out, write)
     code = found.exit_code
     if args.json:
@@ -74,12 +75,14 @@ def _write_behaviours(found: Diff, draft: Draft, against: Draft | None, bounds: 
     out = {}
     for side, behaviour, table in (("only_in_draft", found.walk.only_in_second, draft),
                                    ("only_in_rules", found.walk.only_in_first, against)):
-        if behaviour is not None:
-            verdict = "only in the draft" if side == "only_in_draft" else f"only in {_name(against)}"
-            document = _document(behaviour, table, verdict, bounds, reading, command)
-            path = folder / f"{side.replace('_', '-')}.itf.json"
-            write(path, dumps(document))
-            out[side] = (str(path), document)
+        path = folder / f"{side.replace('_', '-')}.itf.json"
+        if behaviour is None:
+            path.unlink(missing_ok=True)  # a behaviour an earlier diff wrote here is not one of this diff's
+            continue
+        verdict = "only in the draft" if side == "only_in_draft" else f"only in {_name(against)}"
+        document = _document(behaviour, table, verdict, bounds, reading, command)
+        write(path, dumps(document))
+        out[side] = (str(path), document)
     return out
 
 
