@@ -467,3 +467,68 @@ def test_many_reading_strings_never_escape(text: str, capsys: pytest.CaptureFixt
 def test_many_bound_flags_never_escape(data: st.DataObject, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str], quick_limits: None) -> None:
     _bound_flag_case(data, tmp_path, capsys)
+
+
+# -- drafts: a spec author's rule table, read by every command that builds a model --------------------------
+
+DRAFTS = sorted((ROOT / "examples" / "drafts").glob("*.py"))
+# Words a slip of the pen puts in a draft: other fields, actions, edits, values, and bad Python.
+DRAFT_WORDS = ["e.held", "g.taken", "g.collected", "e.status", "S.warnings", "e.messages", "message", "merged",
+               "reissue", "PutBack", "Poll", "StartWriteBack", "WriteMessage", "Drop", "Replace", "Reads", "Only",
+               "Effect", "()", "1", "'x'", "None", "RULES", "RULES[:3]", "(1,)", "[]", "lambda x: x", "(", ")",
+               "'A-T5'", "'append'", "'sideways'", "g.collected + g.taken", "e.held.size > 0", "not", ",", ""]
+DRAFT_BOUNDS = ["--sessions", "1", "--calls", "1", "--pauses", "1", "--artifacts", "1", "--write-failures", "0",
+                "--observations", "0", "--held-bound", "1", "--no-liveness", "--accept-unexercised",
+                "--max-states", "2000"]
+
+
+@st.composite
+def mutated_draft(draw: st.DrawFn) -> bytes:
+    """An example draft with one to three slips: a word swapped for another, a line dropped or repeated, the
+    text cut short, bytes inserted."""
+    lines = draw(st.sampled_from(DRAFTS)).read_text(encoding="utf-8").splitlines()
+    code = [i for i, line in enumerate(lines) if line and not line.startswith(('"', "#", "from", "import"))] or [0]
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.sampled_from(code + list(range(len(lines)))))
+        how = draw(st.sampled_from(["swap", "swap", "drop", "repeat"]))
+        if how == "swap":
+            words = [w for w in DRAFT_WORDS if w and w in lines[i]] or [lines[i].split("=")[0].strip() or "RULES"]
+            lines[i] = lines[i].replace(draw(st.sampled_from(words)), draw(st.sampled_from(DRAFT_WORDS)), 1)
+        elif how == "drop":
+            lines[i] = ""
+        else:
+            lines.insert(i, lines[i])
+    data = ("\n".join(lines) + "\n").encode()
+    damage = draw(st.sampled_from(["none", "none", "none", "truncate", "bytes"]))
+    if damage == "truncate":
+        return data[: draw(st.integers(0, len(data)))]
+    if damage == "bytes":
+        at = draw(st.integers(0, len(data)))
+        return data[:at] + draw(st.binary(min_size=1, max_size=4)) + data[at:]
+    return data
+
+
+def _draft_case(data: st.DataObject, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "draft.py"
+    path.write_bytes(data.draw(mutated_draft()))
+    for command in (["check", *DRAFT_BOUNDS], ["mutants", "--list"]):
+        code = main([*command, "--draft", str(path)])
+        err = capsys.readouterr().err
+        assert code in CODES and "Traceback" not in err, err
+        if code == 2:
+            assert err.count("\n") == 1 and err.startswith(f"pausecheck: {path}"), err
+
+
+@FAST
+@given(data=st.data())
+def test_mutated_drafts_never_escape(data: st.DataObject, tmp_path_factory: pytest.TempPathFactory,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    _draft_case(data, tmp_path_factory.mktemp("d"), capsys)
+
+
+@pytest.mark.slow
+@MANY
+@given(data=st.data())
+def test_many_mutated_drafts_never_escape(data: st.DataObject, tmp_path_factory: pytest.TempPathFactory,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    _draft_case(data, tmp_path_factory.mktemp("d"), capsys)
