@@ -39,6 +39,7 @@ from .lang import (
     specialize_block,
     walk,
 )
+from .lowering import lowered
 from .rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning, id_key
 
@@ -625,7 +626,7 @@ def _write(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> str:
     w.line(3, "run = None")
     w.line(2, "live.append((j, g, i, e, run))")
     for rule in rules:
-        _rule(w, rule, bounds, reading)
+        _rule(w, lowered(rule), bounds, reading)
     w.line(1, "return out")
     return "\n".join(w.lines) + "\n"
 

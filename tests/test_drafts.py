@@ -152,7 +152,7 @@ def test_prove_and_spin_catch_the_copying_take(tmp_path: Path, capsys: pytest.Ca
         pytest.skip("Spin or gcc is not installed (apt-get install spin gcc): the Spin half is not run")
     assert main(["check", "--engine", "spin", "--draft", str(TAKE_COPIES), *bounds, "--json"]) == 1
     spin = json.loads(capsys.readouterr().out)
-    assert any(v["name"] == "no_double_delivery" and v["status"] == "VIOLATED" for v in spin["properties"])
+    assert any(v["name"] == "no_double_delivery" and v["verdict"] == "VIOLATED" for v in spin["properties"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,3 +287,36 @@ def test_an_edit_of_rules_py_in_a_copy_of_the_package_leaves_every_command_worki
         assert "no longer applies" in listed.stdout
     engines = run("check", "--engines", "bfs,bmc", "--only", "default", *TINY)
     assert "Traceback" not in engines.stderr and engines.returncode in (0, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# An effect that edits another execution beside its own (model/lowering.py)
+
+
+def test_a_draft_may_edit_another_execution_beside_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    """The write-back lands its message on the session's first turn while it still sets its own execution's
+    status: before the lowering this table did not compile ("an effect edits both ..."); now the explicit
+    successors and the z3 relation, each derived from the table, agree on every state it reaches, and the
+    check names what it breaks (isolation: one turn's message on another's)."""
+    from pausecheck.checks.symbolic.crosscheck import lowered_successors
+    from pausecheck.checks.symbolic.relation import Caps
+    from pausecheck.model.lowering import lowered
+    from pausecheck.model.pygen import successor_function
+    from tests.strategies import first_reachable
+
+    draft = load_draft(DRAFTS / "first_turn_message.py")
+    rule = next(r for r in draft.rules if r.action.__name__ == "WriteMessage")
+    assert lowered(rule) is not rule and lowered(RULES[0]) is RULES[0]  # only a rule that edits both is lowered
+    bounds = Bounds(turns=2, calls=1, pauses=1, write_failures=0, observations=0, artifacts=1)
+    machine = Machine(bounds, rules=draft.rules)
+    states = list(first_reachable(machine, 400))
+    explicit = successor_function(bounds, machine.reading, draft.rules)
+    caps = Caps.of(bounds).covering(states + [post for s in states for _, post in explicit(s)])
+    for state in states:
+        assert lowered_successors(bounds, machine.reading, state, draft.rules, caps) == explicit(state)
+    landed = [s for s in states if len(s.executions) == 2 and s.executions[0].messages
+              and s.executions[1].status == "completed" and not s.executions[1].messages]
+    assert landed, "no state shows the second turn's message landed on the first"
+    assert main(["check", "--draft", str(DRAFTS / "first_turn_message.py"), "--turns", "2", "--calls", "1",
+                 "--pauses", "1", "--write-failures", "0", "--observations", "0", "--no-liveness"]) == 1
+    assert "isolation VIOLATED" in capsys.readouterr().out

@@ -35,9 +35,9 @@ from ..spin.engine import (
     spin_check,
 )
 from ..spin.pan import DEPTH, HASH_BITS, SpinError, missing_tools
-from ..spin.promela import TooLarge
+from ..spin.promela import TooLarge, capacities
 from ..spin.properties import SPIN_PROPERTIES
-from .draft import rules_of
+from .draft import draft_given, rules_of
 
 __all__ = ["spin_command", "incomplete_reason", "spin_flags_given"]
 
@@ -97,6 +97,27 @@ def _json(report: SpinReport, paths: dict[str, str]) -> dict[str, Any]:
     }
 
 
+DRAFT_SAMPLE = 50_000  # states of a draft's own search its arrays are sized to hold (its lists may outgrow the rules')
+
+
+def draft_caps(machine: Machine) -> Any:
+    """The arrays' capacities for a draft: the rules' at these bounds, widened to hold every state among the
+    first `DRAFT_SAMPLE` the draft reaches and their successors (a draft may hold an artifact twice, say).
+    A state further on that still does not fit is pan's failed assert: one line, exit 2."""
+    seen = set(machine.init_states())
+    level, found = list(seen), list(seen)
+    while level and len(seen) < DRAFT_SAMPLE:
+        after = []
+        for state in level:
+            for _, post in machine.successors(state):
+                found.append(post)
+                if post not in seen:
+                    seen.add(post)
+                    after.append(post)
+        level = after
+    return capacities(machine.bounds, machine.reading).covering(found)
+
+
 def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception],
                  write: Any) -> int:
     """Run the check on Spin and print it (`usage` is the command line's one-line error)."""
@@ -118,8 +139,9 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
     seconds = None if budget is None or budget.remaining() is None else max(budget.remaining() - 0.5, 0.1)
     try:
         rules = rules_of(args, bounds, reading)
+        machine = Machine(bounds, reading, rules)
         report = spin_check(bounds, reading, SPIN_PROPERTIES, store=args.store, reduce=args.reduce, rules=rules,
-                            machine=Machine(bounds, reading, rules),
+                            machine=machine, caps=None if draft_given(args) is None else draft_caps(machine),
                             hash_bits=args.hash_bits, depth=args.spin_depth, memory_mb=memory,
                             max_seconds=seconds, accept_unexercised=args.accept_unexercised,
                             progress=lambda line: print(f"[spin] {line}", file=sys.stderr, flush=True))

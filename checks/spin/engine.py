@@ -185,8 +185,9 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
         else:
             run = run_pan(folder, store, reduce, hash_bits, depth, progress=say, max_seconds=left)
         if run.overflows:
-            raise SpinError(f"pan: {run.overflows[0]}: a successor does not fit the model's arrays (a defect of the "
-                            f"generator's capacities, checks/symbolic/relation.py Caps)")
+            raise SpinError(f"pan: {run.overflows[0]}: a successor does not fit the model's arrays (" + (
+                "a defect of the generator's capacities, checks/symbolic/relation.py Caps)" if caps is None else
+                "sized to the states the table was seen to reach first; export --list-capacity N widens them)"))
         trails = {flag: number for flag, number in run.reports}
         verdicts = [_verdict(kind, name, properties, run, trails.get(flag_name(kind, name)), machine, model, folder,
                              command) for kind, name in checks.reports]

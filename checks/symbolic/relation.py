@@ -22,6 +22,7 @@ import z3
 from pausecheck.model.config import Bounds
 from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
 from pausecheck.model.lang import RECORDS, End, Expr, Let, Opt, Rule, SeqOf, Set, When, specialize, specialize_block
+from pausecheck.model.lowering import lowered
 from pausecheck.model.reading import Reading
 from pausecheck.model.rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from pausecheck.model.state import State
@@ -581,7 +582,7 @@ def _plan(bounds: Bounds, switches: tuple[tuple[str, str], ...], rules: tuple[Ru
     from pausecheck.model.reading import reading_named
     reading = reading_named("+".join(["conformant"] + [f"{a}={v}" for a, v in switches]))
     plan = []
-    for rule in rules:
+    for rule in map(lowered, rules):  # an edit of e beside one of S.executions: one edit of the list
         instances = []
         for values in itertools.product(*[c.domain(bounds) for c in rule.choose]):
             given = {c.name: v for c, v in zip(rule.choose, values, strict=True)}
