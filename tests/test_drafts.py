@@ -302,6 +302,7 @@ def test_a_draft_may_edit_another_execution_beside_its_own(capsys: pytest.Captur
     from pausecheck.checks.symbolic.relation import Caps
     from pausecheck.model.lowering import lowered
     from pausecheck.model.pygen import successor_function
+
     from tests.strategies import first_reachable
 
     draft = load_draft(DRAFTS / "first_turn_message.py")
