@@ -31,6 +31,7 @@ from pausecheck.model.actions import Action
 from pausecheck.model.lang import Rule, reads_of, same_rule
 from pausecheck.model.observe import observe
 from pausecheck.model.state import State
+from pausecheck.traces.itf import trace_document
 from pausecheck.traces.replay import first_difference
 
 from .drafts import Draft, base_of
@@ -39,7 +40,11 @@ from .explore import Limits
 from .parallel import run_all
 from .report import Report, check
 
-__all__ = ["Behaviour", "Walk", "Checked", "Diff", "walk_together", "diff", "changed_rules", "make_up"]
+__all__ = ["DIFF_KIND", "behaviour_documents", "summary", "Behaviour", "Walk", "Checked", "Diff", "walk_together",
+           "diff", "changed_rules", "make_up"]
+
+
+DIFF_KIND = "diff"  # `#meta.kind` of a behaviour only one table allows (replay confirms its steps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +206,11 @@ class Checked:
     exit_code: int
 
 
+def summary(report: Report) -> Checked:
+    """What a diff keeps of one table's check."""
+    return _summary(report)
+
+
 def _summary(report: Report) -> Checked:
     documents = {e.name: e.document for e in evidence_of(report) if e.counterexample}
     return Checked(tuple((p.name, p.status) for p in report.properties),
@@ -252,8 +262,9 @@ def _checked(job: tuple[Draft | None, Bounds, str, bool, Limits]) -> Checked:
 
 def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None = None, *, liveness: bool = True,
          limits: Limits | None = None, jobs: int | None = None, catalogue: Iterable[Any] = (),
-         done: Callable[[str], None] | None = None) -> Diff:
-    """Compare `draft` with `against` (default: the rules) at these bounds and reading."""
+         done: Callable[[str], None] | None = None, checked: Checked | None = None) -> Diff:
+    """Compare `draft` with `against` (default: the rules) at these bounds and reading (`checked`: the draft's
+    check, where the caller has one already: only the other table is checked then)."""
     limits = limits or Limits()
     jobs_done = [0]
 
@@ -262,11 +273,34 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
         if done is not None:
             done(f"{jobs_done[0]} of 2 checks done ({checked.states:,} states)")
 
-    first, second = run_all(_checked, [(against, bounds, reading.name, liveness, limits),
-                                       (draft, bounds, reading.name, liveness, limits)],
-                            jobs=jobs, done=finished)
+    jobs_asked = [(against, bounds, reading.name, liveness, limits)]
+    if checked is None:
+        jobs_asked.append((draft, bounds, reading.name, liveness, limits))
+    found = run_all(_checked, jobs_asked, jobs=jobs, done=finished)
+    first, second = found[0], checked or found[1]
     if done is not None:
         done("walking both tables together")
     walked = walk_together(Machine(bounds, reading, base_of(against)), Machine(bounds, reading, draft.rules),
                            limits.max_states, names=("the rules" if against is None else against.path, "the draft"))
     return Diff(first, second, walked, make_up(draft.rules, base_of(against), catalogue))
+
+
+def behaviour_documents(found: Diff, draft: Draft, against: Draft | None, bounds: Bounds, reading: Reading,
+                        command: str) -> dict[str, dict[str, Any]]:
+    """Each behaviour only one table allows as an ITF trace on that table (`pausecheck replay` re-runs it):
+    `only_in_draft` and `only_in_rules`, where there is one."""
+    other = "the rules" if against is None else against.path
+    out = {}
+    for side, behaviour, table in (("only_in_draft", found.walk.only_in_second, draft),
+                                   ("only_in_rules", found.walk.only_in_first, against)):
+        if behaviour is None:
+            continue
+        verdict = "only in the draft" if side == "only_in_draft" else f"only in {other}"
+        meta = {"property": None, "kind": DIFF_KIND, "clauses": [], "verdict": verdict, "message": behaviour.why,
+                "description": f"a behaviour {verdict}: {behaviour.why}", "bounds": bounds.as_dict(),
+                "reading": reading.name, "mutant": None, "mutant_description": None, "command": command,
+                "steps": len(behaviour.actions)}
+        if table is not None:
+            meta["draft"] = table.meta()
+        out[side] = trace_document(behaviour.states, behaviour.actions, meta)
+    return out

@@ -321,3 +321,16 @@ def test_a_draft_may_edit_another_execution_beside_its_own(capsys: pytest.Captur
     assert main(["check", "--draft", str(DRAFTS / "first_turn_message.py"), "--turns", "2", "--calls", "1",
                  "--pauses", "1", "--write-failures", "0", "--observations", "0", "--no-liveness"]) == 1
     assert "isolation VIOLATED" in capsys.readouterr().out
+
+
+def test_a_report_on_a_draft_says_what_it_changes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`report --draft`: the page of the draft's check opens with what it changes against the rules, its
+    behaviours as sequence diagrams (HTML) or Mermaid (Markdown)."""
+    for fmt in ("html", "md"):
+        out = tmp_path / f"r.{fmt}"
+        assert main(["report", "--draft", str(TAKE_COPIES), *SMALL, "--no-liveness", "--format", fmt,
+                     "--out", str(out)]) == 1
+        page = out.read_text()
+        assert "What the draft changes" in page and "take_keeps_held" in page and "no_double_delivery" in page
+        assert ('id="only_in_draft"' in page and "<svg" in page) if fmt == "html" else "```mermaid" in page
+    capsys.readouterr()

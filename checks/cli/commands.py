@@ -27,6 +27,7 @@ from pausecheck import __version__
 from ..budget import active
 from ..checkpoint import Checkpoint, CheckpointError
 from ..console import Reporter, console
+from ..diff import behaviour_documents, diff, summary
 from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
 from ..explore import Limits
 from ..flips import flip_matrix
@@ -36,6 +37,7 @@ from ..killmatrix import KillMatrix, kill_matrix
 from ..mutants import Mutant, catalogue, catalogue_problem, mutant_named
 from ..parallel import workers
 from ..report import Report, check
+from ..report.drafted import DraftSection
 from ..report.html import html_report
 from ..report.killtext import print_mutants
 from ..report.markdown import markdown_report
@@ -43,7 +45,7 @@ from ..report.text import check_json, print_check
 from ..shrink import shrink
 from ..spin.promela import TooLarge, capacities, promela
 from .consistency import consistency_command
-from .diff import DIFF_KIND, diff_command
+from .diff import DIFF_KIND, diff_command, how_decided
 from .draft import draft_given, machine_of, rules_of
 from .explore import explore_command
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
@@ -334,8 +336,12 @@ def _report(args: argparse.Namespace) -> int:
                             done=_counter(reporter.status("readings"), first_searches(bounds))) \
             if args.readings else None
     evidence: list[Evidence] = evidence_of(report)
-    render_report = html_report if args.format == "html" else markdown_report
-    _write(args.out, render_report(report, evidence, matrix, readings=flips))
+    drafted = _drafted(args, bounds, report)
+    if args.format == "html":
+        page = html_report(report, evidence, matrix, readings=flips, drafted=drafted)
+    else:
+        page = markdown_report(report, evidence, matrix, readings=flips, drafted=drafted)
+    _write(args.out, page)
     stopped = report.result.stopped
     verdict = "[ok]" if report.exit_code == 0 else "[incomplete]" if report.exit_code == 3 else "[fail]"
     by = f"--{stopped}" if stopped and stopped.startswith("max-") else "an interruption"
@@ -343,6 +349,19 @@ def _report(args: argparse.Namespace) -> int:
     print(f"{verdict} report of {len(report.clauses)} clauses, {len(report.properties)} properties and "
           f"{len(evidence)} traces written to {args.out}{why}")
     return report.exit_code
+
+
+def _drafted(args: argparse.Namespace, bounds: Bounds, report: Report) -> DraftSection | None:
+    """Under --draft: what the draft changes against the rules (the rules checked too: one more search)."""
+    draft = draft_given(args)
+    if draft is None:
+        return None
+    reading = reading_named(args.reading)
+    found = diff(bounds, reading, draft, liveness=args.liveness, limits=_limits(args), catalogue=catalogue(),
+                 checked=summary(report))
+    command = command_line(bounds, reading.name, f"--draft {draft.path}", "pausecheck diff")
+    return DraftSection(found, behaviour_documents(found, draft, None, bounds, reading, command), draft.path,
+                        how_decided(found))
 
 
 def _graph(args: argparse.Namespace) -> int:

@@ -7,22 +7,20 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import MODEL_VERSION, Bounds, reading_named
+from pausecheck.model import Bounds, reading_named
 from pausecheck.traces.input_file import say
-from pausecheck.traces.itf import dumps, trace_document
+from pausecheck.traces.itf import dumps
 from pausecheck.traces.render import render
 
 from ..console import Reporter
-from ..diff import Behaviour, Diff, diff
+from ..diff import DIFF_KIND, Behaviour, Diff, behaviour_documents, diff
 from ..drafts import Draft, check_table, load_draft
 from ..evidence import command_line
 from ..explore import Limits
 from ..mutants import catalogue
 from .draft import draft_given
 
-__all__ = ["diff_command", "DIFF_KIND"]
-
-DIFF_KIND = "diff"  # `#meta.kind` of a behaviour only one table allows (replay confirms its steps)
+__all__ = ["diff_command", "DIFF_KIND", "how_decided"]
 
 
 def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception], write: Any,
@@ -44,7 +42,8 @@ def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
     command = command_line(bounds, reading.name, f"--draft {draft.path}"
                            + ("" if against is None else f" --against {against.path}")
                            + ("" if args.liveness else " --no-liveness"), "pausecheck diff")
-    written = _write_behaviours(found, draft, against, bounds, reading, command, args.out, write)
+    written = _write_behaviours(behaviour_documents(found, draft, against, bounds, reading, command), args.out,
+                                write)
     code = found.exit_code
     if args.json:
         print(json.dumps(_json(found, written, code), indent=2, sort_keys=True))
@@ -57,36 +56,21 @@ def _name(against: Draft | None) -> str:
     return "the rules" if against is None else against.path
 
 
-def _document(behaviour: Behaviour, table: Draft | None, verdict: str, bounds: Bounds, reading: Any,
-              command: str) -> dict[str, Any]:
-    """A behaviour only one table allows, as an ITF trace on that table (`pausecheck replay` re-runs it)."""
-    meta = {"property": None, "kind": DIFF_KIND, "clauses": [], "verdict": verdict, "message": behaviour.why,
-            "description": f"a behaviour {verdict}: {behaviour.why}", "bounds": bounds.as_dict(),
-            "reading": reading.name, "mutant": None, "mutant_description": None, "command": command,
-            "steps": len(behaviour.actions), "model": MODEL_VERSION}
-    if table is not None:
-        meta["draft"] = table.meta()
-    return trace_document(behaviour.states, behaviour.actions, meta)
-
-
-def _write_behaviours(found: Diff, draft: Draft, against: Draft | None, bounds: Bounds, reading: Any, command: str,
-                      folder: Path, write: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+def _write_behaviours(documents: dict[str, dict[str, Any]], folder: Path,
+                      write: Any) -> dict[str, tuple[str, dict[str, Any]]]:
     """Write each behaviour only one table allows under `folder`: side -> (path, document)."""
     out = {}
-    for side, behaviour, table in (("only_in_draft", found.walk.only_in_second, draft),
-                                   ("only_in_rules", found.walk.only_in_first, against)):
+    for side in ("only_in_draft", "only_in_rules"):
         path = folder / f"{side.replace('_', '-')}.itf.json"
-        if behaviour is None:
+        if side not in documents:
             path.unlink(missing_ok=True)  # a behaviour an earlier diff wrote here is not one of this diff's
             continue
-        verdict = "only in the draft" if side == "only_in_draft" else f"only in {_name(against)}"
-        document = _document(behaviour, table, verdict, bounds, reading, command)
-        write(path, dumps(document))
-        out[side] = (str(path), document)
+        write(path, dumps(documents[side]))
+        out[side] = (str(path), documents[side])
     return out
 
 
-def _how_decided(found: Diff) -> str:
+def how_decided(found: Diff) -> str:
     walk = found.walk
     if not walk.complete:
         return f"not decided: the walk stopped after {walk.pairs:,} pairs of states"
@@ -109,7 +93,7 @@ def _json(found: Diff, written: dict[str, tuple[str, dict[str, Any]]], code: int
     return {"verdicts": found.verdicts(), "clauses": found.clauses(),
             "only_in_draft": behaviour("only_in_draft", found.walk.only_in_second),
             "only_in_rules": behaviour("only_in_rules", found.walk.only_in_first),
-            "same_behaviours": found.walk.same, "decided_by": _how_decided(found),
+            "same_behaviours": found.walk.same, "decided_by": how_decided(found),
             "mutants": {k: found.make_up[k] for k in ("is_mutant", "no_longer_apply", "change_nothing")},
             "readings": {"touched": found.make_up["readings_touched"]},
             "changed_rules": found.make_up["changed_rules"],
@@ -133,7 +117,7 @@ def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, 
         f"{len(found.clauses())} clauses change ({other} -> the draft)")
     for v in verdicts + clauses:
         say(f"  {v['name']:<40} {v['rules']} -> {v['draft']}")
-    say(f"behaviours (the model's steps, with what a client sees after each): {_how_decided(found)}")
+    say(f"behaviours (the model's steps, with what a client sees after each): {how_decided(found)}")
     shown: tuple[Any, ...] | None = None
     for side, label in (("only_in_draft", "only in the draft"), ("only_in_rules", f"only in {other}")):
         if side in written:

@@ -15,6 +15,7 @@ from pausecheck.traces.render import render, verdict_line
 
 from ..evidence import command_line
 from ..mutants import mutant_named
+from .drafted import draft_html
 from .readings import readings_html
 from .sequence import sequence_svg
 from .verdicts import Report
@@ -310,16 +311,17 @@ def _section(ident: str, heading: str, body: str) -> str:
 
 
 def html_report(report: Report, evidence: list[Any], matrix: Any = None, *, title: str = "pausecheck report",
-                readings: Any = None) -> str:
+                readings: Any = None, drafted: Any = None) -> str:
     """One self-contained HTML5 document of a check report, its evidence and optionally a kill matrix."""
     evidence = ordered(list(evidence))
     traced = {e.name for e in evidence}
-    links = [("clauses", "Clauses"), ("properties", "Properties"), ("traces", "Traces")]
+    links = [("draft", "The draft")] if drafted is not None else []
+    links += [("clauses", "Clauses"), ("properties", "Properties"), ("traces", "Traces")]
     links += [("matrix", "Kill matrix")] if matrix is not None else []
     links += [("readings", "Readings")] if readings is not None else []
     nav = "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links + [("stats", "Statistics")]) + "</nav>"
-    parts = [_header(report, title), nav, "<main>", _clauses(report, traced), _properties(report, traced),
-             _traces(evidence)]
+    parts = [_header(report, title), nav, "<main>"] + ([draft_html(drafted)] if drafted is not None else [])
+    parts += [_clauses(report, traced), _properties(report, traced), _traces(evidence)]
     if matrix is not None:
         parts.append(_matrix(matrix))
     if readings is not None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from pausecheck.traces.render import render, verdict_line
 
+from .drafted import draft_markdown
 from .html import composition_note, mutant_target, ordered, stats_rows, verdict_summary
 from .readings import readings_markdown
 from .sequence import sequence_text
@@ -135,11 +136,13 @@ def _stats(report: Report) -> list[str]:
     return lines + ([] if composed is None else [composed, ""])
 
 
-def markdown_report(report: Report, evidence: list[Any], matrix: Any = None, readings: Any = None) -> str:
+def markdown_report(report: Report, evidence: list[Any], matrix: Any = None, readings: Any = None,
+                    drafted: Any = None) -> str:
     """The check report as GitHub Markdown, with a Mermaid diagram per counterexample and witness."""
     evidence = ordered(list(evidence))
     traced = {e.name for e in evidence}
-    lines = _header(report) + _clauses(report, traced) + _properties(report, traced)
+    lines = _header(report) + (draft_markdown(drafted) if drafted is not None else [])
+    lines += _clauses(report, traced) + _properties(report, traced)
     counted = sum(1 for e in evidence if e.counterexample)
     lines += ["## Counterexamples and witnesses", "",
               f"{counted} counterexample(s), {len(evidence) - counted} witness(es).", ""]
