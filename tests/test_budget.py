@@ -39,6 +39,8 @@ LONG = {
     "prove --bmc": ["prove", "--bmc", "40"],
     "consistency": ["consistency"],
     "check --engines": ["check", "--engines", "bfs,bmc"],
+    "diff": ["diff", "--draft", str(ROOT / "examples" / "drafts" / "take_copies.py"), "--pauses", "3",
+             "--out", "{tmp}/d"],
 }
 
 
@@ -120,7 +122,7 @@ def test_every_command_that_takes_a_limit_honours_it() -> None:
     assert limited == {argv[0] for argv in LONG.values()}
     with_states = {name for name, sub in commands.items()
                    if any("--max-states" in a.option_strings for a in sub._actions)}
-    assert with_states == {"check", "report", "graph"}
+    assert with_states == {"check", "report", "graph", "diff"}
 
 
 def test_a_memory_limit_stops_a_command_that_has_no_search_of_its_own() -> None:

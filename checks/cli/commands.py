@@ -437,8 +437,6 @@ def _explore(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
     return diff_command(args, _bounds(args), UsageError, _write, _limits(args))
 
 

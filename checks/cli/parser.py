@@ -644,7 +644,8 @@ def parser() -> argparse.ArgumentParser:
                     help="where to write the behaviours only one table allows (default diff/)")
     df.add_argument("--no-liveness", dest="liveness", action="store_false",
                     help="skip the liveness properties in both checks")
-    df.add_argument("--jobs", type=int, metavar="N", help="checks at once (default: every core, at most two)")
+    df.add_argument("--jobs", type=_whole(1, MAX_JOBS), metavar="N",
+                    help="checks at once (default: every core, at most two)")
     df.add_argument("--json", action="store_true",
                     help="print one JSON object: {verdicts: [{name, rules, draft, changed}], clauses, only_in_draft, "
                     "only_in_rules, same_behaviours, decided_by, mutants, readings, changed_rules, states, exit}")
