@@ -30,6 +30,7 @@ from pausecheck.model import Bounds, Machine, Reading
 from pausecheck.model.actions import Action
 from pausecheck.model.lang import Rule, reads_of, same_rule
 from pausecheck.model.observe import observe
+from pausecheck.model.pygen import Successors, successor_function
 from pausecheck.model.state import State
 from pausecheck.traces.itf import trace_document
 from pausecheck.traces.replay import first_difference
@@ -77,10 +78,13 @@ class Walk:
 
 def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
                   seen_by: Callable[[State], Any] = observe,
-                  names: tuple[str, str] = ("the first table", "the second table")) -> Walk:
+                  names: tuple[str, str] = ("the first table", "the second table"),
+                  shared: tuple[Successors, Successors, Successors] | None = None) -> Walk:
     """Breadth first over the pairs of states both machines reach by the same actions; stops once a
     shortest behaviour only each allows is known, or every pair is walked (or `max_pairs`). `names` name
-    the two tables in what a behaviour says of the other."""
+    the two tables in what a behaviour says of the other. `shared` (`split`): the successors of the rules
+    both tables share, and of each one's own; from a pair that is one state, the shared rules' steps are
+    the same in both and are taken once."""
     start = (first.init_states()[0], second.init_states()[0])
     parents: dict[tuple[State, State], tuple[tuple[State, State], Action] | None] = {start: None}
     found: list[Behaviour | None] = [None, None]
@@ -110,8 +114,15 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
         after = []
         for pair in level:
             a, b = pair
-            steps_b = dict(second.successors(b))
-            for action, post_a in first.successors(a):
+            if shared is not None and (a is b or a == b):
+                for action, post in shared[0](a):  # a rule both tables share, from one state: one step
+                    if (post, post) not in parents:
+                        parents[post, post] = (pair, action)
+                        after.append((post, post))
+                steps_b, steps_a = dict(shared[2](b)), shared[1](a)
+            else:
+                steps_b, steps_a = dict(second.successors(b)), first.successors(a)
+            for action, post_a in steps_a:
                 post_b = steps_b.pop(action, None)
                 if post_b is None:
                     note(0, pair, action, post_a, f"{names[1]} does not allow its last step")
@@ -137,6 +148,22 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
         level = after
     complete = not level or None not in found
     return Walk(found[0], found[1], len(parents), same_states and found == [None, None] and not level, complete)
+
+
+def split(bounds: Bounds, reading: Reading, first: tuple[Rule, ...],
+          second: tuple[Rule, ...]) -> tuple[Successors, Successors, Successors] | None:
+    """The successor functions of the rules two tables share (in the same place, `same_rule`) and of each
+    one's others, where no action kind is in both parts (else None: the walk steps each table whole)."""
+    if len(first) != len(second):
+        return None
+    alike = [same_rule(a, b) for a, b in zip(first, second, strict=True)]
+    common = tuple(a for a, same in zip(first, alike, strict=True) if same)
+    own = (tuple(a for a, same in zip(first, alike, strict=True) if not same),
+           tuple(b for b, same in zip(second, alike, strict=True) if not same))
+    if {r.action for r in common} & {r.action for r in own[0] + own[1]}:
+        return None
+    return (successor_function(bounds, reading, common), successor_function(bounds, reading, own[0]),
+            successor_function(bounds, reading, own[1]))
 
 
 def _seen(one: Any, other: Any) -> tuple[str, str, str] | None:
@@ -281,7 +308,8 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
     if done is not None:
         done("walking both tables together")
     walked = walk_together(Machine(bounds, reading, base_of(against)), Machine(bounds, reading, draft.rules),
-                           limits.max_states, names=("the rules" if against is None else against.path, "the draft"))
+                           limits.max_states, names=("the rules" if against is None else against.path, "the draft"),
+                           shared=split(bounds, reading, base_of(against), draft.rules))
     return Diff(first, second, walked, make_up(draft.rules, base_of(against), catalogue))
 
 

@@ -283,7 +283,7 @@ def test_an_edit_of_rules_py_in_a_copy_of_the_package_leaves_every_command_worki
     assert "Traceback" not in listed.stderr and listed.returncode in (0, 3)
     if broken is None:
         assert "the mutant catalogue cannot be built" in listed.stdout
-    else:
+    elif edit != "new first":  # that edit rewrites the statement held_merged_after names: it still applies
         assert "no longer applies" in listed.stdout
     engines = run("check", "--engines", "bfs,bmc", "--only", "default", *TINY)
     assert "Traceback" not in engines.stderr and engines.returncode in (0, 3)
