@@ -83,8 +83,12 @@ def mutated(draw: st.DrawFn, document: Any) -> bytes:
         elif isinstance(parent, list):
             parent.reverse()
     text = json.dumps(document, ensure_ascii=draw(st.booleans()))
-    damage = draw(st.sampled_from(["none", "none", "truncate", "bytes", "deep"]))
-    data = text.encode("utf-8", "surrogatepass")
+    return damaged(draw, text.encode("utf-8", "surrogatepass"), ["none", "none", "truncate", "bytes", "deep"])
+
+
+def damaged(draw: st.DrawFn, data: bytes, kinds: list[str]) -> bytes:
+    """The bytes as they are, cut short, with a few bytes inserted, or nested 5,000 deep (one of `kinds`)."""
+    damage = draw(st.sampled_from(kinds))
     if damage == "truncate":
         return data[: draw(st.integers(0, len(data)))]
     if damage == "bytes":
@@ -499,14 +503,7 @@ def mutated_draft(draw: st.DrawFn) -> bytes:
             lines[i] = ""
         else:
             lines.insert(i, lines[i])
-    data = ("\n".join(lines) + "\n").encode()
-    damage = draw(st.sampled_from(["none", "none", "none", "truncate", "bytes"]))
-    if damage == "truncate":
-        return data[: draw(st.integers(0, len(data)))]
-    if damage == "bytes":
-        at = draw(st.integers(0, len(data)))
-        return data[:at] + draw(st.binary(min_size=1, max_size=4)) + data[at:]
-    return data
+    return damaged(draw, ("\n".join(lines) + "\n").encode(), ["none", "none", "none", "truncate", "bytes"])
 
 
 def _draft_case(data: st.DataObject, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
