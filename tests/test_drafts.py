@@ -287,6 +287,12 @@ def test_an_edit_of_rules_py_in_a_copy_of_the_package_leaves_every_command_worki
         assert "no longer applies" in listed.stdout
     engines = run("check", "--engines", "bfs,bmc", "--only", "default", *TINY)
     assert "Traceback" not in engines.stderr and engines.returncode in (0, 3)
+    others = [("prove", "--bmc", "6", *TINY), ("export", "--format", "promela", "--out", "m.pml", *TINY),
+              ("graph", "--out", "g.dot", *TINY), ("readings", "--list"), ("vectors", "export", "v", *TINY),
+              ("report", "--out", "r.html", *TINY, "--no-liveness"), ("fuzz", "--examples", "5", "--steps", "10")]
+    for argv in others:
+        done = run(*argv)
+        assert "Traceback" not in done.stderr and done.returncode in (0, 1, 3), (argv, done.stderr[-500:])
 
 
 # ---------------------------------------------------------------------------------------------
