@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import traceback
 import types
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,9 @@ def load_draft(path: str | Path, sha256: str | None = None) -> Draft:
 def _run(name: str, data: bytes) -> tuple[Rule, ...]:
     """Execute the draft in a module of its own and return its `RULES` as a tuple."""
     try:
-        code = compile(data, name, "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # "perhaps you missed a comma?": the draft's run says what breaks, in a line
+            warnings.simplefilter("ignore", SyntaxWarning)
+            code = compile(data, name, "exec", dont_inherit=True)
     except SyntaxError as error:
         raise DraftError(f"{name}:{error.lineno or 1}: not Python: {error.msg}") from None
     except ValueError as error:  # a null byte

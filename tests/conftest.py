@@ -82,7 +82,9 @@ def clashed(bounds: Any, depth: int, readings: Any = None) -> Any:
     return _clashes(bounds, depth, readings)
 
 
-def _shared_clashes(bounds: Any, depth: int, readings: Any = None, done: Any = None) -> Any:
+def _shared_clashes(bounds: Any, depth: int, readings: Any = None, done: Any = None, rules: Any = None) -> Any:
+    # shared only for the rules themselves: the documented example passes no draft
+    assert rules is None or rules is compositional.RULES, "a draft's clashes are not shared"
     key = repr((bounds, depth, readings))
     if key not in _CLASHES:
         _CLASHES[key] = in_fresh_process(clashed, bounds, depth, readings)
