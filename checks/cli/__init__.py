@@ -6,6 +6,7 @@ import errno
 import os
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from pausecheck.traces.input_file import printable
 from ..budget import Budget, LimitReached, signals_interrupt_z3
 from ..drafts import DraftError
 from ..mutants import NoLongerApplies
-from .commands import HANDLERS, UsageError
+from .commands import HANDLERS, UsageError, writable_outputs
 from .parser import parser
 
 __all__ = ["main"]
@@ -58,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     hard_stop=argv is None)
     try:
         with signals_interrupt_z3(), budget:  # a SIGTERM (or Ctrl-C) ends a z3 call under way too
+            writable_outputs(args)
             code = HANDLERS[args.command](args)
         sys.stdout.flush()
         return code
@@ -89,10 +91,27 @@ def main(argv: Sequence[str] | None = None) -> int:
                  f"{type(error).__name__}: {error} (in {where.name}, {Path(where.filename).name}:{where.lineno})")
             return 2
         if budget.reason is None:
-            raise
+            return _internal_error(error)
         # The limit interrupted z3 ("canceled") or a runtime before LimitReached itself landed: the same stop.
         _say(f"pausecheck: {budget.summary()}")
         return 3
+
+
+INTERNAL = 4  # a defect of pausecheck, not a finding: never 1, which says a property is violated
+
+
+def _internal_error(error: Exception) -> int:
+    """An uncaught exception: one line, the traceback written to a file to report, exit 4."""
+    text = "".join(traceback.format_exception(error))
+    try:
+        with tempfile.NamedTemporaryFile("w", prefix="pausecheck-internal-error-", suffix=".txt", delete=False,
+                                         encoding="utf-8") as out:
+            out.write(text)
+        where = f"the traceback is in {out.name}"
+    except OSError:  # nowhere to write it: the last frame at least
+        where = f"at {traceback.extract_tb(error.__traceback__)[-1].name}"
+    _say(f"pausecheck: internal error: {type(error).__name__}: {error}; {where}, please report it")
+    return INTERNAL
 
 
 FULL = (errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)  # output lost: exit 1

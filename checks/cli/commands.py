@@ -11,6 +11,7 @@ import errno
 import importlib.util
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,32 @@ def _write(path: Path, text: str) -> None:
             error.filename = str(path)
             raise
         raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+# The flags that name where a command writes, and whether each names a folder (else a file).
+OUTPUTS = {"out": None, "golden": True, "standing": False}
+FOLDER_OUT = {"check", "readings", "prove", "diff"}  # their --out is a folder
+
+
+def writable_outputs(args: argparse.Namespace) -> None:
+    """Before any work: every place the command will write can be written (a UsageError in one line if
+    not), so that a long search never ends in a path it cannot write."""
+    for flag, folder in OUTPUTS.items():
+        path = getattr(args, flag, None)
+        if not isinstance(path, Path):
+            continue
+        folder = args.command in FOLDER_OUT if folder is None else folder
+        where = path if folder else path.parent
+        existing = where
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise UsageError(f"cannot write {path}: {existing} is not a folder")
+        try:
+            with tempfile.TemporaryFile(dir=existing):
+                pass
+        except OSError as error:
+            raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def _write_all(folder: Path, documents: dict[str, dict[str, Any]]) -> dict[str, str]:

@@ -269,13 +269,24 @@ def validate_command(args: argparse.Namespace, usage: type[Exception], write: An
     return _report(args, machine, result, [], write)
 
 
+def not_over(out: Path, *read: Any) -> Path:
+    """`out`, or beside it a new name where it is a file this run read (a trace given to --sequence): a
+    command never writes over its input. Said on stderr."""
+    for given in read:
+        if given is not None and Path(given).exists() and out.exists() and out.resolve() == Path(given).resolve():
+            new = out.with_name(out.name.removesuffix(".itf.json").removesuffix(".json") + ".divergence.itf.json")
+            print(f"pausecheck: {out} is what this run read: the divergence goes to {new} instead", file=sys.stderr)
+            return new
+    return out
+
+
 def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, argv: list[str], write: Any) -> int:
     log = getattr(args, "log", None)
     mode = "--properties " if args.properties else ""
     command = f"pausecheck validate {mode}{log}" if log else f"pausecheck conform {mode}-- " + " ".join(argv)
     trace, document = None, None
     if result.divergence is not None:
-        trace = args.out or Path("divergence.itf.json")
+        trace = not_over(args.out or Path("divergence.itf.json"), getattr(args, "sequence", None), log)
         document = divergence_document(machine, result, command)
         write(trace, dumps(document))
     published, page = getattr(args, "standing", None), None

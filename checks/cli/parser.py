@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import functools
 import math
 import os
@@ -27,7 +28,7 @@ EXIT = ("exit: 0 every property was established at these bounds (or not exercise
         "violated or a deadlock (a counterexample exists); 2 usage or input error; 3 nothing violated but not "
         "everything established: a vacuous property, a missing witness, a property the bounds cannot exercise, or "
         "a search stopped early (--max-states, --max-seconds, --max-memory, Ctrl-C or SIGTERM), with the "
-        "statistics reached.")
+        "statistics reached; 4 an internal error of pausecheck (one line; the traceback in a file to report).")
 
 EPILOG_CHECK = f"""\
 examples:
@@ -171,7 +172,9 @@ def _reading(text: str) -> str:
     try:
         return reading_named(text).name
     except ReadingError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        close = difflib.get_close_matches(text.split("+")[0], ["conformant"], n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close and close[0] != text.split("+")[0] else ""
+        raise argparse.ArgumentTypeError(f"{error}{hint}") from None
 
 
 def _physical_memory() -> int:
@@ -229,7 +232,25 @@ def _size(text: str) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error in one line and exits 2."""
+    """argparse that reports a usage error in one line and exits 2, takes no abbreviation of a flag (`--pause`
+    is not `--pauses`), and says which flag a misspelt one may be, pointing at the command's own --help."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        found, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(found, "command", None)
+            sub = next((a.choices[command] for a in self._actions if isinstance(a, argparse._SubParsersAction)
+                        and command in a.choices), self)
+            flags = [s for a in sub._actions for s in a.option_strings]
+            hints = [f"{word} -> {close[0]}" for word in extras if word.startswith("-")
+                     for close in [difflib.get_close_matches(word.split("=")[0], flags, n=1, cutoff=0.6)] if close]
+            said = f" (did you mean: {'; '.join(hints)}?)" if hints else ""
+            sub.error(f"unrecognized arguments: {' '.join(extras)}{said}")
+        return found
 
     def _print_message(self, message: str, file: Any = None) -> None:
         """Write and flush, and let a full disk be known (argparse swallows it: --help would exit 0)."""
