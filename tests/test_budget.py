@@ -39,7 +39,8 @@ LONG = {
     "prove --bmc": ["prove", "--bmc", "40"],
     "consistency": ["consistency"],
     "check --engines": ["check", "--engines", "bfs,bmc"],
-    "diff": ["diff", "--draft", str(ROOT / "examples" / "drafts" / "take_copies.py"), "--pauses", "3",
+    # a draft that changes nothing a client sees: the walk must go over every pair (a quick difference is exit 1)
+    "diff": ["diff", "--draft", str(ROOT / "examples" / "drafts" / "put_back_appends.py"), "--pauses", "3",
              "--out", "{tmp}/d"],
 }
 

@@ -104,7 +104,9 @@ FOLDER_OUT = {"check", "readings", "prove", "diff"}  # their --out is a folder
 
 def writable_outputs(args: argparse.Namespace) -> None:
     """Before any work: every place the command will write can be written (a UsageError in one line if
-    not), so that a long search never ends in a path it cannot write."""
+    not), so that a long search never ends in a path it cannot write. `--list` writes nothing."""
+    if getattr(args, "list", False):
+        return
     for flag, folder in OUTPUTS.items():
         path = getattr(args, flag, None)
         if not isinstance(path, Path):
