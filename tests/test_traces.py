@@ -143,9 +143,9 @@ def test_every_golden_counterexample_rebuilds_from_its_python() -> None:
         assert code.startswith("# the same behaviour in Python") and max(map(len, code.splitlines())) <= 120
         printed = _run_python(code).strip()
         if document["#meta"]["property"] == "deadlock":  # judged afresh: broken, in the judge's own words
-            assert printed.startswith("(True, "), path.name
+            assert printed.startswith("reaches deadlock: "), path.name
         else:
-            assert printed == repr((True, document["#meta"]["message"])), path.name
+            assert printed == f"breaks {document['#meta']['property']}: {document['#meta']['message']}", path.name
 
 
 def test_check_prints_python_that_rebuilds_its_counterexample(capsys: pytest.CaptureFixture[str]) -> None:
@@ -156,8 +156,8 @@ def test_check_prints_python_that_rebuilds_its_counterexample(capsys: pytest.Cap
     out = capsys.readouterr().out
     assert code == 1 and "# the same behaviour in Python: paste into python3\n" in out
     snippet = out[out.index("# the same behaviour in Python"):]
-    snippet = snippet[:snippet.index("print(machine.judge(")]
-    snippet += snippet and out[out.index("print(machine.judge("):].splitlines()[0] + "\n"
+    snippet = snippet[:snippet.index("shown, how = machine.judge(")]
+    snippet += snippet and "\n".join(out[out.index("shown, how = machine.judge("):].splitlines()[:2]) + "\n"
     assert "reading_named('conformant+A-G1=leave')" in snippet
     printed = _run_python(snippet)
-    assert printed.startswith("(True, ") and "no_phantom_pause" in snippet, printed
+    assert printed.startswith("breaks no_phantom_pause: "), printed

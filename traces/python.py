@@ -48,5 +48,8 @@ def reproduction(document: dict[str, Any]) -> str:
     if meta.get("kind") == "eventually":
         lines.append("print(state)  # the end of the lasso: from here the property cannot be met")
     else:
-        lines.append(f"print(machine.judge({meta.get('property')!r}, pre, action, state))")
+        name = meta.get("property")
+        verb = {"violation": "breaks", "witness": "witnesses", "deadlock": "reaches"}.get(meta.get("verdict"), "shows")
+        lines += [f"shown, how = machine.judge({name!r}, pre, action, state)",
+                  f"print({verb!r} if shown else 'does not show', {name!r} + (f': {{how}}' if how else ''))"]
     return "\n".join(lines) + "\n"
