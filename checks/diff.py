@@ -235,10 +235,6 @@ class Checked:
 
 def summary(report: Report) -> Checked:
     """What a diff keeps of one table's check."""
-    return _summary(report)
-
-
-def _summary(report: Report) -> Checked:
     documents = {e.name: e.document for e in evidence_of(report) if e.counterexample}
     return Checked(tuple((p.name, p.status) for p in report.properties),
                    tuple((c.id, c.status) for c in report.clauses), documents, report.result.states,
@@ -284,7 +280,7 @@ def _paired(first: tuple[tuple[str, str], ...], second: tuple[tuple[str, str], .
 def _checked(job: tuple[Draft | None, Bounds, str, bool, Limits]) -> Checked:
     """One table's check (in a worker process: the draft travels by its file)."""
     draft, bounds, reading, liveness, limits = job
-    return _summary(check(bounds, reading, limits=limits, liveness=liveness, rules=base_of(draft)))
+    return summary(check(bounds, reading, limits=limits, liveness=liveness, rules=base_of(draft)))
 
 
 def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None = None, *, liveness: bool = True,
