@@ -26,7 +26,7 @@ def test_conform_never_writes_over_the_sequence_it_drives(tmp_path: Path, monkey
     assert main(["conform", "--sequence", str(given), "--", *RUNTIME]) == 1
     assert hashlib.sha256(given.read_bytes()).hexdigest() == before
     assert (tmp_path / "divergence.divergence.itf.json").exists()
-    assert "is what this run read" in capsys.readouterr().err
+    assert "is a file this run reads" in capsys.readouterr().err
 
 
 def test_an_internal_error_is_one_line_and_its_own_exit_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -41,6 +41,40 @@ def test_an_internal_error_is_one_line_and_its_own_exit_code(tmp_path: Path, mon
     assert err.count("\n") == 1 and "internal error: RuntimeError: a defect" in err and "please report it" in err
     written = next(tmp_path.glob("pausecheck-internal-error-*.txt")).read_text()
     assert "Traceback" in written and "a defect" in written
+
+
+GOLDEN = ROOT / "traces" / "golden"
+DRAFT = ROOT / "examples" / "drafts" / "take_copies.py"
+TINY = ["--calls", "1", "--pauses", "1", "--observations", "0", "--write-failures", "0"]
+
+
+# Every command that reads a file and writes one, told to write over what it reads: (words, the input,
+# whether it always writes). {in} is the copy of the input the command is given.
+OVER = {
+    "shrink": (["shrink", "{in}", "--out", "{in}"], GOLDEN / "drop_oldest.itf.json", True),
+    "graph": (["graph", "--around", "{in}", "--radius", "0", "--out", "{in}"], GOLDEN / "drop_oldest.itf.json",
+              True),
+    "export": (["export", "--format", "promela", *TINY, "--draft", "{in}", "--out", "{in}"], DRAFT, True),
+    "report": (["report", *TINY, "--no-liveness", "--draft", "{in}", "--out", "{in}"], DRAFT, True),
+    "validate": (["validate", "{in}", "--out", "{in}"], ROOT / "examples" / "logs" / "reference.jsonl", False),
+    "fuzz": (["fuzz", "--examples", "2", "--steps", "5", "--draft", "{in}", "--out", "{in}"], DRAFT, False),
+    "conform": (["conform", "--sequence", "{in}", "--out", "{in}", "--", *RUNTIME], GOLDEN / "drop_oldest.itf.json",
+                False),
+}
+
+
+@pytest.mark.parametrize("command", sorted(OVER))
+def test_no_command_writes_over_a_file_it_reads(command: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    words, given, writes = OVER[command]
+    copy = tmp_path / given.name
+    copy.write_bytes(given.read_bytes())
+    main([w.replace("{in}", str(copy)) for w in words])
+    assert copy.read_bytes() == given.read_bytes()
+    err = capsys.readouterr().err
+    assert f"{copy} is a file this run reads: written to" in err
+    if writes:
+        assert len(list(tmp_path.iterdir())) == 2  # the input, and the output beside it
 
 
 @pytest.mark.parametrize(("words", "said"), [

@@ -1,7 +1,9 @@
 """The commands: each is one library call plus rendering.
 
-Exit codes: 0 every check passed; 1 a violation, a vacuous property, a missing witness, a deadlock,
-or an incomplete search; 2 a usage or input error (one line on stderr, never a traceback).
+Exit codes (`EXIT` in the parser's help): 0 every check passed; 1 a finding (a violation, a vacuous
+property, a missing witness, a deadlock); 2 a usage or input error (one line on stderr, never a
+traceback); 3 incomplete (stopped at a limit, or something the bounds cannot exercise); 4 an internal
+error (`cli.INTERNAL`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from .consistency import consistency_command
 from .diff import DIFF_KIND, diff_command, how_decided
 from .draft import draft_given, machine_of, rules_of
 from .explore import explore_command
+from .inputs import not_over, note
 from .oracle import conform_command, fuzz_command, shrink_runtime_command, validate_command, vectors_command
 from .prove import engines_command, prove_command
 from .readings import counter as _counter
@@ -85,8 +88,10 @@ def _limits(args: argparse.Namespace) -> Limits:
     return limits if budget is None else budget.limits(limits)
 
 
-def _write(path: Path, text: str) -> None:
-    """Write a file (creating its folder); any problem is a UsageError naming the path."""
+def _write(path: Path, text: str) -> Path:
+    """Write a file (creating its folder), never over a file this run reads (`inputs.not_over`); returns the
+    path written. Any problem is a UsageError naming the path."""
+    path = not_over(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -95,6 +100,7 @@ def _write(path: Path, text: str) -> None:
             error.filename = str(path)
             raise
         raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+    return path
 
 
 # The flags that name where a command writes, and whether each names a folder (else a file).
@@ -104,7 +110,9 @@ FOLDER_OUT = {"check", "readings", "prove", "diff"}  # their --out is a folder
 
 def writable_outputs(args: argparse.Namespace) -> None:
     """Before any work: every place the command will write can be written (a UsageError in one line if
-    not), so that a long search never ends in a path it cannot write. `--list` writes nothing."""
+    not), so that a long search never ends in a path it cannot write. `--list` writes nothing. A file
+    output that names a file the command reads is moved beside it first (`inputs.not_over`)."""
+    note(args)
     if getattr(args, "list", False):
         return
     for flag, folder in OUTPUTS.items():
@@ -112,6 +120,9 @@ def writable_outputs(args: argparse.Namespace) -> None:
         if not isinstance(path, Path):
             continue
         folder = args.command in FOLDER_OUT if folder is None else folder
+        if not folder:
+            path = not_over(path)
+            setattr(args, flag, path)
         where = path if folder else path.parent
         existing = where
         while not existing.exists() and existing != existing.parent:
@@ -282,7 +293,7 @@ def _shrink(args: argparse.Namespace) -> int:
                           verdict=DEADLOCK if prop is None else "violation",
                           description=DEADLOCK_DOC if prop is None else prop.doc,
                           command=f"pausecheck shrink {file}", mutant=meta.get("mutant"))
-    _write(out, dumps(shrunk))
+    out = _write(out, dumps(shrunk))
     sys.stdout.write(render(shrunk, f"pausecheck replay {out}") + reproduction(shrunk))
     say(f"[shrunk] {len(actions)} steps -> {len(found.actions)} steps, written to {out}")
     return 0

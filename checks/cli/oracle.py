@@ -38,6 +38,7 @@ from ..oracle.minimise import minimise, path_of
 from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
 from .draft import machine_of
+from .inputs import not_over
 
 __all__ = ["conform_command", "validate_command", "vectors_command", "fuzz_command", "shrink_runtime_command"]
 
@@ -269,24 +270,13 @@ def validate_command(args: argparse.Namespace, usage: type[Exception], write: An
     return _report(args, machine, result, [], write)
 
 
-def not_over(out: Path, *read: Any) -> Path:
-    """`out`, or beside it a new name where it is a file this run read (a trace given to --sequence): a
-    command never writes over its input. Said on stderr."""
-    for given in read:
-        if given is not None and Path(given).exists() and out.exists() and out.resolve() == Path(given).resolve():
-            new = out.with_name(out.name.removesuffix(".itf.json").removesuffix(".json") + ".divergence.itf.json")
-            print(f"pausecheck: {out} is what this run read: the divergence goes to {new} instead", file=sys.stderr)
-            return new
-    return out
-
-
 def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, argv: list[str], write: Any) -> int:
     log = getattr(args, "log", None)
     mode = "--properties " if args.properties else ""
     command = f"pausecheck validate {mode}{log}" if log else f"pausecheck conform {mode}-- " + " ".join(argv)
     trace, document = None, None
     if result.divergence is not None:
-        trace = not_over(args.out or Path("divergence.itf.json"), getattr(args, "sequence", None), log)
+        trace = not_over(args.out or Path("divergence.itf.json"), "divergence")
         document = divergence_document(machine, result, command)
         write(trace, dumps(document))
     published, page = getattr(args, "standing", None), None
