@@ -21,6 +21,7 @@ adds questions, say, still lets the observation and pause bounds end the search)
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ from pausecheck.model.state import State
 from .drafts import derived
 
 __all__ = ["DEADLOCK", "WITNESS_LOST", "LARGE", "Mutant", "catalogue", "catalogue_problem", "mutant_named",
+           "unknown_mutant",
            "mutant_rules", "mutate", "bounds_of", "NoLongerApplies"]
 
 # The killer named by a mutant that only removes behaviour: a witness the rules reach and it does not.
@@ -328,6 +330,13 @@ def mutant_named(name: str) -> Mutant:
         if m.name == name:
             return m
     raise KeyError(name)
+
+
+def unknown_mutant(name: str) -> str:
+    """What to say of a mutant name no mutant has: the closest name, and where the names are listed."""
+    close = difflib.get_close_matches(name, [m.name for m in catalogue()], n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return f"unknown mutant {name!r}{hint} (pausecheck mutants --list names them all)"
 
 
 def mutant_rules(name: str, base: tuple[Rule, ...] = RULES) -> tuple[Rule, ...]:

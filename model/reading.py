@@ -9,6 +9,8 @@ is the conformant one with some switches set otherwise; its name says which, e.g
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["Choice", "Reading", "Switch", "SWITCHES", "SWITCH_OF", "CONFORMANT", "READINGS",
@@ -225,13 +227,21 @@ CONFORMANT = Reading(
 READINGS = {CONFORMANT.name: CONFORMANT}
 
 
+def _closest(word: str, known: Sequence[str]) -> str:
+    """`; did you mean X?` for the known word closest to a misspelt one, or nothing."""
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def _with(reading: Reading, ambiguity: str, value: str) -> Reading:
     switch = SWITCH_OF.get(ambiguity)
     if switch is None:
-        known = ", ".join(s.ambiguity for s in SWITCHES)
-        raise ReadingError(f"{ambiguity} is not an ambiguity the model switches on ({known})")
+        known = [s.ambiguity for s in SWITCHES]
+        raise ReadingError(f"{ambiguity} is not an ambiguity the model switches on{_closest(ambiguity, known)} "
+                           f"({', '.join(known)})")
     if value not in switch.values:
-        raise ReadingError(f"{ambiguity}={value}: the values are {', '.join(switch.values)}")
+        raise ReadingError(f"{ambiguity}={value}: the values are {', '.join(switch.values)}"
+                           f"{_closest(value, switch.values)}")
     switches = tuple((a, v) for a, v in reading.switches if a != ambiguity)
     if value != switch.default:
         switches += ((ambiguity, value),)

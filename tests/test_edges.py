@@ -81,6 +81,8 @@ def test_no_command_writes_over_a_file_it_reads(command: str, tmp_path: Path,
     (["check", "--pauzes", "1"], "did you mean: --pauzes -> --pauses?"),
     (["check", "--pause", "1"], "did you mean: --pause -> --pauses?"),  # an abbreviation is refused
     (["check", "--reading", "conformnt"], "did you mean conformant?"),
+    (["check", "--reading", "conformant+A-T6=take-frst"], "did you mean take-first?"),
+    (["check", "--reading", "A-T66=take-first"], "did you mean A-T6?"),
 ])
 def test_a_misspelt_flag_is_refused_with_a_suggestion_and_the_command_s_help(
         words: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -101,3 +103,18 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(
     assert main([w.format(file=a_file) for w in words]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot write" in err
+
+
+@pytest.mark.parametrize("words", [["mutants", "--only", "drop_oldst"], ["explore", "--mutant", "drop_oldst"]])
+def test_a_misspelt_mutant_is_refused_with_the_closest_name(words: list[str],
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(words) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown mutant 'drop_oldst'; did you mean drop_oldest?" in err
+
+
+def test_a_log_given_as_a_trace_is_pointed_at_validate(capsys: pytest.CaptureFixture[str]) -> None:
+    log = ROOT / "examples" / "logs" / "reference.jsonl"
+    assert main(["replay", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"check a log with `pausecheck validate {log}`" in err

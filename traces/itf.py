@@ -18,7 +18,7 @@ from pausecheck.model.rules import clauses_of
 from pausecheck.model.state import ref_name
 
 from .explain import explain
-from .input_file import InputError, parse_json, short
+from .input_file import InputError, parse_json, printable, short
 from .input_file import read_limited as read_limited_input
 
 __all__ = ["VARS", "encode_state", "decode_state", "trace_document", "dumps", "write_trace", "load_trace", "TraceError"]
@@ -166,6 +166,17 @@ def _check_types(name: str, record: dict[str, Any], types: dict[str, tuple[type,
             raise TraceError(name, f"{path}.clauses", "must be a list of clause ids (strings)")
 
 
+def _lines_of_json(text: str) -> bool:
+    """Whether `text` is JSON lines (two or more lines, each a JSON object): a log, not one trace."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        return all(isinstance(json.loads(line), dict) for line in lines[:3])
+    except ValueError:
+        return False
+
+
 def load_trace(path: str | Path, complete: bool = True) -> dict[str, Any]:
     """Read and shape-check an ITF trace; every problem is a TraceError naming file and JSON path.
 
@@ -178,7 +189,13 @@ def load_trace(path: str | Path, complete: bool = True) -> dict[str, Any]:
     text = read_limited(path, name)
     if not text.strip():
         raise TraceError(name, "", "empty: no trace in it")
-    document = parse_json(text, name)
+    try:
+        document = parse_json(text, name)
+    except InputError as error:
+        if not _lines_of_json(text):
+            raise
+        raise TraceError(name, error.path, f"{error.problem}: one JSON object a line is a runtime's log, not a "
+                         f"trace; check a log with `pausecheck validate {printable(name)}`") from None
     if not isinstance(document, dict):
         raise TraceError(name, "$", "a trace must be a JSON object")
     meta = document.get("#meta")

@@ -37,7 +37,7 @@ from ..flips import flip_matrix
 from ..golden import golden_documents
 from ..graph import GraphTooLarge, around, state_graph, transitions, write_graph
 from ..killmatrix import KillMatrix, kill_matrix
-from ..mutants import Mutant, catalogue, catalogue_problem, mutant_named
+from ..mutants import Mutant, catalogue, catalogue_problem, mutant_named, unknown_mutant
 from ..parallel import workers
 from ..report import Report, check
 from ..report.drafted import DraftSection
@@ -306,7 +306,7 @@ def _chosen(names: list[str] | None) -> list[Mutant]:
     try:
         return [mutant_named(n) for n in names] if names else list(catalogue())
     except KeyError as error:
-        raise UsageError(f"unknown mutant {error.args[0]!r} (pausecheck mutants --list names them all)") from None
+        raise UsageError(unknown_mutant(error.args[0])) from None
 
 
 def _run_mutants(chosen: list[Mutant], reporter: Reporter, jobs: int | None = None, on_ray: bool = False,

@@ -12,7 +12,7 @@ from pausecheck.traces.replay import decode_actions
 
 from ..browse import Explorer, ViewError, view
 from ..evidence import machine_for
-from ..mutants import mutant_named, mutate
+from ..mutants import mutant_named, mutate, unknown_mutant
 from .draft import machine_of
 
 __all__ = ["explore_command", "explorer_for"]
@@ -40,7 +40,7 @@ def explorer_for(args: argparse.Namespace, bounds: Any, usage: type[Exception]) 
         try:
             machine = mutate(machine, mutant_named(args.mutant))
         except KeyError:
-            raise usage(f"unknown mutant {args.mutant!r} (pausecheck mutants --list names them all)") from None
+            raise usage(unknown_mutant(args.mutant)) from None
     return Explorer(machine, args.mutant)
 
 

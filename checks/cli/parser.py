@@ -247,7 +247,7 @@ class _Parser(argparse.ArgumentParser):
                         and command in a.choices), self)
             flags = [s for a in sub._actions for s in a.option_strings]
             hints = [f"{word} -> {close[0]}" for word in extras if word.startswith("-")
-                     for close in [difflib.get_close_matches(word.split("=")[0], flags, n=1, cutoff=0.6)] if close]
+                     for close in [difflib.get_close_matches(word.split("=")[0], flags, n=1, cutoff=0.7)] if close]
             said = f" (did you mean: {'; '.join(hints)}?)" if hints else ""
             sub.error(f"unrecognized arguments: {' '.join(extras)}{said}")
         return found
