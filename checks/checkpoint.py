@@ -6,9 +6,10 @@ and which of the parent's successors (or which initial state) it is; the loop's 
 discovery ends (a state's number, a successor's, a message). Its checksum detects accidents, not a
 hand-made file (anyone can recompute it), so a resume trusts none of those numbers: it re-runs the
 search's expansion on the model and requires the file to name exactly the states, counters and first
-discoveries that re-run finds (`restore.py`; what it cannot re-derive without every check the search
-made, and so takes on trust, is that a property the file does not name was not found). A damaged, foreign
-or hand-made file is refused with one line, whatever its shape. Rebuilding costs one expansion of each
+discoveries that re-run finds (`restore.py`). What it cannot re-derive without every check the search
+made is that a property the file does not name was not found: so the file is sealed under a key of its
+user's (`sealing.py`), and a file edited or sealed under another key is refused. A damaged, foreign or
+hand-made file is refused with one line, whatever its shape. Rebuilding costs one expansion of each
 state the search had expanded, without checking properties: about half the time the search took to get
 there (0.75 to 0.98 s of CPU for the 59,903 states a search of the defaults stored in 1.3 to 1.8 s,
 here).
@@ -20,8 +21,8 @@ padded past its states, a sparse one of gigabytes included, is refused before it
 
 The file is a packed binary of our own (no pickle: loading it runs nothing):
 
-    pausecheck-checkpoint 2\\n
-    <sha-256 of everything after this line, hex>\\n
+    pausecheck-checkpoint 3\\n
+    <HMAC-SHA-256, under this user's key (`sealing.py`), of everything after this line, hex>\\n
     <header: one line of JSON, sorted keys: key, states, loop, violations, witnesses, deadlock>\\n
     <parents: `states` signed 64-bit little-endian><choices: `states` signed 64-bit little-endian>
 
@@ -34,7 +35,7 @@ traces are the same.
 
 from __future__ import annotations
 
-import hashlib
+import hmac
 import json
 import os
 import stat
@@ -46,10 +47,12 @@ from typing import Any, BinaryIO
 
 from pausecheck.traces.input_file import InputError, parse_json
 
-__all__ = ["Checkpoint", "CheckpointError", "Snapshot", "FILE", "MAGIC"]
+from .sealing import SealError, key_path, sealer
+
+__all__ = ["Checkpoint", "CheckpointError", "Snapshot", "FILE", "MAGIC", "seal"]
 
 FILE = "search.checkpoint"
-MAGIC = b"pausecheck-checkpoint 2\n"
+MAGIC = b"pausecheck-checkpoint 3\n"
 MAX_HEADER = 16 << 20  # bytes of the JSON header line: discoveries' messages, never near this
 CHUNK = 1 << 20  # bytes of numbers read (and checksummed) at a time
 # The least memory a resume needs for each state it rebuilds, however the states are kept: 83 bytes packed
@@ -90,6 +93,10 @@ class Checkpoint:
     def path(self) -> Path:
         return self.folder / FILE
 
+    def sealable(self) -> None:
+        """Whether this user's key can seal (and so open) a checkpoint: CheckpointError in one line if not."""
+        _sealer()
+
     def save(self, snapshot: Snapshot) -> None:
         """Write atomically: a temporary file, flushed and synced, then renamed over the old one."""
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -99,7 +106,7 @@ class Checkpoint:
                 + _little(snapshot.parents) + _little(snapshot.choices))
         temporary = self.path.with_suffix(".writing")
         with temporary.open("wb") as out:
-            out.write(MAGIC + hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body)
+            out.write(seal(body))
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, self.path)
@@ -144,12 +151,14 @@ class Checkpoint:
             raise self.damaged(f"it names {count:,} states but holds {held:,} bytes of numbers, not {16 * count:,}")
         if count * REBUILT_STATE_BYTES > _memory():
             raise self.damaged(f"it names {count:,} states, more than this process's memory could rebuild")
-        checksum = hashlib.sha256(line)
+        checksum = _sealer()
+        checksum.update(line)
         parents, choices = _numbers(source, count, checksum), _numbers(source, count, checksum)
         if len(parents) + len(choices) != 2 * count:
             raise self.damaged("it was cut short while it was read")
-        if checksum.hexdigest().encode("ascii") + b"\n" != digest:
-            raise self.damaged("its checksum does not match its contents")
+        if not hmac.compare_digest(checksum.hexdigest().encode("ascii") + b"\n", digest):
+            raise self.damaged(f"its seal does not match its contents: edited, or sealed under another key than "
+                               f"{key_path()} (a checkpoint resumes only where its user's key is)")
         loop, violations, witnesses = header.get("loop"), header.get("violations"), header.get("witnesses")
         if not isinstance(loop, dict) or not isinstance(violations, dict) or not isinstance(witnesses, dict):
             raise self.damaged("its header lacks the loop's counters or the discoveries")
@@ -173,6 +182,20 @@ class Checkpoint:
     def damaged(self, why: str) -> CheckpointError:
         """The one-line error for a checkpoint that cannot be used."""
         return CheckpointError(f"{self.path}: damaged checkpoint: {why}")
+
+
+def seal(body: bytes) -> bytes:
+    """The checkpoint file of `body` (its header line and numbers): the magic line, the seal, the body."""
+    mac = _sealer()
+    mac.update(body)
+    return MAGIC + mac.hexdigest().encode("ascii") + b"\n" + body
+
+
+def _sealer() -> Any:
+    try:
+        return sealer()
+    except SealError as error:
+        raise CheckpointError(str(error)) from None
 
 
 def _numbers(source: BinaryIO, count: int, checksum: Any) -> array:

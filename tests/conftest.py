@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
+import tempfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -12,10 +14,17 @@ from pausecheck.checks.flips import flip_matrix
 from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.mutants import MUTANTS
 from pausecheck.checks.report import check
+from pausecheck.checks.sealing import KEY_VARIABLE
 from pausecheck.checks.symbolic import compositional, consistency
 from pausecheck.model.reading import reading_named
 
 _CHECKS: dict[str, Any] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Checkpoints sealed under a key of the test run's own (inherited by the commands it starts), never the
+    user's (`checks/sealing.py`)."""
+    os.environ[KEY_VARIABLE] = os.path.join(tempfile.mkdtemp(prefix="pausecheck-key-"), "checkpoint.key")
 
 
 def _shared_check(bounds: Any, reading: str = "conformant", **options: Any) -> Any:

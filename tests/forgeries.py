@@ -6,7 +6,6 @@ small enough that a resume costs a millisecond)."""
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from array import array
 from dataclasses import dataclass, replace
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
-from pausecheck.checks.checkpoint import MAGIC, Checkpoint, CheckpointError
+from pausecheck.checks.checkpoint import MAGIC, Checkpoint, CheckpointError, seal
 from pausecheck.checks.explore import explore
 from pausecheck.checks.restore import STUCK
 
@@ -39,7 +38,7 @@ class Parts:
         return self.header["loop"]["i"]
 
     def signed(self) -> bytes:
-        """The file a forger writes: its states counted, its checksum right."""
+        """The file a forger holding the key writes: its states counted, its seal right."""
         return sign(json.dumps({**self.header, "states": self.count}).encode(),
                     packed(self.parents) + packed(self.choices))
 
@@ -60,7 +59,7 @@ def packed(numbers: list[int]) -> bytes:
 
 def sign(line: bytes, numbers: bytes) -> bytes:
     body = line + b"\n" + numbers
-    return MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    return seal(body)
 
 
 def parts_of(data: bytes) -> Parts:

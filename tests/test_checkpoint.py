@@ -3,7 +3,6 @@ ends as one never stopped; a damaged, foreign or hand-made checkpoint of any sha
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pausecheck.checks.checkpoint import FILE, MAGIC, Checkpoint
+from pausecheck.checks.checkpoint import FILE, MAGIC, Checkpoint, seal
 from pausecheck.checks.cli import main
 from pausecheck.checks.explore import Limits, explore
 from pausecheck.checks.mutants import mutant_named, mutate
@@ -89,9 +88,9 @@ def _parts(data: bytes) -> tuple[dict[str, Any], bytes]:
 
 
 def _signed(header: Any, numbers: bytes) -> bytes:
-    """A hand-made checkpoint with a right checksum: only its contents can be wrong."""
+    """A hand-made checkpoint with a right seal (made with the key): only its contents can be wrong."""
     body = (header if isinstance(header, bytes) else json.dumps(header).encode()) + b"\n" + numbers
-    return MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    return seal(body)
 
 
 def _edited(change: Callable[[dict[str, Any]], None]) -> Callable[[bytes], bytes]:
@@ -128,7 +127,7 @@ def _count(data: bytes) -> int:
 DAMAGED: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "empty": (lambda d: b"", "first line differs"),
     "an old pickle": (lambda d: pickle.dumps({"key": None, "snapshot": {}}), "first line differs"),
-    "a wrong checksum": (lambda d: d[:-1] + bytes([d[-1] ^ 1]), "checksum"),
+    "a wrong seal": (lambda d: d[:-1] + bytes([d[-1] ^ 1]), "its seal does not match"),
     "cut short": (lambda d: d[: len(d) // 2], "holds"),  # refused by its size, before its numbers are read
     "a header not JSON": (lambda d: _signed(b"{nope", _parts(d)[1]), "header is not JSON"),
     "a header nested deeply": (lambda d: _signed(b"[" * 100_000, _parts(d)[1]), "header is not JSON"),
@@ -191,3 +190,32 @@ def test_a_checkpoint_that_is_not_a_file_is_refused(shape: str, tmp_path: Path,
     assert main(["check", *SMALL, "--resume", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("no checkpoint" in err if shape == "a missing file" else "damaged" in err), err
+
+
+def test_the_key_is_made_once_for_its_user_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pausecheck.checks import sealing
+
+    monkeypatch.setenv(sealing.KEY_VARIABLE, str(tmp_path / "state" / "checkpoint.key"))
+    first = sealing.sealer().copy()
+    first.update(b"body")
+    key = tmp_path / "state" / "checkpoint.key"
+    assert len(key.read_bytes()) == 32 and key.stat().st_mode & 0o777 == 0o600
+    again = sealing.sealer()
+    again.update(b"body")
+    assert first.hexdigest() == again.hexdigest()
+    assert sorted(p.name for p in key.parent.iterdir()) == ["checkpoint.key"]  # no temporary left behind
+
+
+def test_a_key_that_cannot_be_made_is_one_line_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from pausecheck.checks import sealing
+    from pausecheck.checks.cli import commands
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv(sealing.KEY_VARIABLE, str(blocked / "checkpoint.key"))
+    monkeypatch.setattr(commands, "_checked", lambda *a, **k: pytest.fail("the search started"))
+    assert main(["check", *SMALL, "--checkpoint", str(tmp_path / "saved")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"the checkpoint key {blocked / 'checkpoint.key'}: Not a directory" in err
+    assert sealing.KEY_VARIABLE in err

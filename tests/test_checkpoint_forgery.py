@@ -1,13 +1,17 @@
-"""Forged checkpoints (issue 45): well-formed files whose SHA-256 is recomputed, as anyone can, so that only
-their contents are wrong. Each is made afresh from a real checkpoint of the current model at small bounds (so
+"""Forged checkpoints (issue 45): well-formed files sealed afresh, as a forger holding the user's key could
+(`checks/sealing.py`; one without it is refused at the seal, tested last), so that only their contents are
+wrong. Each is made afresh from a real checkpoint of the current model at small bounds (so
 the suite stays valid as the model changes), then resumed with `pausecheck check --resume`: it must be refused
 with exit 2 and one line naming what is wrong, or resume to exactly the figures, verdicts and trace files of
 the search never stopped. Each forgery says which of the two it must be."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -240,8 +244,9 @@ def test_a_forged_checkpoint_is_refused_or_changes_nothing(name: str, genuine: d
 
 
 @pytest.mark.parametrize("deleted", ["a violation", "a witness"])
-@pytest.mark.xfail(strict=True, reason="a resume trusts that a property the file does not name was not found "
-                   "before the checkpoint: re-deriving that absence takes every check the search made (restore.py)")
+@pytest.mark.xfail(strict=True, reason="sealed under the user's own key, a resume trusts that a property the file "
+                   "does not name was not found before the checkpoint: re-deriving that absence takes every check the "
+                   "search made (restore.py); without the key it is refused (the test below)")
 def test_a_discovery_deleted_is_the_one_forgery_a_resume_trusts(deleted: str, genuine: dict[str, Parts],
                                                                 tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
@@ -251,6 +256,22 @@ def test_a_discovery_deleted_is_the_one_forgery_a_resume_trusts(deleted: str, ge
     got = _resumed("broken", _discovery(parts, table, name, None).signed(), tmp_path, capsys)
     whole = _uninterrupted("broken", tmp_path, capsys)
     assert got.code == 2 or (got.code, got.report, got.traces) == (whole.code, whole.report, whole.traces)
+
+
+@pytest.mark.parametrize("deleted", ["a violation", "a witness"])
+def test_a_discovery_deleted_without_the_key_is_refused_at_the_seal(deleted: str, genuine: dict[str, Parts],
+                                                                   tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """What anyone can compute (a SHA-256), or a seal under another key, opens no checkpoint."""
+    parts = genuine["broken"]
+    table, name = ("violations", _violation(parts, "state")[0]) if deleted == "a violation" else (
+        "witnesses", _witness(parts)[0])
+    body = _discovery(parts, table, name, None).signed()[len(MAGIC):].partition(b"\n")[2]
+    for forged in (MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body,
+                   MAGIC + hmac.new(b"k" * 32, body, hashlib.sha256).hexdigest().encode() + b"\n" + body):
+        got = _resumed("broken", forged, tmp_path, capsys)
+        assert got.code == 2 and got.err.count("\n") == 1 and "its seal does not match its contents" in got.err
+        shutil.rmtree(tmp_path / "forged")
 
 
 def test_the_fuzzed_ladder_checkpoint_holds_every_kind_of_discovery(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """A fuzz suite for every input pausecheck reads: golden traces, runtime logs, conformance vectors and their
 manifests, checkpoints, `--reading` strings and every bound flag of every command, mutated by Hypothesis
 (keys deleted, types swapped, deep nesting, huge numbers, bad encodings, steps reordered or duplicated,
-checksums kept right), run in process; and checkpoints forged as anyone can (`forgeries.py`), which must be
+checkpoint seals kept right), run in process; and checkpoints forged as a holder of the key can
+(`forgeries.py`), which must be
 refused or change nothing. No exception may escape, an error is one line, and the exit code
 must be a documented one. A few dozen examples per kind in the edit loop; at least 1,000 per kind under
 the `slow` marker (CI), each kept to milliseconds so that the whole suite stays cheap."""
@@ -9,7 +10,6 @@ the `slow` marker (CI), each kept to milliseconds so that the whole suite stays 
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import shutil
 import sys
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pausecheck.checks import budget
-from pausecheck.checks.checkpoint import MAGIC, Checkpoint, CheckpointError
+from pausecheck.checks.checkpoint import MAGIC, Checkpoint, CheckpointError, seal
 from pausecheck.checks.cli import main
 from pausecheck.checks.cli.parser import parser
 from pausecheck.checks.explore import explore
@@ -235,7 +235,7 @@ def _checkpoint_case(data: st.DataObject, saved: bytes, folder: Path) -> None:
             picked[data.draw(st.integers(0, len(picked) - 1))] = data.draw(st.integers(-(2**63), 2**63 - 1))
         numbers = picked.tobytes()
     signed = line + b"\n" + numbers
-    data_out = MAGIC + hashlib.sha256(signed).hexdigest().encode() + b"\n" + signed
+    data_out = seal(signed)  # a forger holding the key: what the resume re-derives is what is tested
     if how == "bytes":
         at = data.draw(st.integers(0, len(data_out)))
         data_out = data_out[:at] + data.draw(st.binary(max_size=8)) + data_out[at + data.draw(st.integers(0, 8)):]

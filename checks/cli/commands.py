@@ -160,6 +160,8 @@ def _checkpoint(args: argparse.Namespace, bounds: Bounds) -> tuple[Checkpoint | 
 def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> Report:
     checkpoint, resume = _checkpoint(args, bounds)
     try:
+        if checkpoint is not None:
+            checkpoint.sealable()  # the key is there (or made) before any work, not at the first save
         return _checked(args, bounds, reporter, checkpoint, resume)
     except CheckpointError as error:
         raise UsageError(str(error)) from None
