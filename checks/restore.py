@@ -16,7 +16,8 @@ Any difference is one `CheckpointError` naming it. The seconds the search had ru
 search reports its own time.
 
 What no resume can re-derive without every check the search made (and so the whole search's time) is that a
-property the file does not name was not found before the checkpoint: a resume trusts that absence.
+property the file does not name was not found before the checkpoint: a resume takes that absence only from a
+file sealed under its user's key (`sealing.py`), which no one without the key can make.
 
 The re-run costs what the search's expansion cost, without its checks: about the time the old rebuild took.
 """
