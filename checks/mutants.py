@@ -3,7 +3,7 @@
 A mutant never edits `model/rules.py`. It is a few named edits of a rule table (`model/deviate.py`: a guard
 or an effect replaced, an action added or withheld; the edits are in `checks/deviations.py`), applied to
 the table of the machine it mutates (`mutate`: the rules, or a spec author's draft), so that every engine
-derived from a table runs it: the explicit successors, `rules.step` (a counterexample replays step by
+derived from a table runs it: the explicit successors, `pygen.step` (a counterexample replays step by
 step), the z3 relation, the Promela. The catalogue is built when first asked for (`catalogue()`), and a
 mutant's table only when it is used: an edit of the rules (or a draft) that leaves one of its edits
 naming nothing is reported as that mutant no longer applying (`Mutant.problem`), never raised when a

@@ -33,8 +33,9 @@ from .liveness import EVENTUALLY, LIVENESS, Eventually, liveness_named
 from .machine import Machine
 from .observe import observe, shown, white_box
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, TRANSITION, Context, Property, missing_bound, property_named
+from .pygen import enabled, step
 from .reading import CONFORMANT, READINGS, SWITCH_OF, SWITCHES, Choice, Reading, ReadingError, Switch, reading_named
-from .rules import RULE_OF, RULES, Rule, enabled, step
+from .rules import RULE_OF, RULES, Rule
 from .state import INITIAL, State
 
 MODEL_VERSION = "pausecheck-model/4"  # 4: an artifact keeps its producing call only where a reading reads it

@@ -18,9 +18,9 @@ from .liveness import LIVENESS, Eventually, judge_lasso, judge_witness
 from .observe import shown
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property, screen
 from .pycheck import compiled_for
-from .pygen import successor_function
+from .pygen import step, successor_function
 from .reading import CONFORMANT, Reading
-from .rules import RULES, step
+from .rules import RULES
 from .state import FINISHED, INITIAL, State
 from .symmetry import canonical_sessions
 
@@ -67,7 +67,7 @@ class Machine:
 
     def successors(self, state: State) -> Iterable[tuple[Action, State]]:
         """Each enabled action with its successor, in canonical order: the rule table compiled for these
-        bounds and this reading (`pygen.py`), the code `rules.step` runs too. StepError where the table
+        bounds and this reading (`pygen.py`), the code `pygen.step` runs too. StepError where the table
         cannot step from `state` (only a draft's can: the rules' successors are total on what they reach)."""
         try:
             return self.compiled(state)

@@ -3,7 +3,7 @@
 `successor_function(bounds, reading)` specialises every rule of `rules.RULES` to the bounds and
 the reading (their values become constants, a reading's dead branches vanish), writes one Python
 function that computes every enabled action with its successor, in the rule table's order, and
-compiles it once per (bounds, reading). `rules.step`, `rules.enabled` and the explorer all run it.
+compiles it once per (bounds, reading). `step`, `enabled` (below) and the explorer all run it.
 
 The generated code does what a careful hand would: each segment's execution and running attempt are
 found once per state, a guard's parts are tested as soon as their variables are known (a part that
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import actions as _actions
 from .lang import (
@@ -43,7 +43,12 @@ from .lowering import lowered
 from .rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning, id_key
 
-__all__ = ["successor_function", "source", "Successors"]
+if TYPE_CHECKING:
+    from .actions import Action
+    from .config import Bounds
+    from .reading import Reading
+
+__all__ = ["successor_function", "source", "Successors", "enabled", "step"]
 
 Successors = Callable[[State], list[tuple[Any, State]]]
 
@@ -657,3 +662,22 @@ def _compiled(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> Successors:
     exec(compile(code, f"<pausecheck rules {reading.name}>", "exec"), namespace)  # our own generated code
     return namespace["successors"]
 
+
+def enabled(bounds: Bounds, reading: Reading, state: State, rules: tuple[Rule, ...] = RULES) -> list[Action]:
+    """Every enabled action in canonical order (rule table order, then each rule's own order); `rules` is
+    this table or a deviation of it (a mutant's, `deviate.py`)."""
+    return [action for action, _ in successor_function(bounds, reading, rules)(state)]
+
+
+def step(bounds: Bounds, reading: Reading, state: State, action: Action,
+         rules: tuple[Rule, ...] = RULES) -> State | None:
+    """The successor of `state` under `action`, or None if the action is not enabled there; `rules` is
+    this table or a deviation of it (a mutant's), so that a mutant's trace replays on its own rules."""
+    successors = successor_function(bounds, reading, rules)
+    last = _LAST_STEP  # a replay, a conformance run or a test often steps from one state several times
+    if last[0] is not successors or last[1] is not state:
+        last[:] = [successors, state, dict(successors(state))]
+    return last[2].get(action)
+
+
+_LAST_STEP: list = [None, None, {}]  # (successor function, state, {action: successor}) of the latest step

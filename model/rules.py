@@ -1,7 +1,7 @@
 """The transition rules, clause by clause, written once as data in the rule language (`lang.py`).
 
-`step` and `enabled` are the entry points; both run the successor function derived from this table
-(`pygen.py`), the same code the explorer runs.
+`pygen.step` and `pygen.enabled` are the entry points; both run the successor function derived from this
+table (`pygen.py`), the same code the explorer runs. This module imports nothing that derives from it.
 
 For each action kind: what it ranges over (each session, execution or segment in flight), its
 parameters, its guard (a conjunction, tested in order), the action's fields, its effect (statements
@@ -38,7 +38,6 @@ from .actions import (
     ToolReturns,
     WriteMessage,
 )
-from .config import Bounds
 from .lang import (
     B,
     Binder,
@@ -63,7 +62,6 @@ from .lang import (
     span,
     var,
 )
-from .reading import Reading
 from .state import (
     APPROVED,
     CANCELLED,
@@ -93,7 +91,7 @@ from .state import (
 )
 
 __all__ = ["RULES", "RULE_OF", "Rule", "SESSIONS", "EXECUTIONS", "SEGMENTS", "ONCE", "S", "e", "g", "run", "verdict",
-           "enabled", "step", "clauses_of", "hold"]
+           "clauses_of", "hold"]
 
 SESSIONS, EXECUTIONS, SEGMENTS, ONCE = Binder("sessions"), Binder("executions"), Binder("segments"), Binder("once")
 
@@ -501,28 +499,6 @@ RULES: tuple[Rule, ...] = (
     CRASH, EXPIRE, LOSE_RACE, RESUME_AGAIN,
 )
 RULE_OF: dict[type, Rule] = {rule.action: rule for rule in RULES}
-
-
-def enabled(bounds: Bounds, reading: Reading, state: State, rules: tuple[Rule, ...] = RULES) -> list[Action]:
-    """Every enabled action in canonical order (rule table order, then each rule's own order); `rules` is
-    this table or a deviation of it (a mutant's, `deviate.py`)."""
-    from .pygen import successor_function
-    return [action for action, _ in successor_function(bounds, reading, rules)(state)]
-
-
-def step(bounds: Bounds, reading: Reading, state: State, action: Action,
-         rules: tuple[Rule, ...] = RULES) -> State | None:
-    """The successor of `state` under `action`, or None if the action is not enabled there; `rules` is
-    this table or a deviation of it (a mutant's), so that a mutant's trace replays on its own rules."""
-    from .pygen import successor_function
-    successors = successor_function(bounds, reading, rules)
-    last = _LAST_STEP  # a replay, a conformance run or a test often steps from one state several times
-    if last[0] is not successors or last[1] is not state:
-        last[:] = [successors, state, dict(successors(state))]
-    return last[2].get(action)
-
-
-_LAST_STEP: list = [None, None, {}]  # (successor function, state, {action: successor}) of the latest step
 
 
 def hold(held: tuple[int, ...], incoming: tuple[int, ...], bound: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
