@@ -95,13 +95,13 @@ def render(section: Section) -> str:
 
 
 def merged(old: Section, rows: list[tuple[str, str]], run: str, description: str) -> Section:
-    """`old` with the rows this run measured (what, figure) in place of theirs, new ones at the end."""
+    """`old` with the rows this run measured (what, figure) in place of theirs, new ones at the end; the runs
+    the rows cite, in order of first citation (as `render` writes them)."""
     new = {what: Row(what, figure, run) for what, figure in rows}
     kept = [new.pop(row.what, row) for row in old.rows]
     result = tuple(kept + list(new.values()))
-    runs = tuple((k, v) for k, v in old.runs if k != run) + ((run, description),)
-    cited = {row.run for row in result}
-    return Section(result, tuple((k, v) for k, v in runs if k in cited))
+    known = {**dict(old.runs), run: description}
+    return Section(result, tuple((cited, known[cited]) for cited in dict.fromkeys(row.run for row in result)))
 
 
 def rewrite(page: str, section: Section) -> str:
