@@ -66,6 +66,7 @@ import os
 import platform
 import re
 import resource
+import shlex
 import shutil
 import signal
 import subprocess
@@ -332,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     where = speedpage.machine()  # the load before this run adds its own
     summary = None if args.readme and args.commands_only else measure(args)
     if args.readme:
-        line = "python benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        line = shlex.join(["python", "benchmarks/bench.py", *(argv if argv is not None else sys.argv[1:])])
         speedpage.record(summary, args.commands, args.command_seconds, where, line)
     return 0
 
