@@ -4,6 +4,10 @@
     python benchmarks/bench.py --quick          # the default bounds only
     python benchmarks/bench.py --json           # the same as one JSON object
     python benchmarks/bench.py --no-compiled    # without the mypyc-compiled search (a minute less)
+    python benchmarks/bench.py --readme         # and time every documented command: docs/speed.md
+
+`--readme` writes this run's headline figures and the times of the documented commands into docs/speed.md,
+the one page that quotes times (`benchmarks/speedpage.py` says how; `--commands REGEX`, `--commands-only`).
 
 For each bound set the search runs twice in a fresh process of its own: once with every property
 and once with none (the model's successors, hashing and storage only). Each prints states/s,
@@ -44,9 +48,9 @@ Compiled: `benchmarks/compiled.py` builds a copy of pausecheck in a temporary fo
 hot modules compiled by mypyc (about 50 s; mypy comes with the `bench` extra, `pip install -e
 '.[bench]'`), and the default bounds are searched again, with and without properties, in processes
 whose path starts with that copy, five times each alternating with the interpreted search, the least CPU
-time of each side counting (a single later run met the machine in another state: 27.6 us against 18.7
-interpreted, where alternating gave 16.3 against 19.1) (each row says whether its successor module was
-the compiled one; a row that was not is reported as FAILED, not as a figure). The compiled search must store the same
+time of each side counting (a single later run meets the machine in another state; docs/speed.md has both)
+(each row says whether its successor module was the compiled one; a row that was not is reported as FAILED,
+not as a figure). The compiled search must store the same
 states, transitions and violations as the interpreted one, else MISMATCH and no figure.
 `compiled_us_per_state` is its microseconds per state with every property, `compiled_ratio_to_spin`
 that over Spin's; both are null where the build is skipped (no mypy, no C compiler, `--no-compiled`)
@@ -62,6 +66,7 @@ import os
 import platform
 import re
 import resource
+import shlex
 import shutil
 import signal
 import subprocess
@@ -71,6 +76,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
+import speedpage
 from compiled import build
 from pausecheck.checks.explore import Limits, explore
 from pausecheck.checks.spin.pan import parse
@@ -311,6 +317,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spin-seconds", type=float, default=600.0, metavar="S",
                         help="time limit of each of Spin's runs at two sessions and with every fault (default 600)")
     parser.add_argument("--no-spin-large", action="store_true", help="skip Spin's runs at two sessions and every fault")
+    parser.add_argument("--readme", action="store_true", help="also time the documented commands, and write "
+                        "every figure of this run into docs/speed.md")
+    parser.add_argument("--commands", metavar="REGEX", help="with --readme: time only the commands it matches")
+    parser.add_argument("--commands-only", action="store_true", help="with --readme: time the commands only")
+    parser.add_argument("--command-seconds", type=float, default=7200.0, metavar="S",
+                        help="with --readme: stop a command (Ctrl-C) after S seconds (default 7200)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -318,6 +330,16 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(stored_bytes(name) if kind == "bytes" else
                          one(name, kind, float(rest[0]) if rest else None)))
         return 0
+    where = speedpage.machine()  # the load before this run adds its own
+    summary = None if args.readme and args.commands_only else measure(args)
+    if args.readme:
+        line = shlex.join(["python", "benchmarks/bench.py", *(argv if argv is not None else sys.argv[1:])])
+        speedpage.record(summary, args.commands, args.command_seconds, where, line)
+    return 0
+
+
+def measure(args: argparse.Namespace) -> dict[str, object]:
+    """The benchmark proper (every search, Spin, the compiled copy, the mutants): printed, and its summary."""
     names = ["default"] if args.quick else list(SETS)
     runs = []
     for name in names:
@@ -364,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compiled: {failure}", file=sys.stderr)
     if args.json:
         print(json.dumps(summary, indent=2))
-        return 0
+        return summary
     print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}; compact (exact, packed): "
           f"{summary['bytes_per_state_compact']}; with fingerprints only (the states still to expand packed): "
           f"{summary['bytes_per_state_fingerprints']}")
@@ -375,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{summary['mutants_cpu_seconds']} s of CPU")
     for name in names:
         print(f"{name}: {changed(SETS[name])}")
-    return 0
+    return summary
 
 
 def _compiled(kernel: dict[str, object], without: dict[str, object], ratio: float | None) -> str:

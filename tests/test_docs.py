@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -16,12 +17,15 @@ from typing import Any
 import pytest
 from pausecheck.model import ACTION_TYPES, CLAUSES, CONFORMANT, LIVENESS, PROPERTIES, SOMETIMES, SWITCHES
 from pausecheck.model.ambiguities import AMBIGUITIES
+from pausecheck.model.config import BOUND_HELP, DEFAULT_BOUNDS
 from pausecheck.traces.itf import encode_state
 
 import pausecheck
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+SPEED = DOCS / "speed.md"  # the one page that quotes times
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # Small bounds under which every kind of record occurs in some witness (explored in well under 1 s).
@@ -71,6 +75,14 @@ def switch_table() -> str:
         values = sorted(sw.values.items(), key=lambda item: item[0] != sw.default)
         cells = "; ".join(f"`{v}`: {meaning}" for v, meaning in values)
         lines.append(f"| {sw.ambiguity} | {cells} | {', '.join('--' + n.replace('_', '-') for n in sw.needs) or '-'} |")
+    return "\n".join(lines)
+
+
+def bound_table() -> str:
+    """The bound flags with their defaults, for docs/reference.md."""
+    lines = ["| Flag | Default | What it bounds |", "|---|---|---|"]
+    for name, (_, meaning) in BOUND_HELP.items():
+        lines.append(f"| `--{name.replace('_', '-')}` | {getattr(DEFAULT_BOUNDS, name)} | {meaning} |")
     return "\n".join(lines)
 
 
@@ -232,15 +244,61 @@ def test_api_states_what_its_example_prints() -> None:
     assert "today only" not in text and "conformant+A-T6=take-first" in text  # READINGS: the base, not all
 
 
-def test_times_are_stated_once_in_the_readme() -> None:
-    """A time measured here is stated in one place, the README's commands table and Speed section:
-    docs/ cites it instead of giving figures of its own that drift apart ("5 s", "8 s", "~10 s")."""
-    stated = re.compile(r"(?:about|~|takes|in) ?\d+(?:\.\d+)? ?(?:s|seconds|min|minutes)\b")
-    for doc in sorted(DOCS.glob("*.md")):
+# A time stated in words or figures: "about 8 s", "~10 min", "takes 5 seconds", "a few seconds", "about an hour".
+STATED_TIME = re.compile(r"(?:about|~|takes|in) ?\d+(?:\.\d+)? ?(?:s|seconds|min|minutes)\b"
+                         r"|\ba few seconds\b|\b(?:about|under|in) (?:a|an|half an) (?:minute|hour)\b")
+
+
+def test_times_are_stated_in_one_place() -> None:
+    """A time measured here is stated in one place, docs/speed.md (written by `bench.py --readme`): the
+    README and every other page link there instead of giving figures of their own that drift apart."""
+    for doc in [README, *sorted(DOCS.glob("*.md"))]:
+        if doc == SPEED:
+            continue
         prose = FENCE.sub("", doc.read_text(encoding="utf-8"))
-        found = stated.findall(prose)
-        assert not found, f"{doc.name} states a time of its own: {found} (cite the README's commands table)"
-    assert stated.search("It takes about 8 s here.")  # the pattern sees what it forbids
+        found = STATED_TIME.findall(prose)
+        assert not found, f"{doc.name} states a time of its own: {found} (link to docs/speed.md instead)"
+    for said in ("It takes about 8 s here.", "a few seconds", "about a minute", "in 40 min"):
+        assert STATED_TIME.search(said), said  # the pattern sees what it forbids
+    assert STATED_TIME.search(SPEED.read_text(encoding="utf-8"))  # and the times are there
+
+
+def test_the_readme_is_short_and_points_the_way() -> None:
+    """Issue 41: at most 150 lines, no table cell over 160 characters, the first command block within the
+    first 30 lines, a picture from the repository, and at least four docs pages linked."""
+    text = README.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines"
+    long = [(i, len(cell)) for i, line in enumerate(lines, 1) if line.startswith("|")
+            for cell in (c.strip() for c in line.strip().strip("|").split(" | ")) if len(cell) > 160]
+    assert not long, f"README.md table cells over 160 characters (line, length): {long}"
+    first = next(i for i, line in enumerate(lines, 1) if line.startswith("```sh"))
+    assert first <= 30, f"README.md's first command block starts on line {first}"
+    pictures = re.findall(r"!\[[^\]]+\]\(([^)\s]+)\)", FENCE.sub("", text))
+    assert [ROOT / p for p in pictures] == [_picture_script().PICTURE], pictures
+    pages = {target.split("#")[0] for target in LINK.findall(FENCE.sub("", text)) if target.startswith("docs/")}
+    assert len(pages - {"docs/README.md"}) >= 4 and "docs/README.md" in pages, sorted(pages)
+
+
+def _picture_script() -> Any:
+    spec = importlib.util.spec_from_file_location("docs_picture", DOCS / "picture.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_picture_is_what_the_script_draws() -> None:
+    """docs/counterexample.svg is what `python docs/picture.py` draws now from the golden trace, byte for byte."""
+    script = _picture_script()
+    drawn = script.picture()
+    assert script.PICTURE.read_text(encoding="utf-8") == drawn, "the picture is stale: python docs/picture.py"
+    assert drawn == script.picture()  # deterministic
+    assert drawn.startswith("<svg") and "no_put_back" in drawn and "failed_write_back_restores" in drawn
+
+
+def test_reference_lists_every_bound() -> None:
+    assert bound_table() in _read("reference.md"), "regenerate with: python tests/test_docs.py"
 
 
 def test_rules_doc_is_the_rule_table() -> None:
@@ -253,19 +311,38 @@ def test_rules_doc_is_the_rule_table() -> None:
         "`python -m pausecheck.model.render`"
 
 
+def _anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of a Markdown text (punctuation dropped, spaces to hyphens,
+    a repeated heading numbered)."""
+    found, counts = set(), {}
+    for heading in re.findall(r"^#{1,6} (.+)$", FENCE.sub("", text), re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(slug if slug not in counts else f"{slug}-{counts[slug]}")
+        counts[slug] = counts.get(slug, 0) + 1
+    return found
+
+
 def test_links_resolve() -> None:
+    """Every relative link of the README and of docs/ names a file of the repository, and its #anchor a
+    heading of that file."""
     files = sorted(DOCS.glob("*.md"))
-    assert {"README.md", "rules.md", "clauses.md", "readings.md", "itf.md", "tutorial.md", "api.md"} <= {
+    assert {"README.md", "rules.md", "clauses.md", "readings.md", "itf.md", "tutorial.md", "api.md", "commands.md",
+            "reference.md", "speed.md", "engines.md", "limitations.md", "report.md", "development.md"} <= {
         f.name for f in files}
-    for doc in files:
+    assert _anchors("# A b\n## `pausecheck check --engines bfs,bmc`\n## A b\n") == {
+        "a-b", "pausecheck-check---engines-bfsbmc", "a-b-1"}
+    for doc in [README, *files]:
         prose = FENCE.sub("", doc.read_text(encoding="utf-8"))
         for target in LINK.findall(prose):
-            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            if re.match(r"[a-z]+:", target):
                 continue
-            path = (doc.parent / target.split("#", 1)[0]).resolve()
+            name, _, anchor = target.partition("#")
+            path = (doc.parent / name).resolve() if name else doc
             assert path.exists(), f"{doc.name} links to {target}, which does not exist"
             assert ROOT in path.parents or path == ROOT, f"{doc.name} links outside the repository: {target}"
-
+            if anchor and path.suffix == ".md":
+                assert anchor in _anchors(path.read_text(encoding="utf-8")), \
+                    f"{doc.name} links to {target}: {path.name} has no heading with that anchor"
 
 
 def test_module_docstrings_name_modules_that_exist() -> None:
@@ -282,4 +359,5 @@ def test_module_docstrings_name_modules_that_exist() -> None:
 
 
 if __name__ == "__main__":
-    print(clause_table(), property_table(), choice_table(), switch_table(), ambiguity_list(), sep="\n\n")
+    print(clause_table(), property_table(), choice_table(), switch_table(), ambiguity_list(), bound_table(),
+          sep="\n\n")

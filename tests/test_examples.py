@@ -1,5 +1,7 @@
-"""Every example command line runs as its text says: those of README.md (its ```sh blocks, its
-commands table and its prose) and those of the `--help` epilogs of every command.
+"""Every example command line runs as its text says: those of README.md and of the docs pages that
+document commands (`PAGES`: their ```sh blocks, tables and prose) and those of the `--help` epilogs of
+every command. Their sample outputs are compared here too; those of the other docs pages in
+`tests/test_samples.py`.
 
 Each example runs in-process through `pausecheck.checks.cli.main` in a temporary directory: the
 files it writes (`--out`, a shrunk trace) land there, and the repository files it reads
@@ -37,6 +39,10 @@ from .samples import mismatch, samples
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+# The pages whose every `pausecheck` command line is run here: the README and the pages that took over its
+# commands, reference and limits (a page that names commands it does not mean to run stays out).
+PAGES = (README, *(ROOT / "docs" / f"{name}.md" for name in
+                   ("commands", "reference", "report", "engines", "limitations", "development")))
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 # What a placeholder of the commands table stands for when the example is run.
 PLACEHOLDERS = {"FILE": "traces/golden/no_put_back.itf.json", "LOG.jsonl": "examples/logs/reference.jsonl"}
@@ -79,16 +85,20 @@ class Example:
 
 
 def _command(line: str) -> tuple[str, ...] | None:
-    """The arguments of a `pausecheck ...` command line, or None if it is not one to run."""
-    words = shlex.split(line)
+    """The arguments of a `pausecheck ...` command line (a trailing `# comment` dropped), or None if it is
+    not one to run."""
+    if line.split()[:1] != ["pausecheck"]:
+        return None
+    words = shlex.split(line, comments=True)
     if len(words) < 2 or words[0] != "pausecheck":
         return None
     return tuple(PLACEHOLDERS.get(w, w) for w in words[1:])
 
 
-def readme_examples(text: str | None = None) -> list[Example]:
-    """The `pausecheck` command lines of README.md: in ```sh blocks (each `&&` part that is one; the
-    install and pytest parts are skipped), and in inline code in the prose and the commands table."""
+def readme_examples(text: str | None = None, page: str = "README.md") -> list[Example]:
+    """The `pausecheck` command lines of README.md (or of `text`, written on `page`): in ```sh blocks (each
+    `&&` part that is one; the install and pytest parts are skipped, and a `# comment` says what the line
+    does: its exit code), and in inline code in the prose and in tables."""
     text = README.read_text(encoding="utf-8") if text is None else text
     found = []
     for lang, body in FENCE.findall(text):
@@ -101,14 +111,14 @@ def readme_examples(text: str | None = None) -> list[Example]:
                     continue
                 argv = _command(part)
                 if argv is not None:
-                    found.append(Example(argv, f"README.md ```{lang}``` block", line))
+                    found.append(Example(argv, f"{page} ```{lang}``` block", line))
     prose = FENCE.sub("", text)
     for paragraph in re.split(r"\n\s*\n", prose):
         for line in paragraph.splitlines() if paragraph.startswith("|") else [paragraph]:
             for code in re.findall(r"`([^`]+)`", line):
                 argv = _command(" ".join(code.split()))
                 if argv is not None:
-                    where = "README.md commands table" if line.startswith("|") else "README.md prose"
+                    where = f"{page} table" if line.startswith("|") else f"{page} prose"
                     found.append(Example(argv, where, _sentence(line, code)))
     return found
 
@@ -122,6 +132,15 @@ def _sentence(text: str, code: str) -> str:
         if " ".join(code.split()) in sentence:
             return sentence
     return flat
+
+
+def page_examples() -> list[Example]:
+    """The command lines of every page of PAGES, the README first."""
+    return [e for path in PAGES for e in readme_examples(path.read_text(encoding="utf-8"), _name(path))]
+
+
+def _name(path: Path) -> str:
+    return str(path.relative_to(ROOT))
 
 
 def help_examples() -> list[Example]:
@@ -155,7 +174,7 @@ def help_examples() -> list[Example]:
 def examples() -> list[Example]:
     """Every documented example once (the first place it is documented; the texts of all of them)."""
     merged: dict[tuple[str, ...], Example] = {}
-    for example in readme_examples() + help_examples():
+    for example in page_examples() + help_examples():
         if example.argv in merged:
             first = merged[example.argv]
             example = Example(example.argv, first.where, first.says + " / " + example.says)
@@ -164,13 +183,15 @@ def examples() -> list[Example]:
 
 
 EXAMPLES = examples()
-# The sample outputs of README.md, by the arguments of the command that prints them.
-README_SAMPLES = {tuple(PLACEHOLDERS.get(w, w) for w in s.argv): s for s in samples(README, ROOT)}
+# The sample outputs of PAGES, by the arguments of the command that prints them (one sample per command).
+PAGE_SAMPLES = {tuple(PLACEHOLDERS.get(w, w) for w in s.argv): s for path in PAGES for s in samples(path, ROOT)}
 
 
 def test_the_examples_are_found() -> None:
     readme = {e.argv[0] for e in readme_examples()}
     assert {"check", "report", "mutants", "replay", "shrink", "graph"} <= readme
+    documented = {e.where.split()[0] for e in page_examples()}
+    assert {"README.md", "docs/commands.md", "docs/reference.md", "docs/report.md"} <= documented, documented
     helped = {e.where for e in help_examples()}
     assert {"pausecheck check --help", "pausecheck report --help", "pausecheck graph --help"} <= helped
     assert ("check",) in {e.argv for e in readme_examples()}  # the end of the install line
@@ -180,13 +201,14 @@ def test_the_examples_are_found() -> None:
 
 
 def test_example_parsing() -> None:
-    text = ("```sh\npython3 -m venv .venv && pip install -e . && pausecheck check --pauses 1\n```\n\n"
+    text = ("```sh\npython3 -m venv .venv && pip install -e . && pausecheck check --pauses 1\n"
+            "pausecheck replay x.itf.json   # exit 1: a violation\n```\n\n"
             "| `pausecheck replay FILE` | confirms it (exit 1 for a violation) |\n\n"
             "Run `pausecheck --version`. Then `pausecheck graph\n--out g.dot` writes it; `pausecheck.model` is not.\n")
     found = readme_examples(text)
     assert [(e.argv, e.exit) for e in found] == [
-        (("check", "--pauses", "1"), 0), (("replay", PLACEHOLDERS["FILE"]), 1), (("--version",), 0),
-        (("graph", "--out", "g.dot"), 0)]
+        (("check", "--pauses", "1"), 0), (("replay", "x.itf.json"), 1), (("replay", PLACEHOLDERS["FILE"]), 1),
+        (("--version",), 0), (("graph", "--out", "g.dot"), 0)]
 
 
 def _prepare(argv: tuple[str, ...], tmp: Path) -> list[str]:
@@ -277,8 +299,8 @@ def test_the_example_runs_as_documented(example: Example, tmp_path: Path, capsys
     assert code == example.exit, (f"`pausecheck {example.id}` ({example.where}) exits {code}, its text says "
                                   f"{example.exit}: {example.says}\n{out[-1500:]}")
     _promises(example, argv, out, tmp_path)
-    sample = README_SAMPLES.get(example.argv)
-    if sample is not None:  # what README.md shows the command printing, it prints
+    sample = PAGE_SAMPLES.get(example.argv)
+    if sample is not None:  # what the page shows the command printing, it prints
         why = mismatch(sample.lines, out)
         assert why is None, f"{sample.where}: the sample output of `pausecheck {example.id}` is stale: {why}"
 

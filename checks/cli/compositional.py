@@ -61,7 +61,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
                          for p in proof.premises],
             "carried": [{"name": p.name, "carried": p.proved, "reason": p.reason or None,
                          "counterexample": _counterexample(p.cti)} for p in proof.carried],
-            "one_session_premise": check, "any_number_of_sessions": "not proved: see the README",
+            "one_session_premise": check, "any_number_of_sessions": "not proved: see docs/limitations.md",
             "proved": proof.proved, "seconds": round(proof.seconds, 2), "complete": not proof.incomplete,
             "exit": code}, indent=1))
         return code
@@ -97,5 +97,5 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
             f"({len(carried)}) holds for {many} wherever `{check}` establishes it for one"
             + (f"; {', '.join(dropped)} do not carry: their one-session verdicts say nothing of {many}"
                if dropped else "")
-            + ". Any number of sessions is not proved here (the README says what that needs).")
+            + ". Any number of sessions is not proved here (docs/limitations.md says what that needs).")
     return code
