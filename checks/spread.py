@@ -214,7 +214,7 @@ class _Driver:
         self.gather(self.call("start", [None] * parts))
         level = depth = 0
         complete = True
-        while sum(s["frontier"] for s in self.summaries) and self.stopped is None:
+        while sum(s["frontier"] for s in self.summaries) and self.stopped in (None, "max-states"):
             if limits.max_depth is not None and level >= limits.max_depth:
                 depth, complete, self.stopped = level, False, "max-depth"
                 break
