@@ -25,6 +25,7 @@ Nothing here knows whether the other processes are local or on a Ray cluster; ba
 from __future__ import annotations
 
 import gc
+import time
 import zlib
 from array import array
 from collections.abc import Callable
@@ -81,6 +82,7 @@ class Partition:
         self.fingerprints = fingerprints
         self.seen: Any = Fingerprints() if fingerprints else set()
         self.owned = 0
+        self.routed = 0  # bytes of the batches sent to the other processes
         # The states this process is home to, by number: its parent's home and number there, and which
         # successor of it the state is (for an initial state: -1, -1 and its place among the initial states).
         self.parent_home, self.parent_at, self.choice = array("b"), array("q"), array("q")
@@ -218,6 +220,7 @@ class Partition:
         self.frontier = []
         batches = [b"" if k == me else pack(keys + paths + bodies, numbers)
                    for k, (keys, paths, bodies, numbers) in enumerate(out)]
+        self.routed += sum(map(len, batches))
         return batches, stopped
 
     def _offer(self, blob: bytes, path: bytes, finding: tuple[Any, ...]) -> None:
@@ -270,7 +273,8 @@ class Partition:
         """What the driver gathers at a barrier: counts so far, the first deadlock here, and the discoveries made
         since the last barrier (then forgotten here)."""
         out = {"transitions": self.transitions, "deadlocks": self.deadlocks, "deadlock": self.deadlock,
-               "discoveries": self.discoveries, "frontier": len(self.frontier), "states": self.owned}
+               "discoveries": self.discoveries, "frontier": len(self.frontier), "states": self.owned,
+               "cpu": time.process_time(), "routed": self.routed}
         self.discoveries = []
         return out
 

@@ -232,6 +232,8 @@ class _Driver:
             level += 1
         if self.stopped is not None and self.stopped != "max-states":
             complete = False
+        self.team.usage = {"cpu": [s["cpu"] for s in self.summaries],  # what benchmarks/spread.py reports
+                           "routed": sum(s["routed"] for s in self.summaries)}
         return self.result(complete, depth, fingerprints, compact)
 
     @property
