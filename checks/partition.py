@@ -122,10 +122,11 @@ class Partition:
             self.by_kind[(kind, stutter)] = checks
         return checks
 
-    def _suspect(self, state: Any) -> bool:
-        """Might an invariant still checked fail in `state`? The screen looks at every record, since the parent is
-        elsewhere: where a record it skips beside a parent breaks one, so did the parent, found a level before."""
-        if self.screen is not None and not self.screen(state, None):
+    def _suspect(self, state: Any, parent: Any) -> bool:
+        """Might an invariant still checked fail in `state`? Beside its parent where it was found here (the screen
+        skips the records they share), else on every record: where a record the screen skips beside the parent
+        breaks one, the parent broke it too, and was found a level before."""
+        if self.screen is not None and not self.screen(state, parent):
             return True
         ctx = self.ctx
         return any(check(state, ctx) is not None for check in self.always_checks)
@@ -171,7 +172,7 @@ class Partition:
             key = state if self.canonical is None else self.canonical(state)
             blob = self.codec.encode(key)
             if self.owner(blob) == self.me:
-                self._offer(blob, step_key(ordinal), (-1, -1, ordinal, state))
+                self._offer(blob, step_key(ordinal), (-1, -1, ordinal, state, None))
 
     def expand(self, level: int, stop: Stop) -> tuple[list[bytes], bool]:
         """Expand this level's states here, in path-key order; the batch for each owner (none for this one, whose
@@ -206,7 +207,7 @@ class Partition:
                 blob = encode(key)
                 owner = zlib.crc32(blob) % parts
                 if owner == me:
-                    offer(blob, path + step_key(ordinal), (me, number, ordinal, post))
+                    offer(blob, path + step_key(ordinal), (me, number, ordinal, post, state))
                 else:
                     keys, paths, bodies, numbers = out[owner]
                     keys.append(blob)
@@ -224,8 +225,8 @@ class Partition:
         return batches, stopped
 
     def _offer(self, blob: bytes, path: bytes, finding: tuple[Any, ...]) -> None:
-        """A finding of a state this process owns, (the parent's home and number there, the successor number,
-        whether the screen failed, the state or its bytes): new unless seen; the least path key wins."""
+        """A finding of a state this process owns, (the parent's home and number there, the successor number, the
+        state or its bytes, the parent where it is here): new unless seen; the least path key wins."""
         if (hash(blob) in self.seen) if self.fingerprints else (blob in self.seen):
             return
         best = self.pending.get(blob)
@@ -240,7 +241,7 @@ class Partition:
         n, offer = len(numbers) // 2, self._offer
         for k in range(n):
             blob, body = fields[k], fields[2 * n + k]
-            offer(blob, fields[n + k], (finder, numbers[2 * k], numbers[2 * k + 1], body or blob))
+            offer(blob, fields[n + k], (finder, numbers[2 * k], numbers[2 * k + 1], body or blob, None))
 
     def new_paths(self) -> list[bytes]:
         """The path keys of the new states this process owns (for a cut by --max-states)."""
@@ -254,7 +255,7 @@ class Partition:
         decode, pending, seen, suspect = self.codec.decode, self.pending, self.seen, self._suspect
         self.frontier = frontier = []
         for path, blob in chosen:
-            home, parent, ordinal, state = pending[blob][1]
+            home, parent, ordinal, state, before = pending[blob][1]
             if type(state) is bytes:
                 state = decode(state)
             seen.add(hash(blob) if self.fingerprints else blob)
@@ -263,7 +264,7 @@ class Partition:
             self.parent_at.append(parent)
             self.choice.append(ordinal)
             frontier.append((path, state, number))
-            if suspect(state):
+            if suspect(state, before):
                 self._check_state(level + 1, path, number, state)
         self.owned += len(chosen)
         self.pending = {}
