@@ -55,6 +55,9 @@ states, transitions and violations as the interpreted one, else MISMATCH and no 
 `compiled_us_per_state` is its microseconds per state with every property, `compiled_ratio_to_spin`
 that over Spin's; both are null where the build is skipped (no mypy, no C compiler, `--no-compiled`)
 or fails, and the column says why. `--quick` keeps it: the target is stated at the default bounds.
+Workers: `benchmarks/spread.py` at `--calls 3` (the default bounds with `--quick`; `--no-workers` skips it):
+states/s of one process and of the search spread over 1 and 2 worker processes (`check --workers N`), the CPU
+of the busiest worker (what the wall time would be on idle cores) and the bytes routed between workers per state.
 Nothing here is asserted by the tests: these machines are noisy, so compare figures taken in one run.
 """
 
@@ -83,6 +86,7 @@ from pausecheck.checks.spin.pan import parse
 from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, promela
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named
 from pausecheck.model import properties as property_module
+from spread import spread_figures
 
 HERE = Path(__file__).resolve().parent
 PROMELA = HERE / "flowdrop.pml"  # the generated model of the default bounds, for readers; regenerated at run time
@@ -91,6 +95,7 @@ SETS: dict[str, Bounds] = {
     "larger": DEFAULT_BOUNDS.replace(per_call=3, artifacts=5, write_failures=2, observations=2),
     "two sessions": DEFAULT_BOUNDS.replace(sessions=2),
 }
+CALLS_3 = DEFAULT_BOUNDS.replace(calls=3)  # 1,194,347 states: the spread search's measure
 
 
 def changed(bounds: Bounds) -> str:
@@ -323,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commands-only", action="store_true", help="with --readme: time the commands only")
     parser.add_argument("--command-seconds", type=float, default=7200.0, metavar="S",
                         help="with --readme: stop a command (Ctrl-C) after S seconds (default 7200)")
+    parser.add_argument("--no-workers", action="store_true", help="skip the search spread over 1 and 2 workers")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -381,6 +387,8 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
         "two_sessions_seconds": two["seconds"] if two and two["complete"] else None,
         "two_sessions": None if two is None else {k: two[k] for k in ("states", "depth", "complete", "seconds")},
         "runs": runs + compiled, "bounds": {name: changed(SETS[name]) for name in names},
+        # `check --workers N` (benchmarks/spread.py): at --calls 3, or the default bounds with --quick
+        "workers": None if args.no_workers else spread_figures(DEFAULT_BOUNDS if args.quick else CALLS_3),
     }
     if failure and not args.no_compiled:
         print(f"compiled: {failure}", file=sys.stderr)
@@ -395,6 +403,8 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
     if summary["mutants_seconds"] is not None:
         print(f"pausecheck mutants: {summary['mutants_seconds']} s on {os.cpu_count()} cores, "
               f"{summary['mutants_cpu_seconds']} s of CPU")
+    for name, row in (summary["workers"] or {}).items():
+        print(f"spread, {name}: " + ", ".join(f"{k} {v}" for k, v in row.items()))
     for name in names:
         print(f"{name}: {changed(SETS[name])}")
     return summary

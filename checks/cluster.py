@@ -5,28 +5,27 @@ An optional extra (`pip install 'pausecheck[ray]'`); this module is the only imp
 
 - `ray_run_all` runs a batch (mutants, readings) as Ray tasks: the same function `parallel.run_all`
   runs in local processes, results in the order given.
-- `partitioned_search` splits one breadth-first search across Ray actors. Each actor owns the states
-  whose fingerprint (CRC-32 of the state's repr, the same in every process) falls in its partition:
-  it remembers them, checks the `always` properties on each new one, expands its share of each level
-  and checks the transition and `sometimes` properties on each step. The driver routes every
-  successor to its owner, level by level, so depths are breadth-first depths. It returns counts
-  and verdicts (which properties are violated or witnessed, at which depth, how many deadlocks),
-  not traces: the local search gives the shortest trace of anything it reports.
+- `ray_spread` runs one breadth-first search spread over Ray actors (`spread.py`, `partition.py`): the
+  states partitioned by the CRC-32 of their bytes, batches passed from actor to actor through Ray's
+  object store, level by level; the result is `explore`'s, traces included.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import ray
-from pausecheck.model import Bounds, Machine, reading_named
-from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
+from pausecheck.model import Machine, property_named
+from pausecheck.model.rules import RULES
 
-__all__ = ["connect", "ray_run_all", "partitioned_search", "Partitioned"]
+from .explore import NO_LIMITS, _over, resident_bytes
+from .partition import Partition
+from .spread import spread
+
+__all__ = ["connect", "ray_run_all", "ray_spread", "RayTeam"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -57,98 +56,135 @@ def ray_run_all(work: Callable[..., R], items: Sequence[T], args: tuple[Any, ...
     return results
 
 
-def fingerprint(state: Any) -> int:
-    """The same number for the same state in every process (Python's own hash of a str is salted)."""
-    return zlib.crc32(repr(state).encode())
+class RayTeam:
+    """The processes of a spread search (`spread.py`) as Ray actors: each actor a `Partition`; the batches one
+    actor writes for another are objects of Ray's store, passed by reference, so they go from actor to actor
+    (across machines, Ray's object transfer) and never through the driver. A small actor holds the stop flag
+    (set by the driver on a limit or Ctrl-C, read by each worker every few thousand states) and the resident
+    memory each worker reports with it, so that --max-memory is for the whole."""
+
+    def __init__(self, model: Any, workers: int | None, fingerprints: bool, limits: Any,
+                 address: str | None = None) -> None:
+        connect(address)
+        self.parts = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.limits = limits
+        self.halt = _Halt.remote(self.parts)
+        shared = ray.put(_portable(model))
+        self.actors = [_Worker.remote(shared, me, self.parts, fingerprints, self.halt) for me in range(self.parts)]
+        self.batches: list[list[Any]] = []
+
+    def call(self, command: str, args: Sequence[Any], deadline: float | None = None) -> tuple[list[Any], str | None]:
+        """As `Processes.call`: every actor's answer, and the reason a stop was asked, if one was."""
+        if command == "expand":
+            refs = [actor.expand.options(num_returns=self.parts + 1).remote(*arg) for actor, arg in
+                    zip(self.actors, args, strict=True)]
+            self.batches = [r[1:] for r in refs]
+            waiting = [r[0] for r in refs]
+        elif command == "dedup":
+            waiting = [actor.dedup.remote(k, *[sent[k] for sent in self.batches])
+                       for k, actor in enumerate(self.actors)]
+        else:
+            waiting = [getattr(actor, command).remote(arg) for actor, arg in zip(self.actors, args, strict=True)]
+        reason = None
+        pending = list(waiting)
+        while pending:
+            try:
+                _, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
+                if reason is None:
+                    reason = _over(self.limits, deadline, lambda: resident_bytes() + ray.get(self.halt.memory.remote()))
+                    if reason is not None:
+                        self.halt.set.remote()
+            except KeyboardInterrupt as stop:
+                reason = getattr(stop, "reason", "interrupted")
+                self.halt.set.remote()
+        if command == "dedup":
+            self.batches = []
+        return ray.get(waiting), reason
+
+    def close(self) -> None:
+        for actor in self.actors:
+            ray.kill(actor)
+        ray.kill(self.halt)
 
 
-@dataclass(frozen=True, slots=True)
-class Partitioned:
-    """What a partitioned search established: counts and verdicts, with the depth each was first seen."""
+@ray.remote(num_cpus=0)
+class _Halt:
+    """The stop flag of a spread search, and the resident memory each worker last reported."""
 
-    states: int
-    transitions: int
-    depth: int
-    violated: dict[str, int]  # property -> depth of the step (or state) that shows it
-    witnessed: dict[str, int]
-    deadlocks: int
-    partitions: int
+    def __init__(self, parts: int) -> None:
+        self.stopped = False
+        self.resident = [0] * parts
+
+    def set(self) -> None:
+        self.stopped = True
+
+    def poll(self, me: int, resident: int) -> bool:
+        self.resident[me] = resident
+        return self.stopped
+
+    def memory(self) -> int:
+        return sum(self.resident)
 
 
 @ray.remote
-class _Part:
-    """One partition's states, and the checks on them and on the steps from them."""
+class _Worker:
+    """One `Partition` of a spread search, on a Ray worker."""
 
-    def __init__(self, bounds: Bounds, reading: str, parts: int, me: int) -> None:
-        self.machine = Machine(bounds, reading_named(reading))
-        self.ctx = self.machine.context()
-        self.parts, self.me = parts, me
-        self.seen: set[Any] = set()
-        self.frontier: list[Any] = []
-        self.transitions, self.deadlocks = 0, 0
-        self.violated: dict[str, int] = {}
-        self.witnessed: dict[str, int] = {}
+    def __init__(self, model: Any, me: int, parts: int, fingerprints: bool, halt: Any) -> None:
+        self.part = Partition(_rebuilt(model), me, parts, fingerprints)
+        self.halt = halt
+        self.polls = 0
 
-    def admit(self, states: list[Any], depth: int) -> int:
-        """Keep the states not seen before as the next frontier; check `always` properties on them."""
-        for state in states:
-            if state not in self.seen:
-                self.seen.add(state)
-                self.frontier.append(state)
-                for p in self.machine.properties:
-                    if p.kind == ALWAYS and p.name not in self.violated and p.check(state, self.ctx) is not None:
-                        self.violated[p.name] = depth
-        return len(self.frontier)
+    def _stop(self) -> bool:
+        self.polls += 1  # asked every 256 states: the flag is read every 16th time
+        return self.polls % 16 == 0 and ray.get(self.halt.poll.remote(self.part.me, resident_bytes()))
 
-    def expand(self, depth: int) -> list[list[Any]]:
-        """Expand the frontier: its successors bucketed by owning partition; steps checked here."""
-        buckets: list[list[Any]] = [[] for _ in range(self.parts)]
-        for state in self.frontier:
-            moved = False
-            for action, post in self.machine.successors(state):
-                self.transitions += 1
-                for p in self.machine.properties:
-                    if p.kind == ALWAYS or (p.on and type(action) not in p.on):
-                        continue
-                    outcome = p.check(state, action, post, self.ctx)
-                    if p.kind == TRANSITION and outcome is not None:
-                        self.violated.setdefault(p.name, depth + 1)
-                    elif p.kind == SOMETIMES and outcome:
-                        self.witnessed.setdefault(p.name, depth + 1)
-                if post != state:
-                    moved = True
-                    buckets[fingerprint(post) % self.parts].append(post)
-            if not moved and not self.machine.is_final(state):
-                self.deadlocks += 1
-        self.frontier = []
-        return buckets
+    def start(self, _: Any) -> dict[str, Any]:
+        self.part.start()
+        self.part.adopt(-1)
+        return self.part.summary()
 
-    def totals(self) -> tuple[int, int, int, dict[str, int], dict[str, int]]:
-        return len(self.seen), self.transitions, self.deadlocks, self.violated, self.witnessed
+    def expand(self, level: int, found: set[str]) -> list[Any]:
+        self.part.forget(found)
+        batches, stopped = self.part.expand(level, self._stop)
+        return [stopped, *batches]
+
+    def dedup(self, me: int, *batches: bytes) -> int:
+        for finder, batch in enumerate(batches):
+            if finder != me:
+                self.part.dedup(finder, batch)
+        return len(self.part.pending)
+
+    def paths(self, _: Any) -> list[bytes]:
+        return self.part.new_paths()
+
+    def adopt(self, arg: tuple[int, bytes | None]) -> tuple[int, dict[str, Any]]:
+        left = self.part.adopt(*arg)
+        return left, self.part.summary()
+
+    def chain(self, numbers: list[int]) -> list[tuple[int, int, int]]:
+        return [self.part.chain(number) for number in numbers]
 
 
-def partitioned_search(bounds: Bounds, reading: str = "conformant", parts: int = 2) -> Partitioned:
-    """One exhaustive breadth-first search of the machine at `bounds`, its states split across `parts` actors."""
-    connect()
-    actors = [_Part.remote(bounds, reading, parts, k) for k in range(parts)]
-    initial = Machine(bounds).init_states()
-    incoming: list[list[Any]] = [[] for _ in range(parts)]
-    for state in initial:
-        incoming[fingerprint(state) % parts].append(state)
-    depth = 0
-    while sum(ray.get([actor.admit.remote(incoming[k], depth) for k, actor in enumerate(actors)])):
-        buckets = ray.get([actor.expand.remote(depth) for actor in actors])
-        incoming = [[s for sent in buckets for s in sent[k]] for k in range(parts)]
-        depth += 1
-    totals = ray.get([actor.totals.remote() for actor in actors])
-    violated: dict[str, int] = {}
-    witnessed: dict[str, int] = {}
-    for _, _, _, v, w in totals:
-        for name, d in v.items():
-            violated[name] = min(d, violated.get(name, d))
-        for name, d in w.items():
-            witnessed[name] = min(d, witnessed.get(name, d))
-    for actor in actors:
-        ray.kill(actor)
-    return Partitioned(states=sum(t[0] for t in totals), transitions=sum(t[1] for t in totals), depth=depth - 1,
-                       violated=violated, witnessed=witnessed, deadlocks=sum(t[2] for t in totals), partitions=parts)
+def _portable(model: Any) -> Any:
+    """What travels to the actors for the model: a Machine with the rules and properties of the registry as
+    their names (their checks are closures and the rules hold lambdas, which do not travel by value: the
+    actors import them); anything else as it is (Ray's pickling by value)."""
+    if isinstance(model, Machine) and model.rules is RULES and all(
+            property_named(p.name) is p for p in model.properties):
+        return ("machine", dataclasses.replace(model, rules=(), properties=()), tuple(p.name for p in model.properties))
+    return ("as is", model, ())
+
+
+def _rebuilt(portable: tuple[str, Any, tuple[str, ...]]) -> Any:
+    kind, model, names = portable
+    if kind == "machine":
+        return dataclasses.replace(model, rules=RULES, properties=tuple(property_named(n) for n in names))
+    return model
+
+
+def ray_spread(model: Any, workers: int | None = None, address: str | None = None, **options: Any) -> Any:
+    """`spread.spread` on Ray actors: `workers` of them (default: one per CPU of the cluster), on the cluster at
+    `address` (or `RAY_ADDRESS`; a local instance without either). The result is `explore`'s."""
+    team = RayTeam(model, workers, options.get("fingerprints", False), options.get("limits", NO_LIMITS), address)
+    return spread(model, team.parts, transport=team, **options)

@@ -496,14 +496,14 @@ def _cut_short(search: _Search, started: float) -> Result:
                   compact=search.compact)
 
 
-def _over(limits: Limits, deadline: float | None) -> str | None:
-    """Which time or memory limit the search has reached, if any. Where it is the command's own limit too
-    (`--max-seconds`, `--max-memory`), its budget is told that the search stops itself for it, so that the
-    watchdog does not interrupt the report that follows."""
+def _over(limits: Limits, deadline: float | None, used: Callable[[], int] = resident_bytes) -> str | None:
+    """Which time or memory limit the search has reached, if any (`used`: the resident memory the limit is on).
+    Where it is the command's own limit too (`--max-seconds`, `--max-memory`), its budget is told that the
+    search stops itself for it, so that the watchdog does not interrupt the report that follows."""
     reason = None
     if deadline is not None and time.perf_counter() >= deadline:
         reason = "max-seconds"
-    elif limits.max_memory is not None and resident_bytes() >= limits.max_memory:
+    elif limits.max_memory is not None and used() >= limits.max_memory:
         reason = "max-memory"
     if reason is not None:
         from .budget import active  # the budget module builds on this one

@@ -1,17 +1,24 @@
-"""The Ray extra on a local Ray instance: a batch of mutants and one partitioned search agree with
-the local search on states and verdicts."""
+"""The Ray extra on a local Ray instance: a batch of mutants gives the local rows, and one search spread
+over Ray actors is the one-process search, figure for figure and trace for trace, on every bound set of
+the Promela test table."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 ray = pytest.importorskip("ray", reason="the optional Ray extra is not installed (pip install 'pausecheck[ray]')")
 
-from pausecheck.checks.cluster import connect, partitioned_search  # noqa: E402
+from pausecheck.checks.cli import main  # noqa: E402
+from pausecheck.checks.cluster import connect, ray_spread  # noqa: E402
 from pausecheck.checks.explore import explore  # noqa: E402
 from pausecheck.checks.killmatrix import kill_matrix  # noqa: E402
 from pausecheck.checks.mutants import mutant_named  # noqa: E402
 from pausecheck.model import Bounds, Machine, reading_named  # noqa: E402
+
+from .test_promela import CASES  # noqa: E402
+from .test_spread import SLOW, figures  # noqa: E402
 
 SMALL = Bounds(calls=2, per_call=1, artifacts=2, pauses=1, write_failures=1, observations=0, held_bound=1)
 
@@ -23,24 +30,25 @@ def local_ray():
     ray.shutdown()
 
 
-def depths(found) -> dict[str, int]:
-    return {name: len(d.actions) for name, d in found.items()}
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in CASES])
+def test_a_search_on_ray_is_the_one_process_search(case: str) -> None:
+    bounds, reading = CASES[case]
+    machine = Machine(bounds, reading_named(reading))
+    assert figures(ray_spread(machine, 2)) == figures(explore(machine)), case
 
 
-@pytest.mark.parametrize("parts", [1, 3])
-def test_a_partitioned_search_finds_the_local_states_and_verdicts(parts: int) -> None:
-    local = explore(Machine(SMALL))
-    spread = partitioned_search(SMALL, parts=parts)
-    assert (spread.states, spread.transitions, spread.depth, spread.deadlocks) == \
-        (local.states, local.transitions, local.depth, local.deadlocks)
-    assert spread.witnessed == depths(local.witnesses) and spread.violated == depths(local.violations) == {}
+def test_check_on_ray_prints_what_one_process_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    small = ("check", "--calls", "1", "--artifacts", "2", "--pauses", "1", "--observations", "0", "--held-bound", "1",
+             "--no-liveness", "--reading", "conformant+A-T4=release")
+    assert main(list(small)) == 1
+    here = capsys.readouterr().out
+    assert main([*small, "--ray", "--workers", "3"]) == 1
+    there = capsys.readouterr().out
+    assert _no_speed(there) == _no_speed(here)
 
 
-def test_a_partitioned_search_reports_what_a_reading_breaks() -> None:
-    local = explore(Machine(SMALL, reading=reading_named("conformant+A-T4=release")))
-    spread = partitioned_search(SMALL, "conformant+A-T4=release", parts=2)
-    assert local.violations and spread.violated == depths(local.violations)
-    assert spread.states == local.states
+def _no_speed(text: str) -> str:
+    return re.sub(r"in [0-9.]+ s \([0-9,]+ states/s\)", "", text)
 
 
 def test_a_batch_of_mutants_on_ray_gives_the_local_rows() -> None:

@@ -171,9 +171,24 @@ def _run_check(args: argparse.Namespace, bounds: Bounds, reporter: Reporter) -> 
         raise UsageError(f"cannot write the checkpoint {error.filename}: {error.strerror}") from None
 
 
+def _spread(args: argparse.Namespace, checkpoint: Checkpoint | None) -> dict[str, Any]:
+    """The processes the main search is spread over (--workers, --ray), checked before any work."""
+    workers, cluster = getattr(args, "workers", 1), getattr(args, "ray", None)
+    if workers == 1 and cluster is None:
+        return {}
+    flag = "--ray" if cluster is not None else "--workers"
+    if checkpoint is not None:
+        raise UsageError(f"{flag}: a search spread over processes cannot be checkpointed yet "
+                         "(drop --checkpoint/--resume)")
+    if cluster is not None and importlib.util.find_spec("ray") is None:
+        raise UsageError("--ray needs Ray: pip install 'pausecheck[ray]'")
+    return {"workers": workers, "cluster": cluster}
+
+
 def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, checkpoint: Checkpoint | None,
              resume: bool) -> Report:
     symmetric = {"symmetry": True} if getattr(args, "symmetry", False) else {}
+    symmetric.update(_spread(args, checkpoint))
     if getattr(args, "fingerprint", False):
         if checkpoint is not None:
             raise UsageError("--fingerprint: a search keeping only fingerprints cannot be checkpointed")

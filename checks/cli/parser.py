@@ -411,6 +411,15 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--only", action="append", metavar="NAME",
                        help="with --engines: compare only this variant, `default`, a mutant or a reading such as "
                        "A-G1=leave (repeatable)")
+    check.add_argument("--workers", type=_whole(1, MAX_JOBS), default=1, metavar="N",
+                       help="spread the main search over N processes on this machine (default 1: this one), the "
+                       "states partitioned by hash and sent between them as bytes, level by level: the same states, "
+                       "counts, verdicts and shortest traces as one process (docs/cluster.md); with --ray, the "
+                       "number of Ray actors")
+    check.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                       help="spread the main search over Ray actors: a local Ray without ADDRESS (or RAY_ADDRESS), "
+                       "the cluster at ADDRESS otherwise; one actor per CPU of the cluster unless --workers says "
+                       "(needs pip install 'pausecheck[ray]'; docs/cluster.md)")
     check.add_argument("--resume", type=Path, metavar="DIR",
                        help="carry on the search saved in DIR (same bounds and reading, same pausecheck) and keep "
                        "saving there; it ends with the same states, counts and traces as a search never stopped")

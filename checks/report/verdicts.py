@@ -28,6 +28,7 @@ from ..budget import LimitReached
 from ..checkpoint import Checkpoint
 from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 from ..liveness import LivenessGraphTooLarge, LivenessResult, check_liveness
+from ..spread import spread
 
 __all__ = ["PropertyVerdict", "ClauseVerdict", "Companion", "Report", "build_report", "check", "companion_machine",
            "with_companion", "with_liveness", "strength_note", "LIVENESS_LIMIT", "VIOLATION_EXIT",
@@ -193,6 +194,8 @@ def check(
     fingerprints: bool = False,
     compact: bool = False,
     rules: tuple[Rule, ...] = RULES,
+    workers: int = 1,
+    cluster: str | None = None,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
@@ -207,11 +210,14 @@ def check(
     equal up to renaming sessions (`model/symmetry.py`); liveness is judged on the full graph. With
     `fingerprints`, the main search keeps only 64-bit hashes of the states it visited; with `compact`, it keeps
     them exactly, packed (`explore`). `rules`: the rule table searched (a draft's; default the rules).
+    With `workers` above 1, the main search is spread over that many local processes (`spread.py`); with
+    `cluster` (a Ray address, "" for a local Ray), over Ray actors (`cluster.py`, `workers` of them, or one
+    per CPU of the cluster): the same figures, verdicts and traces. Liveness and the companions stay here.
     """
     machine = Machine(bounds, reading_named(reading), rules, symmetry=symmetry)
     deadline = None if limits.max_seconds is None else time.perf_counter() + limits.max_seconds
-    result = explore(machine, limits, progress("check") if progress else None, checkpoint, resume,
-                     fingerprints=fingerprints, compact=compact)
+    result = _main_search(machine, limits, progress("check") if progress else None, checkpoint, resume,
+                          fingerprints, compact, workers, cluster)
     report = build_report(machine, result)
     report = dataclasses.replace(report, accept_unexercised=accept_unexercised)
     if liveness and progress is not None and report.result.complete:  # a silent pass: say what is being done
@@ -229,6 +235,23 @@ def check(
             if result.stopped == "interrupted":
                 break
     return report
+
+
+def _main_search(machine: Machine, limits: Limits, progress: Progress | None, checkpoint: Checkpoint | None,
+                 resume: bool, fingerprints: bool, compact: bool, workers: int, cluster: str | None) -> Result:
+    """The main search: here, over local processes, or on Ray."""
+    if cluster is not None:
+        if checkpoint is not None:
+            raise ValueError("a search spread over processes cannot be checkpointed")
+        from ..cluster import ray_spread  # Ray is an optional extra
+
+        return ray_spread(machine, None if workers == 1 else workers, cluster or None, limits=limits,
+                          progress=progress, fingerprints=fingerprints, compact=compact)
+    if workers > 1:
+        if checkpoint is not None:
+            raise ValueError("a search spread over processes cannot be checkpointed")
+        return spread(machine, workers, limits, progress, fingerprints, compact)
+    return explore(machine, limits, progress, checkpoint, resume, fingerprints=fingerprints, compact=compact)
 
 
 def _judge_liveness(report: Report, limits: Limits) -> Report:

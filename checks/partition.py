@@ -1,0 +1,285 @@
+"""One process's share of a search spread over processes (`spread.py`): the work, without the transport.
+
+Every state has an *owner*, the process whose number is the CRC-32 of the state's bytes (`codec.py`) modulo
+the number of processes: the owner remembers it (its bytes, or with fingerprints a hash of them), decides
+whether it is new, expands it and checks it. A level goes in three steps, each a barrier for the driver:
+
+1. `expand`: each process expands its states of the level, in the search's order, checking every step (the
+   transition and `sometimes` properties) and screening each successor for the invariants against its parent
+   (where the screen fails, an invariant may be broken); each successor that moves goes to its owner, as bytes
+   in a batch with its *path key*, its parent (process, number there), which successor it is, and the screen;
+2. `dedup`: the owner takes the batches sent to it and keeps, for each state it has not seen, the first finding
+   (the least path key);
+3. `adopt`: the owner numbers its new states in path-key order (the next level's states here), rebuilds them
+   from their bytes, screens them for the invariants, and checks property by property those the screen fails.
+
+The path key of a state is the sequence of successor numbers that leads to it from an initial state through
+the first finding of each state on the way: the order of path keys in a level is the order in which one
+process's breadth-first search numbers that level (which state it finds first, and through which parent), so
+every discovery, every parent and every trace are the ones that search gives. A successor number is one byte
+below 255, else 255 and four bytes, which keeps byte order the numbers' order.
+
+Nothing here knows whether the other processes are local or on a Ray cluster; batches are bytes.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+import zlib
+from array import array
+from collections.abc import Callable
+from typing import Any
+
+from .codec import codec_for
+from .explore import ALWAYS, SOMETIMES, TRANSITION, Fingerprints, stutter_proof
+
+__all__ = ["Partition", "step_key", "pack", "unpack"]
+
+Stop = Callable[[], bool]
+
+
+def step_key(ordinal: int) -> bytes:
+    """A successor number as path-key bytes whose byte order is the numbers' order."""
+    return bytes((ordinal,)) if ordinal < 255 else b"\xff" + ordinal.to_bytes(4, "big")
+
+
+def pack(fields: list[bytes], numbers: array) -> bytes:
+    """Byte strings and numbers as one batch: the count, each string's length, the numbers, the strings."""
+    lengths = array("I", map(len, fields))
+    return array("I", [len(fields), len(numbers)]).tobytes() + lengths.tobytes() + numbers.tobytes() + b"".join(fields)
+
+
+def unpack(batch: bytes) -> tuple[list[bytes], array]:
+    """The byte strings and numbers of `pack`."""
+    head = array("I")
+    head.frombytes(batch[:8])
+    count, numbered = head
+    lengths = array("I")
+    lengths.frombytes(batch[8:8 + 4 * count])
+    at = 8 + 4 * count
+    numbers = array("q")
+    numbers.frombytes(batch[at:at + 8 * numbered])
+    at += 8 * numbered
+    fields = []
+    for size in lengths:
+        fields.append(batch[at:at + size])
+        at += size
+    return fields, numbers
+
+
+class Partition:
+    """The states one process owns (to tell new from seen), and the states it is home to (to expand them and to
+    walk a trace back through them)."""
+
+    def __init__(self, model: Any, me: int, parts: int, fingerprints: bool = False) -> None:
+        gc.disable()  # states are acyclic tuples, freed by their counts: the collector would only rescan them
+        self.model, self.me, self.parts = model, me, parts
+        self.ctx = model.context()
+        self.codec = codec_for(next(iter(model.init_states())))
+        canonical = getattr(model, "canonical", None)
+        self.canonical = canonical() if canonical is not None else None
+        self.fingerprints = fingerprints
+        self.seen: Any = Fingerprints() if fingerprints else set()
+        self.owned = 0
+        self.routed = 0  # bytes of the batches sent to the other processes
+        # The states this process is home to, by number: its parent's home and number there, and which
+        # successor of it the state is (for an initial state: -1, -1 and its place among the initial states).
+        self.parent_home, self.parent_at, self.choice = array("b"), array("q"), array("q")
+        self.frontier: list[tuple[bytes, Any, int]] = []  # (path key, state, number), in path-key order
+        self.found: set[str] = set()  # properties found anywhere (told at each barrier) or here
+        self.always: list[Any] = []
+        self.screen: Any = None
+        self.always_checks: tuple[Any, ...] = ()
+        self.edge: list[Any] = []
+        self.by_kind: dict[tuple[type, bool], tuple[Any, ...]] = {}
+        self.forget(set())
+        self.transitions = self.deadlocks = 0
+        self.pending: dict[bytes, tuple[bytes, tuple[Any, ...]]] = {}  # a new state's bytes -> (path key, finding)
+        self.discoveries: list[tuple[Any, ...]] = []
+        self.deadlock: tuple[int, bytes, int] | None = None  # (level, path key, number) of the first here
+
+    # -- what is still to check ---------------------------------------------------------------------------------
+
+    def forget(self, found: set[str]) -> None:
+        """Stop checking these properties (found here or elsewhere)."""
+        self.found |= found
+        props = [p for p in self.model.properties if p.name not in self.found]
+        self.always = [p for p in props if p.kind == ALWAYS]
+        screener = getattr(self.model, "screen", None)
+        self.screen, rest = screener(self.always, self.ctx) if screener is not None else (None, self.always)
+        self.always_checks = tuple(p.check for p in rest)
+        self.edge = [p for p in props if p.kind in (TRANSITION, SOMETIMES)]
+        self.by_kind = {}
+
+    def _edge_checks(self, kind: type, stutter: bool) -> tuple[Any, ...]:
+        checks = self.by_kind.get((kind, stutter))
+        if checks is None:
+            props = [p for p in self.edge if (not p.on or kind in p.on)
+                     and not (stutter and p.kind == TRANSITION and stutter_proof(p, kind))]
+            screen = getattr(self.model, "edge_screen", None)
+            checks = tuple(p.check for p in props) if screen is None else screen(props, kind, stutter)
+            self.by_kind[(kind, stutter)] = checks
+        return checks
+
+    def _suspect(self, state: Any, parent: Any) -> bool:
+        """Might an invariant still checked fail in `state`? Beside its parent where it was found here (the screen
+        skips the records they share), else on every record: where a record the screen skips beside the parent
+        breaks one, the parent broke it too, and was found a level before."""
+        if self.screen is not None and not self.screen(state, parent):
+            return True
+        ctx = self.ctx
+        return any(check(state, ctx) is not None for check in self.always_checks)
+
+    def _check_state(self, level: int, path: bytes, number: int, state: Any) -> None:
+        """Record each invariant still checked that fails in this state (of this level), and stop checking it."""
+        broken = []
+        for index, p in enumerate(self.model.properties):
+            if p.kind == ALWAYS and p.name not in self.found:
+                message = p.check(state, self.ctx)
+                if message is not None:
+                    broken.append(p.name)
+                    self.discoveries.append((level - 1, path, 1, index, "violation", p.name, number, -1, message))
+        if broken:
+            self.forget(set(broken))
+
+    def _on_edge(self, level: int, path: bytes, number: int, ordinal: int, state: Any, action: Any, post: Any) -> None:
+        """A step's check reported: record every property it breaks or witnesses, and stop checking those."""
+        done = set()
+        for index, p in enumerate(self.model.properties):
+            if p.kind not in (TRANSITION, SOMETIMES) or p.name in self.found or (p.on and type(action) not in p.on):
+                continue
+            outcome = p.check(state, action, post, self.ctx)
+            if p.kind == TRANSITION and outcome is not None:
+                self.discoveries.append((level, path + step_key(ordinal), 0, index, "violation", p.name, number,
+                                         ordinal, outcome))
+                done.add(p.name)
+            elif p.kind == SOMETIMES and outcome:
+                self.discoveries.append((level, path + step_key(ordinal), 0, index, "witness", p.name, number,
+                                         ordinal, None))
+                done.add(p.name)
+        if done:
+            self.forget(done)
+
+    # -- the steps of a level ------------------------------------------------------------------------------------
+
+    def owner(self, blob: bytes) -> int:
+        return zlib.crc32(blob) % self.parts
+
+    def start(self) -> None:
+        """Level 0: every process lists the initial states and keeps those it owns."""
+        for ordinal, state in enumerate(self.model.init_states()):
+            key = state if self.canonical is None else self.canonical(state)
+            blob = self.codec.encode(key)
+            if self.owner(blob) == self.me:
+                self._offer(blob, step_key(ordinal), (-1, -1, ordinal, state, None))
+
+    def expand(self, level: int, stop: Stop) -> tuple[list[bytes], bool]:
+        """Expand this level's states here, in path-key order; the batch for each owner (none for this one, whose
+        findings are taken at once), and whether a stop asked for cut the level short."""
+        model, ctx, encode, canonical = self.model, self.ctx, self.codec.encode, self.canonical
+        successors, is_final, by_kind = model.successors, model.is_final, self.by_kind
+        me, parts, offer = self.me, self.parts, self._offer
+        out: list[tuple[list[bytes], list[bytes], list[bytes], array]] = [([], [], [], array("q"))
+                                                                          for _ in range(parts)]
+        stopped = False
+        for count, (path, state, number) in enumerate(self.frontier):
+            if (count & 255) == 255 and stop():
+                stopped = True
+                break
+            moved = False
+            for ordinal, (action, post) in enumerate(successors(state)):
+                self.transitions += 1
+                stutter = post is state or post == state
+                checks = by_kind.get((type(action), stutter))
+                if checks is None:
+                    checks = self._edge_checks(type(action), stutter)
+                for check in checks:
+                    outcome = check(state, action, post, ctx)
+                    if outcome is not None and outcome is not False:
+                        self._on_edge(level, path, number, ordinal, state, action, post)
+                        by_kind = self.by_kind
+                        break
+                if stutter:
+                    continue
+                moved = True
+                key = post if canonical is None else canonical(post)
+                blob = encode(key)
+                owner = zlib.crc32(blob) % parts
+                if owner == me:
+                    offer(blob, path + step_key(ordinal), (me, number, ordinal, post, state))
+                else:
+                    keys, paths, bodies, numbers = out[owner]
+                    keys.append(blob)
+                    paths.append(path + step_key(ordinal))
+                    bodies.append(b"" if key is post or key == post else encode(post))
+                    numbers.extend((number, ordinal))
+            if not moved and not is_final(state):
+                self.deadlocks += 1
+                if self.deadlock is None or (level, path) < self.deadlock[:2]:
+                    self.deadlock = (level, path, number)
+        self.frontier = []
+        batches = [b"" if k == me else pack(keys + paths + bodies, numbers)
+                   for k, (keys, paths, bodies, numbers) in enumerate(out)]
+        self.routed += sum(map(len, batches))
+        return batches, stopped
+
+    def _offer(self, blob: bytes, path: bytes, finding: tuple[Any, ...]) -> None:
+        """A finding of a state this process owns, (the parent's home and number there, the successor number, the
+        state or its bytes, the parent where it is here): new unless seen; the least path key wins."""
+        if (hash(blob) in self.seen) if self.fingerprints else (blob in self.seen):
+            return
+        best = self.pending.get(blob)
+        if best is None or path < best[0]:
+            self.pending[blob] = (path, finding)
+
+    def dedup(self, finder: int, batch: bytes) -> None:
+        """Take the findings another process sent."""
+        if not batch:
+            return
+        fields, numbers = unpack(batch)
+        n, offer = len(numbers) // 2, self._offer
+        for k in range(n):
+            blob, body = fields[k], fields[2 * n + k]
+            offer(blob, fields[n + k], (finder, numbers[2 * k], numbers[2 * k + 1], body or blob, None))
+
+    def new_paths(self) -> list[bytes]:
+        """The path keys of the new states this process owns (for a cut by --max-states)."""
+        return sorted(path for path, _ in self.pending.values())
+
+    def adopt(self, level: int, cut: bytes | None = None) -> int:
+        """Make the new states (those before the cut, if any) states of the next level (`level + 1`): remembered,
+        numbered here, checked where their screen failed. How many were left out by the cut."""
+        chosen = sorted((path, blob) for blob, (path, _) in self.pending.items() if cut is None or path < cut)
+        left = len(self.pending) - len(chosen)
+        decode, pending, seen, suspect = self.codec.decode, self.pending, self.seen, self._suspect
+        self.frontier = frontier = []
+        for path, blob in chosen:
+            home, parent, ordinal, state, before = pending[blob][1]
+            if type(state) is bytes:
+                state = decode(state)
+            seen.add(hash(blob) if self.fingerprints else blob)
+            number = len(self.choice)
+            self.parent_home.append(home)
+            self.parent_at.append(parent)
+            self.choice.append(ordinal)
+            frontier.append((path, state, number))
+            if suspect(state, before):
+                self._check_state(level + 1, path, number, state)
+        self.owned += len(chosen)
+        self.pending = {}
+        return left
+
+    def summary(self) -> dict[str, Any]:
+        """What the driver gathers at a barrier: counts so far, the first deadlock here, and the discoveries made
+        since the last barrier (then forgotten here)."""
+        out = {"transitions": self.transitions, "deadlocks": self.deadlocks, "deadlock": self.deadlock,
+               "discoveries": self.discoveries, "frontier": len(self.frontier), "states": self.owned,
+               "cpu": time.process_time(), "routed": self.routed}
+        self.discoveries = []
+        return out
+
+    def chain(self, number: int) -> tuple[int, int, int]:
+        """Where the state numbered here came from: its parent's home and number there, and its successor number
+        (for an initial state, -1, -1 and its place among the initial states)."""
+        return self.parent_home[number], self.parent_at[number], self.choice[number]

@@ -1,0 +1,148 @@
+"""One search spread over processes (`check --workers N`): the same states, transitions, depth, deadlocks,
+verdicts and traces (byte for byte, in the same order) as one process, on every bound set of the Promela test
+table at 1, 2 and 3 workers; the canonical bytes a state travels as; limits and the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from pausecheck.checks.cli import main
+from pausecheck.checks.codec import CodecError, codec_for
+from pausecheck.checks.explore import Limits, Result, explore
+from pausecheck.checks.mutants import mutant_named, mutate
+from pausecheck.checks.partition import step_key
+from pausecheck.checks.spread import spread
+from pausecheck.model import Bounds, Machine, reading_named
+
+from .strategies import reachable
+from .test_promela import CASES
+
+SLOW = {"defaults", "two sessions"}  # 73,409 and 26,703 states: several seconds of CPU at three workers
+TWO = Machine(Bounds(sessions=2, calls=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1),
+              symmetry=True)
+
+
+def figures(result: Result) -> tuple[Any, ...]:
+    """Everything a check prints of a search, and the order of its discoveries."""
+    return (result.complete, result.stopped, result.states, result.transitions, result.depth, result.deadlocks,
+            result.deadlock, dict(result.violations), list(result.violations), dict(result.witnesses),
+            list(result.witnesses), result.fingerprints, result.compact)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in CASES])
+def test_a_spread_search_is_the_one_process_search(case: str, workers: int) -> None:
+    bounds, reading = CASES[case]
+    machine = Machine(bounds, reading_named(reading))
+    assert figures(spread(machine, workers)) == figures(explore(machine)), case
+
+
+def test_violations_witnesses_and_deadlocks_come_in_one_process_order() -> None:
+    bounds, reading = CASES["write-first, new-first, with artifacts"]  # 7 violations, 212 deadlocks
+    machine = Machine(bounds, reading_named(reading))
+    one, many = explore(machine), spread(machine, 3)
+    assert len(one.violations) == 7 and one.deadlocks == 212
+    assert list(many.violations) == list(one.violations) and many.deadlock == one.deadlock
+
+
+def test_a_mutant_breaks_the_same_properties_with_the_same_traces() -> None:
+    machine = mutate(Machine(CASES["crashes"][0]), mutant_named("no_put_back"))
+    one = explore(machine)
+    assert one.violations
+    assert figures(spread(machine, 2)) == figures(one)
+
+
+@pytest.mark.parametrize("options", [{"fingerprints": True}, {"compact": True}], ids=["fingerprints", "compact"])
+def test_stores_and_symmetry_give_the_one_process_figures(options: dict[str, bool]) -> None:
+    assert figures(spread(TWO, 2, **options)) == figures(explore(TWO, **options))
+
+
+@pytest.mark.parametrize("limit", [1, 2, 500, 1_000, 1_012])
+def test_max_states_keeps_the_states_one_process_keeps(limit: int) -> None:
+    bounds, reading = CASES["racy read-then-clear"]  # 1,012 states
+    machine = Machine(bounds, reading_named(reading))
+    limits = Limits(max_states=limit)
+    assert figures(spread(machine, 2, limits)) == figures(explore(machine, limits))
+
+
+@pytest.mark.parametrize("depth", [0, 1, 7])
+def test_max_depth_stops_where_one_process_stops(depth: int) -> None:
+    machine = Machine(CASES["expiries"][0])
+    limits = Limits(max_depth=depth)
+    assert figures(spread(machine, 3, limits)) == figures(explore(machine, limits))
+
+
+def test_a_stop_ends_the_search_incomplete() -> None:
+    result = spread(Machine(CASES["new turns"][0]), 2, Limits(max_seconds=0.0))
+    assert not result.complete and result.stopped == "max-seconds"
+
+
+def test_every_state_travels_as_bytes_that_bring_it_back() -> None:
+    states = reachable(TWO)
+    codec = codec_for(states[0])
+    blobs = [codec.encode(s) for s in states]
+    assert len(set(blobs)) == len(states)
+    back = [codec.decode(b) for b in blobs]
+    assert back == list(states)
+    assert all(type(x) is type(y) for a, b in zip(back, states, strict=True) for x, y in zip(a, b, strict=True))
+
+
+def test_equal_states_give_equal_bytes_whatever_their_objects() -> None:
+    state = reachable(TWO)[-1]
+    copy = codec_for(state).decode(codec_for(state).encode(state))
+    rebuilt = state._replace(executions=tuple(e._replace(id="".join(list(e.id))) for e in state.executions))
+    codec = codec_for(state)
+    assert codec.encode(rebuilt) == codec.encode(copy) == codec.encode(state)
+
+
+class Loose(NamedTuple):
+    items: list  # a list is not a canonical value
+
+
+def test_a_state_that_has_no_canonical_bytes_is_refused_when_the_codec_is_built() -> None:
+    with pytest.raises(CodecError, match="cannot be written as canonical bytes"):
+        codec_for(Loose([]))
+
+
+def test_path_keys_keep_the_order_of_successor_numbers() -> None:
+    numbers = [0, 1, 7, 254, 255, 256, 1_000, 70_000]
+    assert sorted(numbers, key=step_key) == numbers
+    assert sorted(step_key(a) + step_key(b) for a in numbers for b in numbers) == \
+        [step_key(a) + step_key(b) for a in numbers for b in numbers]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+SMALL = ("--calls", "1", "--artifacts", "2", "--pauses", "1", "--observations", "0", "--held-bound", "1",
+         "--no-liveness")
+
+
+def test_check_with_workers_prints_what_one_process_prints(capsys: pytest.CaptureFixture[str],
+                                                           tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "check", *SMALL, "--reading", "conformant+A-T4=release", "--json",
+                       "--out", str(tmp_path / "one"))
+    code2, out2, _ = run(capsys, "check", *SMALL, "--reading", "conformant+A-T4=release", "--json", "--workers", "2",
+                         "--out", str(tmp_path / "two"))
+    one, two = json.loads(out), json.loads(out2)
+    for report in (one, two):
+        del report["seconds"], report["states_per_second"]
+        for prop in report["properties"]:
+            prop.pop("trace", None)  # where it was written: one and two
+    assert code == code2 == 1
+    assert one == two
+    for trace in sorted((tmp_path / "one").iterdir()):
+        assert trace.read_text() == (tmp_path / "two" / trace.name).read_text()
+
+
+def test_workers_with_a_checkpoint_is_refused_in_one_line(capsys: pytest.CaptureFixture[str],
+                                                          tmp_path: Path) -> None:
+    code, out, err = run(capsys, "check", *SMALL, "--workers", "2", "--checkpoint", str(tmp_path / "cp"))
+    assert code == 2 and out == ""
+    assert err.strip().count("\n") == 0 and "cannot be checkpointed" in err
