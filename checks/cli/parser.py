@@ -331,9 +331,14 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
 
 
 def _judging(parser: argparse.ArgumentParser, *, trace: str = "divergence.itf.json", when: str = "",
-             timeout: bool = True, properties: bool = True) -> None:
+             timeout: bool = True, properties: bool = True, accept: bool = False) -> None:
     """The flags of a command that judges a runtime: black-box mode, response timeout, where the
-    divergence trace goes, JSON output. `when` prefixes each help ("check: ", "with a runtime: ")."""
+    divergence trace goes, JSON output, and (`accept`) accepting what the run leaves unexercised. `when`
+    prefixes each help ("check: ", "with a runtime: ")."""
+    if accept:
+        parser.add_argument("--accept-unexercised", action="store_true",
+                            help=f"{when}do not fail (exit 3) on the clauses and witnesses no judged step exercised "
+                            "(they are still listed, each with the bound flag that would exercise it)")
     if properties:
         parser.add_argument("--properties", action="store_true",
                             help=f"{when}judge only the black-box properties on what the runtime shows (for one "
@@ -539,7 +544,7 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("--strict", action="store_true",
                     help="every observation must equal the model's under the reading (the default; not with "
                     "--properties)")
-    _judging(co)
+    _judging(co, accept=True)
     co.add_argument("--max-sequences", type=_whole(1), metavar="N",
                     help="stop after N sequences (coverage then unknown)")
     co.add_argument("--sequence", type=Path, metavar="TRACE",
@@ -561,7 +566,7 @@ def parser() -> argparse.ArgumentParser:
     _search(ve, judged=False, states=False)
     ve.add_argument("--max-vectors", type=_whole(1), metavar="N",
                     help="export: write only the first N vectors (the manifest states the coverage they reach)")
-    _judging(ve, when="check: ")
+    _judging(ve, when="check: ", accept=True)
 
     fz = _add(commands, "fuzz", "long random behaviours with Hypothesis, beyond the exhaustive bounds "
               "(optionally -- CMD ARGS)",
@@ -679,5 +684,5 @@ def parser() -> argparse.ArgumentParser:
               "exit: 0 the log agrees with the model; 1 a divergence (written as an ITF trace); 2 a malformed log "
               "(the message names the line); 3 a log with no step (empty, or no apply line): nothing was judged.")
     va.add_argument("log", type=Path, help="the runtime's log (.jsonl)")
-    _judging(va, timeout=False)
+    _judging(va, timeout=False, accept=True)
     return top

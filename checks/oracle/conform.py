@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +41,7 @@ from .adapters import Adapter, RuntimeFault, describe, restart
 from .blackbox import BLACK_BOX, History
 from .cover import Sequence, covering_sequences
 from .culprit import Culprit, culprit
+from .exercised import Tally
 from .protocol import PROTOCOL, apply_request
 
 __all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_at",
@@ -86,6 +86,7 @@ class ConformResult:
     divergence: Divergence | None
     edges_total: int | None = None  # the reachable graph's edges, when the sequences given are a sample
     clause_edges: tuple[tuple[str, int], ...] = ()  # per clause, the judged edges that enact it (sorted)
+    witnessed: tuple[str, ...] = ()  # the model's witnesses some judged edge reaches (sorted)
 
     @property
     def coverage(self) -> float | None:
@@ -114,7 +115,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
     reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
     count = steps = edges = skipped = 0
     divergence, complete = None, True
-    enacted: Counter[str] = Counter()
+    tally = Tally(machine)
     for sequence in covering_sequences(machine) if sequences is None else sequences:
         if max_sequences is not None and count >= max_sequences:
             complete = False
@@ -135,11 +136,11 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
             complete = False
             break
         edges += len(sequence.steps) - sequence.fresh
-        enacted.update(c for step in sequence.steps[sequence.fresh:] for c in clauses_of(*step))
+        tally.add(sequence.steps[sequence.fresh:])
         if progress is not None and count % 64 == 0:
             progress(count, steps, edges)
     return ConformResult(adapter.name, mode, count, steps, edges, skipped, complete, time.perf_counter() - started,
-                         divergence, edges_total, tuple(sorted(enacted.items())))
+                         divergence, edges_total, tuple(sorted(tally.clauses.items())), tuple(sorted(tally.witnessed)))
 
 
 def handshake(adapter: Adapter, machine: Machine) -> dict[str, Any]:

@@ -25,12 +25,12 @@ from pausecheck.model.clauses import FULL
 from pausecheck import __version__
 
 from .conform import ConformResult
+from .exercised import RULES
 from .protocol import PROTOCOL
-from .uncovered import to_cover
+from .uncovered import COMPLETE, to_cover
 
 __all__ = ["RULES", "FORMATS", "standing", "render_standing", "format_of"]
 
-RULES = ("RT-TOOL-7", "RT-GATE-6")
 FORMATS = {".json": "json", ".md": "md", ".html": "html"}
 PASSED, FAILED, UNCOVERED = "passed", "failed", "not covered"
 
@@ -48,9 +48,10 @@ def standing(result: ConformResult, machine: Machine, command: str, trace: str |
                      "trace": trace if status == FAILED else None,
                      "limit": None if c.strength == FULL else f"{c.strength}: {c.note}",
                      "cover": None})
-    cover = to_cover([r["id"] for r in rows if r["status"] == UNCOVERED], machine, result.complete)
+    cover = to_cover([r["id"] for r in rows if r["status"] == UNCOVERED], machine,
+                     None if result.complete else COMPLETE)
     for r in rows:
-        r["cover"] = cover.get(r["id"])
+        r["cover"] = cover[r["id"]].text if r["id"] in cover else None
     return {
         "pausecheck": __version__, "model": MODEL_VERSION, "protocol": PROTOCOL, "runtime": command,
         "mode": result.mode, "bounds": machine.bounds.as_dict(), "reading": machine.reading.name,
