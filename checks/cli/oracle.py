@@ -35,6 +35,7 @@ from ..oracle import (
 from ..oracle.conform import Divergence, divergence_document, drive, handshake, shrink_divergence
 from ..oracle.exercised import Unexercised, summary, unexercised
 from ..oracle.logs import LogError, validate_log
+from ..oracle.macros import fine, unchecked
 from ..oracle.minimise import minimise, path_of
 from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
@@ -321,6 +322,8 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
     else:
         out.print(f"drove {result.sequences:,} sequences, {result.steps:,} steps in {result.seconds:.1f} s "
                   f"({rate:,.0f} steps/s); {result.edges:,} edges judged, {coverage}", markup=False)
+    if result.macros:
+        out.print(grain_line(result.macros), markup=False)
     if result.skipped:
         out.print(f"{result.skipped:,} edges skipped: their actions are not among those the runtime supports",
                   markup=False)
@@ -331,6 +334,9 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         also = "".join(f", then {name}'s, which it breaks too" for name in d.also)
         broke = f" (first those of {d.property}, which it breaks{also}; then the step's)" if d.property else ""
         out.print(f"clauses: {' '.join(d.clauses) or '-'}{broke}", markup=False)
+        if result.macros:
+            out.print(f"step {d.step} is the runtime's; the model's path to it takes {len(tuple(fine(d.steps)))} steps "
+                      "(the trace has each macro's parts)", markup=False)
         if d.restarts:
             out.print("the runtime was restarted after " + ", ".join(f"step {s}" for s in d.restarts)
                       + " (the trace marks each restart)", markup=False)
@@ -350,6 +356,13 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
                   + ("" if page["covered"] == page["clauses_total"] else " (it names what would cover the rest)"),
                   markup=False)
     return code
+
+
+def grain_line(macros: tuple[str, ...]) -> str:
+    """What driving at a runtime's grain leaves unchecked, in one line."""
+    cannot = "; ".join(f"{clause}, {why}" for clause, why in unchecked(macros))
+    return (f"driven at the runtime's grain: it performs {', '.join(macros)} as one step (hello: macros), so this "
+            f"run cannot check {cannot}")
 
 
 def _agreed(args: argparse.Namespace, result: ConformResult, missed: tuple[Unexercised, ...], accepted: bool) -> str:
@@ -395,7 +408,7 @@ def _json(result: ConformResult, trace: Path | None, code: int) -> dict[str, Any
     return {
         "runtime": result.runtime, "mode": result.mode, "sequences": result.sequences, "steps": result.steps,
         "edges": result.edges, "skipped": result.skipped, "complete": result.complete,
-        "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code,
+        "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code, "macros": list(result.macros),
         "divergence": None if d is None else {
             "step": d.step, "kind": d.kind, "message": d.message, "clauses": list(d.clauses),
             "property": d.property, "field": d.field, "restarts": list(d.restarts), "expected": d.expected,

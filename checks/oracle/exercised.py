@@ -21,6 +21,7 @@ from pausecheck.model.properties import missing_bound
 from pausecheck.model.property import SOMETIMES
 from pausecheck.model.rules import clauses_of
 
+from .macros import fine
 from .uncovered import to_cover
 
 __all__ = ["RULES", "Tally", "Unexercised", "unexercised", "summary"]
@@ -39,7 +40,7 @@ class Tally:
 
     def add(self, steps: Iterable[tuple[object, object, object]]) -> None:
         """Count what these judged steps (pre, action, post) of the model enact and reach."""
-        for pre, action, post in steps:
+        for pre, action, post in fine(steps):
             self.clauses.update(clauses_of(pre, action, post))  # type: ignore[arg-type]
             if self.wanted:
                 found = [p for p in self.wanted if (not p.on or type(action) in p.on)
