@@ -244,6 +244,28 @@ def test_a_divergence_trace_drives_the_runtime_again(tmp_path: Path, capsys: pyt
     assert main(["conform", "--sequence", str(trace), "--", sys.executable, str(RUNTIME)]) == 0
 
 
+README_FLAGS = ("--calls", "1")  # the bounds of README's conform example
+
+
+@pytest.mark.parametrize("bug", [pytest.param(b, marks=[] if b == "drop-oldest" else [pytest.mark.slow])
+                                 for b in sorted(BUGS)])
+def test_every_bug_at_the_readme_example_bounds(bug: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What README's row claims at its example's bounds: seven bugs caught; drop-oldest, which needs an overflow,
+    is not, and the run says so (exit 3: T7.13-T7.15 not exercised, --calls 2 would), never an [ok]."""
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `pausecheck conform"))
+    assert f"`pausecheck conform {' '.join(README_FLAGS)} -- python examples/sqlite_runtime/runtime.py`" in row
+    assert "seven of its eight `--bug` variants are caught" in row and "`drop-oldest`" in row
+    code = main(["conform", *README_FLAGS, "--out", str(tmp_path / "d.itf.json"), "--", sys.executable, str(RUNTIME),
+                 "--bug", bug])
+    out = capsys.readouterr().out
+    if bug != "drop-oldest":
+        assert code == 1 and "[diverged]" in out
+        return
+    assert code == 3 and "[ok]" not in out and "[incomplete]" in out
+    assert "not exercised: T7.9, T7.13, T7.14, T7.15 (clauses); " in out and "to exercise: --calls 2\n" in out
+
+
 @pytest.mark.slow  # every edge of the default bounds through a subprocess: about 80 s
 def test_the_reference_runtime_conforms_over_every_edge(capsys: pytest.CaptureFixture[str]) -> None:
     # At the default bounds (197,925 edges, ~90 s) it runs as README's documented example (test_examples).

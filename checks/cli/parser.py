@@ -117,7 +117,9 @@ written)."""
 EPILOG_CONFORM = """\
 examples:
   pausecheck conform --calls 1 --pauses 1 --observations 0 -- python examples/sqlite_runtime/runtime.py
-                                        the reference runtime at small bounds: [ok], full coverage
+                                        the reference runtime at small bounds: every edge agrees; what
+                                        they leave unexercised is named, each with its flag (exit 3;
+                                        --accept-unexercised accepts it: [ok])
   pausecheck conform --calls 1 --pauses 1 --observations 0 -- python examples/sqlite_runtime/runtime.py \\
                      --bug interrupt-as-failure
                                         a buggy runtime: [diverged], exit 1, the trace in divergence.itf.json
@@ -125,9 +127,10 @@ examples:
                                         one call per segment (seconds); with no bound flag, the default
                                         bounds: all 197,925 edges (about 60 s)
 
-exit: 0 every edge judged and no divergence; 1 a divergence, or not every edge judged; 2 usage error, or a
-runtime that cannot be started or checked at all;
-3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
+exit: 0 every edge judged, no divergence, and every clause and witness the bounds can reach exercised (or
+accepted: --accept-unexercised); 1 a divergence; 2 usage error, or a runtime that cannot be started or checked
+at all; 3 no divergence, but not every edge judged (--max-sequences, actions the runtime does not support),
+something not exercised, or stopped by --max-seconds or --max-memory (what was established is printed)."""
 
 
 EPILOG_VECTORS = """\
@@ -135,10 +138,12 @@ examples:
   pausecheck vectors export vectors/ --calls 1 --pauses 1 --observations 0
                                         the vectors of small bounds (a few dozen, every edge), with a README
   pausecheck vectors check examples/vectors -- python examples/sqlite_runtime/runtime.py
-                                        the committed example vectors against the reference runtime
+                                        the committed example vectors against the reference runtime:
+                                        all pass; a sample, so what it leaves out is named (exit 3)
 
-exit: 0 written, or every vector passed; 1 a divergence; 2 usage error or a folder that cannot be read;
-3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
+exit: 0 written, or every vector passed and exercised every clause and witness the bounds can reach (or
+accepted: --accept-unexercised); 1 a divergence; 2 usage error or a folder that cannot be read; 3 something
+not exercised, or stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 EPILOG_FUZZ = """\
@@ -681,8 +686,10 @@ def parser() -> argparse.ArgumentParser:
               "with bounds and reading, then apply lines with action and payload, and observe lines with what the "
               "runtime showed; docs/oracle.md) on the model, and report the first step the model does not allow "
               "or the first observation that differs, with the clauses that step enacts.",
-              "exit: 0 the log agrees with the model; 1 a divergence (written as an ITF trace); 2 a malformed log "
-              "(the message names the line); 3 a log with no step (empty, or no apply line): nothing was judged.")
+              "exit: 0 the log agrees with the model and its steps exercise every clause and witness its bounds can "
+              "reach (or --accept-unexercised); 1 a divergence (written as an ITF trace); 2 a malformed log (the "
+              "message names the line); 3 a log with no step (empty, or no apply line), or one that leaves clauses or "
+              "witnesses unexercised (each named).")
     va.add_argument("log", type=Path, help="the runtime's log (.jsonl)")
     _judging(va, timeout=False, accept=True)
     return top
