@@ -7,12 +7,15 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from pausecheck.checks.oracle import PROTOCOL, REQUESTS, SCHEMAS, InProcess
+from pausecheck.checks.oracle.macros import Coarse, Composed, actions_of
 from pausecheck.checks.oracle.protocol import apply_request
 from pausecheck.model import (
     Answer,
@@ -43,31 +46,44 @@ def schema_blocks() -> list[str]:
     return blocks
 
 
-def _runtime() -> Any:
-    sys.path.insert(0, str(ROOT / "examples" / "sqlite_runtime"))
+def _runtime(example: str, folder: str) -> Any:
+    """An example runtime in process, its store in `folder`, as the command line runs it (a file: it restarts)."""
+    sys.path.insert(0, str(ROOT / "examples" / example))
     try:
-        import runtime  # the reference runtime, in process
+        import runtime  # the example's module, in process
     finally:
         sys.path.pop(0)
-    return runtime.Runtime(":memory:")
+        sys.modules.pop("runtime", None)
+    return runtime.Runtime(os.path.join(folder, "store"))
 
 
-def exchange(actions: tuple[Any, ...]) -> str:
-    """A complete exchange with the reference runtime: `>` what pausecheck sends, `<` the answer."""
-    handler = _runtime().handle
-    machine = Machine(EXCHANGE_BOUNDS)
-    requests: list[dict[str, Any]] = [{"type": "hello", "protocol": PROTOCOL},
-                                      {"type": "reset", "bounds": EXCHANGE_BOUNDS.as_dict(), "reading": "conformant"}]
-    state = machine.init_states()[0]
-    for step, action in enumerate(actions, 1):
-        requests.append(apply_request(step, state, action))
-        requests.append({"type": "observe"})
-        state = machine.step(state, action)
-    adapter = InProcess(handler)
-    lines = []
-    for request, response in zip(requests, adapter.exchange(requests), strict=True):
-        lines += ["> " + json.dumps(request, separators=(",", ":")), "< " + json.dumps(response, separators=(",", ":"))]
+def exchange(actions: tuple[Any, ...], example: str = "sqlite_runtime") -> str:
+    """A complete exchange with an example runtime: `>` what pausecheck sends, `<` the answer. A runtime that
+    declares macros gets the model's steps at its grain: `actions` then hold the composed steps' first actions."""
+    with tempfile.TemporaryDirectory() as folder:
+        handler = _runtime(example, folder).handle
+        hello = handler({"type": "hello", "protocol": PROTOCOL})
+        machine = Machine(EXCHANGE_BOUNDS)
+        view = Coarse(machine, hello.get("macros", ())) if hello.get("macros") else machine
+        requests: list[dict[str, Any]] = [{"type": "hello", "protocol": PROTOCOL}, {
+            "type": "reset", "bounds": EXCHANGE_BOUNDS.as_dict(), "reading": "conformant"}]
+        state = machine.init_states()[0]
+        for step, wanted in enumerate(actions, 1):
+            action, post = next((a, p) for a, p in view.successors(state) if actions_of(a)[0] == wanted and (
+                not isinstance(a, Composed) or all(getattr(x, "ok", True) for x in actions_of(a))))
+            requests.append(apply_request(step, state, action))
+            requests.append({"type": "observe"})
+            state = post
+        adapter = InProcess(handler)
+        lines = []
+        for request, response in zip(requests, adapter.exchange(requests), strict=True):
+            lines += ["> " + json.dumps(request, separators=(",", ":")),
+                      "< " + json.dumps(response, separators=(",", ":"))]
     return "```\n" + "\n".join(lines) + "\n```"
+
+
+EXCHANGES = ((EXCHANGE_ACTIONS, "sqlite_runtime"), (PAUSE_ACTIONS, "sqlite_runtime"),
+             (EXCHANGE_ACTIONS[:4], "atomic_runtime"))
 
 
 def test_every_schema_is_in_the_doc() -> None:
@@ -78,8 +94,8 @@ def test_every_schema_is_in_the_doc() -> None:
 
 def test_the_worked_exchanges_are_real() -> None:
     text = DOC.read_text(encoding="utf-8")
-    assert exchange(EXCHANGE_ACTIONS) in text
-    assert exchange(PAUSE_ACTIONS) in text
+    for actions, example in EXCHANGES:
+        assert exchange(actions, example) in text, example
 
 
 def rewrite() -> None:
@@ -88,8 +104,7 @@ def rewrite() -> None:
     start, end = text.index("request `hello`:"), text.index("## A complete exchange")
     text = text[:start] + "\n\n".join(schema_blocks()) + "\n\n" + text[end:]
     found = list(re.finditer(r"```\n> \{\"type\":\"hello\".*?\n```", text, re.S))
-    for match, block in reversed(list(zip(found, (exchange(EXCHANGE_ACTIONS), exchange(PAUSE_ACTIONS)),
-                                         strict=True))):
+    for match, block in reversed(list(zip(found, (exchange(a, e) for a, e in EXCHANGES), strict=True))):
         text = text[:match.start()] + block + text[match.end():]
     DOC.write_text(text, encoding="utf-8")
 

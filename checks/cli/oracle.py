@@ -33,7 +33,9 @@ from ..oracle import (
     conform,
 )
 from ..oracle.conform import Divergence, divergence_document, drive, handshake, shrink_divergence
+from ..oracle.exercised import Unexercised, summary, unexercised
 from ..oracle.logs import LogError, validate_log
+from ..oracle.macros import fine, unchecked
 from ..oracle.minimise import minimise, path_of
 from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
@@ -284,9 +286,14 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         fmt = format_of(published) or "json"
         page = standing(result, machine, " ".join(argv), str(trace) if trace else None)
         write(published, render_standing(page, fmt))
-    code = 0 if result.ok else 3 if log and result.divergence is None else 1  # a log with no step: incomplete
+    missed = _unexercised(args, machine, result)
+    accepted = bool(getattr(args, "accept_unexercised", False))
+    code = 1 if result.divergence is not None else 3 if not result.ok or (missed and not accepted) else 0
     if args.json:
-        print(json.dumps(_json(result, trace, code), sort_keys=True, indent=2))
+        print(json.dumps(_json(result, trace, code) | {
+            "unexercised": [{"need": u.need, "clauses": list(u.clauses), "witnesses": list(u.witnesses)}
+                            for u in missed],
+            "accept_unexercised": accepted}, sort_keys=True, indent=2))
         return code
     out = console(color=not args.no_color)
     bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in machine.bounds.as_dict().items())
@@ -305,37 +312,35 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
     else:
         out.print(f"drove {result.sequences:,} sequences, {result.steps:,} steps in {result.seconds:.1f} s "
                   f"({rate:,.0f} steps/s); {result.edges:,} edges judged, {coverage}", markup=False)
+    if result.macros:
+        out.print(grain_line(result.macros), markup=False)
     if result.skipped:
         out.print(f"{result.skipped:,} edges skipped: their actions are not among those the runtime supports",
                   markup=False)
+    for line in summary(missed):
+        out.print(line, markup=False)
     if d is not None:
         out.print(f"[diverged] step {d.step} ({d.kind}): {printable(d.message)}", markup=False)
         also = "".join(f", then {name}'s, which it breaks too" for name in d.also)
         broke = f" (first those of {d.property}, which it breaks{also}; then the step's)" if d.property else ""
         out.print(f"clauses: {' '.join(d.clauses) or '-'}{broke}", markup=False)
+        if result.macros:
+            out.print(f"step {d.step} is the runtime's; the model's path to it takes {len(tuple(fine(d.steps)))} steps "
+                      "(the trace has each macro's parts)", markup=False)
         if d.restarts:
             out.print("the runtime was restarted after " + ", ".join(f"step {s}" for s in d.restarts)
                       + " (the trace marks each restart)", markup=False)
         again = f"; `pausecheck conform --sequence {trace} -- {' '.join(argv)}` drives the runtime through it again" \
             if argv else ""
         out.print(f"the model's path is written to {trace}: `pausecheck replay {trace}` shows it{again}", markup=False)
-    elif log and code == 3:
+    elif log and not result.complete:
         judged = f"no action was judged, only {result.edges:,} observation(s) of the initial state (they agree)" \
             if result.edges else "nothing was judged"
         out.print(f"[incomplete] the log has no step (no apply line): {judged}", markup=False)
-    elif log and result.ok:
-        what = "equals the model's" if result.mode == STRICT else "keeps every black-box property"
-        out.print(f"[ok] every step of the log is one the model allows, and everything it showed {what}",
-                  markup=False)
-    elif result.ok and args.command == "vectors":
-        out.print(f"[ok] the runtime passes all {result.sequences:,} vectors of {args.dir}, which take "
-                  f"{result.coverage or 0:.1%} of the reachable graph's edges at these bounds", markup=False)
-    elif result.ok:
-        what = "observations equal the model's" if result.mode == STRICT else \
-            "observations keep every black-box property"
-        out.print(f"[ok] the runtime's {what} on every edge of the reachable graph", markup=False)
-    else:
+    elif not result.ok:
         out.print("[incomplete] no divergence in what ran, but not every edge was judged", markup=False)
+    else:
+        out.print(_agreed(args, result, missed, accepted), markup=False)
     if page is not None:
         out.print(f"standing written to {published}: {page['covered']} of {page['clauses_total']} clauses covered"
                   + ("" if page["covered"] == page["clauses_total"] else " (it names what would cover the rest)"),
@@ -343,12 +348,57 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
     return code
 
 
+def grain_line(macros: tuple[str, ...]) -> str:
+    """What driving at a runtime's grain leaves unchecked, in one line."""
+    cannot = "; ".join(f"{clause}, {why}" for clause, why in unchecked(macros))
+    return (f"driven at the runtime's grain: it performs {', '.join(macros)} as one step (hello: macros), so this "
+            f"run cannot check {cannot}")
+
+
+def _agreed(args: argparse.Namespace, result: ConformResult, missed: tuple[Unexercised, ...], accepted: bool) -> str:
+    """The verdict of a run with no divergence: what it judged, and what its bounds left out."""
+    if getattr(args, "log", None):
+        what = "equals the model's" if result.mode == STRICT else "keeps every black-box property"
+        judged = f"every step of the log is one the model allows, and everything it showed {what}"
+    elif args.command == "vectors":
+        judged = (f"the runtime passes all {result.sequences:,} vectors of {args.dir}, which take "
+                  f"{result.coverage or 0:.1%} of the reachable graph's edges at these bounds")
+    elif getattr(args, "sequence", None) is not None:
+        return f"[ok] the runtime agrees with the model on every step of {args.sequence} (that sequence alone)"
+    else:
+        what = "observations equal the model's" if result.mode == STRICT else \
+            "observations keep every black-box property"
+        judged = f"the runtime's {what} on every edge of the reachable graph"
+    if not missed:
+        return f"[ok] {judged}"
+    names = [n for u in missed for n in u.clauses + u.witnesses]
+    if accepted:
+        return f"[ok] {judged}; accepted as not exercised: {', '.join(names)}"
+    clauses, witnesses = sum(len(u.clauses) for u in missed), sum(len(u.witnesses) for u in missed)
+    counted = " and ".join(part for part in (f"{clauses} clause{'s' * (clauses != 1)}" * bool(clauses),
+                                             f"{witnesses} witness{'es' * (witnesses != 1)}" * bool(witnesses)) if part)
+    return f"[incomplete] {judged}, but {counted} not exercised (listed above; --accept-unexercised accepts them)"
+
+
+def _unexercised(args: argparse.Namespace, machine: Machine, result: ConformResult) -> tuple[Unexercised, ...]:
+    """What the run left out, when it ran to its end without a divergence (a --sequence claims only itself)."""
+    if result.divergence is not None or not result.ok or getattr(args, "sequence", None) is not None:
+        return ()
+    if getattr(args, "log", None):
+        here: str | None = "a log whose steps reach it"
+    elif result.edges_total is not None and result.edges < result.edges_total:
+        here = "every vector (vectors export without --max-vectors)"
+    else:
+        here = None
+    return unexercised(machine, result.clause_edges, result.witnessed, here)
+
+
 def _json(result: ConformResult, trace: Path | None, code: int) -> dict[str, Any]:
     d = result.divergence
     return {
         "runtime": result.runtime, "mode": result.mode, "sequences": result.sequences, "steps": result.steps,
         "edges": result.edges, "skipped": result.skipped, "complete": result.complete,
-        "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code,
+        "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code, "macros": list(result.macros),
         "divergence": None if d is None else {
             "step": d.step, "kind": d.kind, "message": d.message, "clauses": list(d.clauses),
             "property": d.property, "field": d.field, "restarts": list(d.restarts), "expected": d.expected,

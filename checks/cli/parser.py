@@ -117,7 +117,9 @@ written)."""
 EPILOG_CONFORM = """\
 examples:
   pausecheck conform --calls 1 --pauses 1 --observations 0 -- python examples/sqlite_runtime/runtime.py
-                                        the reference runtime at small bounds: [ok], full coverage
+                                        the reference runtime at small bounds: every edge agrees; what
+                                        they leave unexercised is named, each with its flag (exit 3;
+                                        --accept-unexercised accepts it: [ok])
   pausecheck conform --calls 1 --pauses 1 --observations 0 -- python examples/sqlite_runtime/runtime.py \\
                      --bug interrupt-as-failure
                                         a buggy runtime: [diverged], exit 1, the trace in divergence.itf.json
@@ -125,9 +127,10 @@ examples:
                                         one call per segment (seconds); with no bound flag, the default
                                         bounds: all 197,925 edges (about 60 s)
 
-exit: 0 every edge judged and no divergence; 1 a divergence, or not every edge judged; 2 usage error, or a
-runtime that cannot be started or checked at all;
-3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
+exit: 0 every edge judged, no divergence, and every clause and witness the bounds can reach exercised (or
+accepted: --accept-unexercised); 1 a divergence; 2 usage error, or a runtime that cannot be started or checked
+at all; 3 no divergence, but not every edge judged (--max-sequences, actions the runtime does not support),
+something not exercised, or stopped by --max-seconds or --max-memory (what was established is printed)."""
 
 
 EPILOG_VECTORS = """\
@@ -135,10 +138,12 @@ examples:
   pausecheck vectors export vectors/ --calls 1 --pauses 1 --observations 0
                                         the vectors of small bounds (a few dozen, every edge), with a README
   pausecheck vectors check examples/vectors -- python examples/sqlite_runtime/runtime.py
-                                        the committed example vectors against the reference runtime
+                                        the committed example vectors against the reference runtime:
+                                        all pass; a sample, so what it leaves out is named (exit 3)
 
-exit: 0 written, or every vector passed; 1 a divergence; 2 usage error or a folder that cannot be read;
-3 stopped by --max-seconds or --max-memory (what was established by then is printed)."""
+exit: 0 written, or every vector passed and exercised every clause and witness the bounds can reach (or
+accepted: --accept-unexercised); 1 a divergence; 2 usage error or a folder that cannot be read; 3 something
+not exercised, or stopped by --max-seconds or --max-memory (what was established by then is printed)."""
 
 
 EPILOG_FUZZ = """\
@@ -331,9 +336,14 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
 
 
 def _judging(parser: argparse.ArgumentParser, *, trace: str = "divergence.itf.json", when: str = "",
-             timeout: bool = True, properties: bool = True) -> None:
+             timeout: bool = True, properties: bool = True, accept: bool = False) -> None:
     """The flags of a command that judges a runtime: black-box mode, response timeout, where the
-    divergence trace goes, JSON output. `when` prefixes each help ("check: ", "with a runtime: ")."""
+    divergence trace goes, JSON output, and (`accept`) accepting what the run leaves unexercised. `when`
+    prefixes each help ("check: ", "with a runtime: ")."""
+    if accept:
+        parser.add_argument("--accept-unexercised", action="store_true",
+                            help=f"{when}do not fail (exit 3) on the clauses and witnesses no judged step exercised "
+                            "(they are still listed, each with the bound flag that would exercise it)")
     if properties:
         parser.add_argument("--properties", action="store_true",
                             help=f"{when}judge only the black-box properties on what the runtime shows (for one "
@@ -548,7 +558,7 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("--strict", action="store_true",
                     help="every observation must equal the model's under the reading (the default; not with "
                     "--properties)")
-    _judging(co)
+    _judging(co, accept=True)
     co.add_argument("--max-sequences", type=_whole(1), metavar="N",
                     help="stop after N sequences (coverage then unknown)")
     co.add_argument("--sequence", type=Path, metavar="TRACE",
@@ -570,7 +580,7 @@ def parser() -> argparse.ArgumentParser:
     _search(ve, judged=False, states=False)
     ve.add_argument("--max-vectors", type=_whole(1), metavar="N",
                     help="export: write only the first N vectors (the manifest states the coverage they reach)")
-    _judging(ve, when="check: ")
+    _judging(ve, when="check: ", accept=True)
 
     fz = _add(commands, "fuzz", "long random behaviours with Hypothesis, beyond the exhaustive bounds "
               "(optionally -- CMD ARGS)",
@@ -685,8 +695,10 @@ def parser() -> argparse.ArgumentParser:
               "with bounds and reading, then apply lines with action and payload, and observe lines with what the "
               "runtime showed; docs/oracle.md) on the model, and report the first step the model does not allow "
               "or the first observation that differs, with the clauses that step enacts.",
-              "exit: 0 the log agrees with the model; 1 a divergence (written as an ITF trace); 2 a malformed log "
-              "(the message names the line); 3 a log with no step (empty, or no apply line): nothing was judged.")
+              "exit: 0 the log agrees with the model and its steps exercise every clause and witness its bounds can "
+              "reach (or --accept-unexercised); 1 a divergence (written as an ITF trace); 2 a malformed log (the "
+              "message names the line); 3 a log with no step (empty, or no apply line), or one that leaves clauses or "
+              "witnesses unexercised (each named).")
     va.add_argument("log", type=Path, help="the runtime's log (.jsonl)")
-    _judging(va, timeout=False)
+    _judging(va, timeout=False, accept=True)
     return top

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pausecheck.model import Machine, observe, white_box
 from pausecheck.model.properties import property_named
-from pausecheck.model.rules import clauses_of
 from pausecheck.traces.replay import first_difference
 
 from ..budget import LimitReached
@@ -42,6 +40,8 @@ from .adapters import Adapter, RuntimeFault, describe, restart
 from .blackbox import BLACK_BOX, History
 from .cover import Sequence, covering_sequences
 from .culprit import Culprit, culprit
+from .exercised import Tally
+from .macros import Coarse, coarsen, enacts, fine
 from .protocol import PROTOCOL, apply_request
 
 __all__ = ["ConformError", "Divergence", "ConformResult", "conform", "shrink_divergence", "divergence_at",
@@ -86,6 +86,8 @@ class ConformResult:
     divergence: Divergence | None
     edges_total: int | None = None  # the reachable graph's edges, when the sequences given are a sample
     clause_edges: tuple[tuple[str, int], ...] = ()  # per clause, the judged edges that enact it (sorted)
+    witnessed: tuple[str, ...] = ()  # the model's witnesses some judged edge reaches (sorted)
+    macros: tuple[str, ...] = ()  # the macros the runtime declared: the grain it was driven at (macros.py)
 
     @property
     def coverage(self) -> float | None:
@@ -110,12 +112,16 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
     runtime still diverges (`shrink_divergence`)."""
     started = time.perf_counter()
     hello = handshake(adapter, machine)
-    supported, held, restart = set(hello["actions"]), bool(hello.get("held")), bool(hello.get("restart"))
+    macros = tuple(hello.get("macros", ()))
+    supported, held, restart = set(hello["actions"]) | set(macros), bool(hello.get("held")), bool(hello.get("restart"))
     reset = {"type": "reset", "bounds": machine.bounds.as_dict(), "reading": machine.reading.name}
+    view = Coarse(machine, macros) if macros else machine  # the graph at the runtime's grain
+    if macros and sequences is not None:
+        sequences = [_at_grain(view, s) for s in sequences]
     count = steps = edges = skipped = 0
     divergence, complete = None, True
-    enacted: Counter[str] = Counter()
-    for sequence in covering_sequences(machine) if sequences is None else sequences:
+    tally = Tally(machine)
+    for sequence in covering_sequences(view) if sequences is None else sequences:
         if max_sequences is not None and count >= max_sequences:
             complete = False
             break
@@ -124,22 +130,33 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
             skipped += len(sequence.steps) - sequence.fresh
             continue
         count += 1
-        divergence = drive(adapter, machine, sequence, reset, mode, held, restart)
+        divergence = drive(adapter, view, sequence, reset, mode, held, restart)
         steps += len(sequence.steps)
         if divergence is not None:
             if shrink:
                 try:
-                    divergence = shrink_divergence(adapter, machine, divergence, reset, mode, held, restart)
+                    divergence = shrink_divergence(adapter, view, divergence, reset, mode, held, restart)
                 except LimitReached:  # out of time while shrinking: the divergence as found still stands
                     divergence = dataclasses.replace(divergence, found_at=divergence.step)
             complete = False
             break
         edges += len(sequence.steps) - sequence.fresh
-        enacted.update(c for step in sequence.steps[sequence.fresh:] for c in clauses_of(*step))
+        tally.add(sequence.steps[sequence.fresh:])
         if progress is not None and count % 64 == 0:
             progress(count, steps, edges)
     return ConformResult(adapter.name, mode, count, steps, edges, skipped, complete, time.perf_counter() - started,
-                         divergence, edges_total, tuple(sorted(enacted.items())))
+                         divergence, edges_total, tuple(sorted(tally.clauses.items())), tuple(sorted(tally.witnessed)),
+                         macros)
+
+
+def _at_grain(view: Coarse, sequence: Sequence) -> Sequence:
+    """A sequence of the model's steps folded to the runtime's macros; one that cannot be is refused."""
+    steps = None if sequence.recorded is not None else coarsen(view, sequence.steps)
+    if steps is None:
+        what = "vectors record each of the model's steps (run pausecheck conform instead)" \
+            if sequence.recorded is not None else "this sequence interleaves other steps with a macro's parts"
+        raise ConformError(f"the runtime performs {', '.join(m.name for m in view.macros)} as one step, and {what}")
+    return Sequence(steps, min(sequence.fresh, len(steps)))
 
 
 def handshake(adapter: Adapter, machine: Machine) -> dict[str, Any]:
@@ -264,7 +281,7 @@ def divergence_at(sequence: Sequence, step: int, kind: str, message: str, *, cla
     """The divergence at `step` of `sequence`: the steps up to it and, unless given, the clauses it enacts."""
     steps = sequence.steps[:step]
     if clauses is None:
-        clauses = clauses_of(*steps[-1]) if steps else ()
+        clauses = enacts(steps[-1]) if steps else ()
     return Divergence(steps, step, kind, message, tuple(clauses), expected, actual, prop, field=field,
                       restarts=restarts, also=also)
 
@@ -332,15 +349,22 @@ def divergence_document(machine: Machine, result: ConformResult, command: str) -
     d = result.divergence
     if d is None:
         raise ValueError("the runtime did not diverge: there is no trace to write")
-    states = (machine.init_states()[0],) + tuple(post for _, _, post in d.steps)
-    discovery = Discovery(states, tuple(action for _, action, _ in d.steps), d.message)
+    steps = tuple(fine(d.steps))  # the model's own steps, a composed one unfolded
+    at = [0]  # the trace's step at which each of the runtime's steps ends
+    for step in d.steps:
+        at.append(at[-1] + len(tuple(fine((step,)))))
+    states = (machine.init_states()[0],) + tuple(post for _, _, post in steps)
+    discovery = Discovery(states, tuple(action for _, action, _ in steps), d.message)
     document = document_for(machine, discovery, name=d.property or "conformance", kind="conformance",
                             clauses=d.clauses, verdict="divergence",
                             description=f"the runtime {result.runtime!r} departs from the model ({result.mode})",
                             command=command)
-    document["#meta"]["runtime"] = {"command": result.runtime, "mode": result.mode, "step": d.step, "kind": d.kind,
-                                    "found_at": d.found_at, "field": d.field, "restarts": list(d.restarts),
-                                    "expected": d.expected, "actual": d.actual}
+    document["#meta"]["runtime"] = {"command": result.runtime, "mode": result.mode, "step": at[d.step],
+                                    "kind": d.kind, "found_at": d.found_at, "field": d.field,
+                                    "restarts": [at[s] for s in d.restarts], "expected": d.expected,
+                                    "actual": d.actual}
+    if result.macros:  # the runtime's steps, each a run of the trace's: `grain` lists where each ends
+        document["#meta"]["runtime"] |= {"macros": list(result.macros), "grain": at[1:d.step + 1]}
     for step in d.restarts:  # the runtime under test restarted after this step (the model's state is all durable)
-        document["states"][step].setdefault("#meta", {})["restart"] = True
+        document["states"][at[step]].setdefault("#meta", {})["restart"] = True
     return document

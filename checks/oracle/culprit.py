@@ -27,10 +27,11 @@ from typing import Any
 from pausecheck.model.actions import Crash
 from pausecheck.model.properties import PROPERTIES, property_named
 from pausecheck.model.property import ALWAYS, TRANSITION, Property
-from pausecheck.model.rules import RULE_OF, clauses_of
+from pausecheck.model.rules import RULE_OF
 from pausecheck.model.state import State, find_execution, find_segment, ref_name
 
 from .blackbox import BLACK_BOX, History
+from .macros import actions_of, enacts
 
 __all__ = ["Culprit", "FIELDS", "KEPT_AFTER_TAKE", "culprit", "field_of", "merged"]
 
@@ -119,7 +120,7 @@ def culprit(step: tuple[State, Any, State] | None, history: History, path: str |
     else the property judging the field at `path` (after a restart, the steps of a crash); its clauses first,
     then the step's (those of a crash after a restart)."""
     action = Crash() if restarted else step[1] if step else None
-    own: tuple[str, ...] = RULE_OF[Crash].clauses if restarted else clauses_of(*step) if step else ()
+    own: tuple[str, ...] = RULE_OF[Crash].clauses if restarted else enacts(step) if step else ()
     broken = [(prop, said) for prop in BLACK_BOX if (said := prop.check(history))]
     field = field_of(path) if path is not None else None
     kept = _kept_after_take(step[2], history.held) if field == "held" and step is not None else None
@@ -137,6 +138,6 @@ def culprit(step: tuple[State, Any, State] | None, history: History, path: str |
     known = {p.name for p in PROPERTIES}
     for name in FIELDS.get(field, ()):
         prop = property_named(name) if name in known else None
-        if prop is not None and action is not None and _applies(prop, action):
+        if prop is not None and action is not None and any(_applies(prop, a) for a in actions_of(action)):
             return Culprit(name, path, merged(prop.clauses, own))
     return Culprit(None, path, own)

@@ -35,6 +35,7 @@ from .blackbox import BLACK_BOX, History
 from .conform import STRICT, ConformResult, Divergence, divergence_at, naming
 from .cover import Sequence
 from .culprit import culprit
+from .exercised import Tally
 from .protocol import OBSERVATION, payload, validate
 
 __all__ = ["LogError", "read_log", "validate_log"]
@@ -155,8 +156,11 @@ def validate_log(path: Path, mode: str = STRICT) -> tuple[Machine, ConformResult
     # A log without a step judges no action: agreeing with it is no evidence, so it is not complete
     # (exit 3), as a search that reached nothing would not be a pass.
     complete = divergence is None and bool(steps)
-    result = ConformResult(str(path), mode, 1, len(steps), judged, 0, complete,
-                           time.perf_counter() - started, divergence)
+    tally = Tally(machine)
+    tally.add(steps)
+    result = ConformResult(str(path), mode, 1, len(steps), judged, 0, complete, time.perf_counter() - started,
+                           divergence, clause_edges=tuple(sorted(tally.clauses.items())),
+                           witnessed=tuple(sorted(tally.witnessed)))
     return machine, result
 
 

@@ -13,6 +13,8 @@ from typing import Any
 from pausecheck.model import Action, Answer, CallTool, StartTurn, State, ToolInterrupts, ToolReturns, action_to_json
 from pausecheck.model.state import find_execution, ref_name
 
+from .macros import MACROS, Composed, macro_json
+
 __all__ = ["PROTOCOL", "SCHEMAS", "REQUESTS", "validate", "apply_request", "payload"]
 
 PROTOCOL = "pausecheck-oracle/1"
@@ -83,7 +85,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
               "properties": {"ok": {"const": True}, "protocol": {"const": PROTOCOL}, "name": {"type": "string"},
                              "actions": {"type": "array", "items": {"type": "string"}},
                              "readings": {"type": "array", "items": {"type": "string"}},
-                             "held": {"type": "boolean"}, "restart": {"type": "boolean"}}},
+                             "held": {"type": "boolean"}, "restart": {"type": "boolean"},
+                             "macros": {"type": "array", "items": {"enum": sorted(MACROS)}}}},
     "reset": {"type": "object", "required": ["ok"], "additionalProperties": False,
               "properties": {"ok": {"const": True}}},
     "apply": {"type": "object", "required": ["ok"], "additionalProperties": False,
@@ -157,6 +160,9 @@ def payload(state: State, action: Action) -> dict[str, Any]:
     return {}
 
 
-def apply_request(step: int, state: State, action: Action) -> dict[str, Any]:
-    """The `apply` request for `action` taken from `state` as step `step` of a sequence."""
+def apply_request(step: int, state: State, action: Action | Composed) -> dict[str, Any]:
+    """The `apply` request for `action` taken from `state` as step `step` of a sequence (a composed step:
+    the macro's action, with nothing to name)."""
+    if isinstance(action, Composed):
+        return {"type": "apply", "step": step, "action": macro_json(action), "payload": {}}
     return {"type": "apply", "step": step, "action": action_to_json(action), "payload": payload(state, action)}

@@ -25,12 +25,13 @@ from pausecheck.model.clauses import FULL
 from pausecheck import __version__
 
 from .conform import ConformResult
+from .exercised import RULES
+from .macros import unchecked
 from .protocol import PROTOCOL
-from .uncovered import to_cover
+from .uncovered import COMPLETE, to_cover
 
 __all__ = ["RULES", "FORMATS", "standing", "render_standing", "format_of"]
 
-RULES = ("RT-TOOL-7", "RT-GATE-6")
 FORMATS = {".json": "json", ".md": "md", ".html": "html"}
 PASSED, FAILED, UNCOVERED = "passed", "failed", "not covered"
 
@@ -39,6 +40,8 @@ def standing(result: ConformResult, machine: Machine, command: str, trace: str |
     """The standing of one conformance run, as plain data."""
     edges = dict(result.clause_edges)
     failed = set(result.divergence.clauses) if result.divergence else set()
+    coarse = {clause: f"not checked at the runtime's grain ({', '.join(result.macros)} as one step): {why}"
+              for clause, why in unchecked(result.macros)}
     rows = []
     for c in CLAUSES:
         if c.rule not in RULES:
@@ -46,14 +49,17 @@ def standing(result: ConformResult, machine: Machine, command: str, trace: str |
         status = FAILED if c.id in failed else PASSED if edges.get(c.id) else UNCOVERED
         rows.append({"id": c.id, "rule": c.rule, "text": c.text, "status": status, "edges": edges.get(c.id, 0),
                      "trace": trace if status == FAILED else None,
-                     "limit": None if c.strength == FULL else f"{c.strength}: {c.note}",
+                     "limit": "; ".join(filter(None, (None if c.strength == FULL else f"{c.strength}: {c.note}",
+                                                       coarse.get(c.id)))) or None,
                      "cover": None})
-    cover = to_cover([r["id"] for r in rows if r["status"] == UNCOVERED], machine, result.complete)
+    cover = to_cover([r["id"] for r in rows if r["status"] == UNCOVERED], machine,
+                     None if result.complete else COMPLETE)
     for r in rows:
-        r["cover"] = cover.get(r["id"])
+        r["cover"] = cover[r["id"]].text if r["id"] in cover else None
     return {
         "pausecheck": __version__, "model": MODEL_VERSION, "protocol": PROTOCOL, "runtime": command,
-        "mode": result.mode, "bounds": machine.bounds.as_dict(), "reading": machine.reading.name,
+        "mode": result.mode, "macros": list(result.macros), "bounds": machine.bounds.as_dict(),
+        "reading": machine.reading.name,
         "coverage": result.coverage, "edges": result.edges, "sequences": result.sequences,
         "verdict": "conforms" if result.ok else "diverges" if result.divergence else "incomplete",
         "divergence": None if result.divergence is None else result.divergence.message,

@@ -13,15 +13,25 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from pausecheck.model import Bounds, Machine, Reading
 from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import SOMETIMES
 from pausecheck.model.rules import RULES, clauses_of
 
-__all__ = ["LIMIT", "candidates", "raised", "enacted", "to_cover"]
+__all__ = ["LIMIT", "Cover", "candidates", "raised", "enacted", "to_cover"]
 
 LIMIT = 20_000  # states searched per candidate: enough to reach a clause a flag or two away at small bounds
+COMPLETE = "a complete run at these bounds: it stopped before any step enacting it"
+
+
+class Cover(NamedTuple):
+    """What would cover a clause: `need`, the flags (or what the run lacked), None when nothing known
+    does; `text`, the same said in a standing."""
+
+    need: str | None
+    text: str
 
 
 def candidates(clause: str, bounds: Bounds) -> list[str]:
@@ -55,10 +65,13 @@ def enacted(bounds: Bounds, reading: Reading, wanted: Iterable[str], limit: int 
     return found
 
 
-def to_cover(uncovered: Iterable[str], machine: Machine, complete: bool = True) -> dict[str, str]:
-    """For each clause not covered, the fewest flags that make a step of the model enact it, or why none."""
+def to_cover(uncovered: Iterable[str], machine: Machine, here: str | None = None) -> dict[str, Cover]:
+    """For each clause not covered, the fewest flags that make a step of the model enact it, or why none.
+
+    `here`: what the run lacked (it did not take every edge at these bounds); a clause some step of the
+    model enacts at these bounds is then covered by that. None: the run took every edge."""
     options = {c: candidates(c, machine.bounds) for c in uncovered}
-    here = set() if complete else enacted(machine.bounds, machine.reading, options)
+    inside = set() if here is None else enacted(machine.bounds, machine.reading, options)
     reached: dict[str, set[str]] = {}
     for need in sorted({n for needs in options.values() for n in needs}):
         wanted = {c for c, needs in options.items() if need in needs}
@@ -66,14 +79,14 @@ def to_cover(uncovered: Iterable[str], machine: Machine, complete: bool = True) 
     answer = {}
     for clause, needs in options.items():
         need = next((n for n in needs if clause in reached[n]), None)
-        if clause in here:
-            answer[clause] = "a complete run at these bounds: it stopped before any step enacting it"
+        if clause in inside:
+            answer[clause] = Cover(here, here)
         elif need is not None:
-            answer[clause] = need
+            answer[clause] = Cover(need, need)
         elif needs:
-            answer[clause] = f"no bound flag found: with none of {'; '.join(needs)} does a step of the model " \
-                             f"enact it within {LIMIT:,} states"
+            answer[clause] = Cover(None, f"no bound flag found: with none of {'; '.join(needs)} does a step of the "
+                                   f"model enact it within {LIMIT:,} states")
         else:
-            answer[clause] = "no bound flag: the situations of the properties citing it are within these bounds, " \
-                             "yet no step of the model enacts it"
+            answer[clause] = Cover(None, "no bound flag: the situations of the properties citing it are within these "
+                                   "bounds, yet no step of the model enacts it")
     return answer
