@@ -88,7 +88,7 @@ class Partition:
         spread_key = getattr(model, "spread_key", None)
         self.spread_key = spread_key() if spread_key is not None else None
         if self.spread_key is not None:
-            _ints_only(self.spread_key(first))
+            self.check_key(self.spread_key(first))
         self.fingerprints = fingerprints
         # The states seen in the levels before (their keys; with fingerprints, hashes of them; with compact, packed)
         self.seen: Any = Fingerprints() if fingerprints else CompactStates() if compact else set()
@@ -175,6 +175,15 @@ class Partition:
             self.forget(done)
 
     # -- the steps of a level ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def check_key(value: Any) -> None:
+        """A spread key must hash alike in every process: integers (flags included) and tuples of them."""
+        if isinstance(value, tuple):
+            for item in value:
+                Partition.check_key(item)
+        elif not isinstance(value, int):
+            raise TypeError(f"a spread key holds integers only, not {type(value).__name__}")
 
     def owner(self, key: Any) -> int:
         """The process that owns the state of this key: the same in every process."""
@@ -306,11 +315,3 @@ class Partition:
         (for an initial state, -1, -1 and its place among the initial states)."""
         return self.parent_home[number], self.parent_at[number], self.choice[number]
 
-
-def _ints_only(value: Any) -> None:
-    """A spread key must hash alike in every process: integers (flags included) and tuples of them."""
-    if isinstance(value, tuple):
-        for item in value:
-            _ints_only(item)
-    elif not isinstance(value, int):
-        raise TypeError(f"a spread key holds integers only, not {type(value).__name__}")
