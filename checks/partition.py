@@ -90,8 +90,12 @@ class Partition:
         if self.spread_key is not None:
             self.check_key(self.spread_key(first))
         self.fingerprints = fingerprints
-        # The states seen in the levels before (their keys; with fingerprints, hashes of them; with compact, packed)
-        self.seen: Any = Fingerprints() if fingerprints else CompactStates() if compact else set()
+        # The states seen: exactly, each key's entry (below) while it is new in the level under way, then an
+        # empty list; with fingerprints or compact, the states of the levels before (64-bit hashes of their
+        # keys, or the keys packed) and the entries of the level under way by key (or its hash).
+        self.exact = not fingerprints and not compact
+        self.index: dict[Any, list[Any]] = {}
+        self.seen: Any = Fingerprints() if fingerprints else CompactStates() if compact else None
         self.owned = 0
         self.routed = 0  # bytes of the batches sent to the other processes
         self.sent = self.crossed = 0  # successors sent to their owner elsewhere; those found new there
@@ -107,8 +111,9 @@ class Partition:
         self.by_kind: dict[tuple[type, bool], tuple[Any, ...]] = {}
         self.forget(set())
         self.transitions = self.deadlocks = 0
-        # A new state's key (with fingerprints, its hash) -> (path key, key, finding)
-        self.pending: dict[Any, tuple[bytes, Any, tuple[Any, ...]]] = {}
+        # The entries of the states new in this level: [path key, key, parent's home, parent's number there,
+        # successor number, the state (or its bytes, or b"" where it is its key), the parent where it is here]
+        self.pending: list[list[Any]] = []
         self.discoveries: list[tuple[Any, ...]] = []
         self.deadlock: tuple[int, bytes, int] | None = None  # (level, path key, number) of the first here
 
@@ -198,7 +203,7 @@ class Partition:
         for ordinal, state in enumerate(self.model.init_states()):
             key = state if self.canonical is None else self.canonical(state)
             if self.owner(key) == self.me:
-                self._offer(key, step_key(ordinal), (-1, -1, ordinal, state, None))
+                self._offer([step_key(ordinal), key, -1, -1, ordinal, state, None])
 
     def expand(self, level: int, stop: Stop) -> tuple[list[bytes], bool]:
         """Expand this level's states here, in path-key order; the batch for each owner (none for this one, whose
@@ -206,6 +211,7 @@ class Partition:
         model, ctx, encode, canonical = self.model, self.ctx, self.codec.encode, self.canonical
         successors, is_final, by_kind = model.successors, model.is_final, self.by_kind
         me, parts, offer, owner, spread_key = self.me, self.parts, self._offer, self.owner, self.spread_key
+        index, pending, exact = self.index, self.pending, self.exact
         out: list[tuple[list[bytes], list[bytes], list[bytes], array]] = [([], [], [], array("q"))
                                                                           for _ in range(parts)]
         sent: set[Any] = set()  # the keys sent this level: a state's first finding here is its least path key
@@ -233,7 +239,12 @@ class Partition:
                 key = post if canonical is None else canonical(post)
                 home = me if parts == 1 else hash(spread_key(key)) % parts if spread_key is not None else owner(key)
                 if home == me:
-                    offer(key, path + step_key(ordinal), (me, number, ordinal, post, state))
+                    entry = [path + step_key(ordinal), key, me, number, ordinal, post, state]
+                    if exact:  # one look-up: new, seen, or found here before (through a lesser path key)
+                        if index.setdefault(key, entry) is entry:
+                            pending.append(entry)
+                    else:
+                        offer(entry)
                 elif key not in sent:
                     sent.add(key)
                     keys, paths, bodies, numbers = out[home]
@@ -252,16 +263,20 @@ class Partition:
         self.routed += sum(map(len, batches))
         return batches, stopped
 
-    def _offer(self, key: Any, path: bytes, finding: tuple[Any, ...]) -> None:
-        """A finding of a state this process owns, by its key: (the parent's home and number there, the successor
-        number, the state (or its bytes, or b"" where it is its key's), the parent where it is here): new unless
-        seen; the least path key wins."""
-        mark = hash(key) if self.fingerprints else key
-        if mark in self.seen:
-            return
-        best = self.pending.get(mark)
-        if best is None or path < best[0]:
-            self.pending[mark] = (path, key, finding)
+    def _offer(self, entry: list[Any]) -> None:
+        """A finding of a state this process owns (its entry): new unless seen; the least path key wins."""
+        key = entry[1]
+        if self.exact:
+            mark = key
+        else:
+            mark = hash(key) if self.fingerprints else key
+            if mark in self.seen:
+                return
+        best = self.index.setdefault(mark, entry)
+        if best is entry:
+            self.pending.append(entry)
+        elif best and entry[0] < best[0]:
+            best[:] = entry
 
     def dedup(self, finder: int, batch: bytes) -> None:
         """Take the findings another process sent."""
@@ -270,35 +285,46 @@ class Partition:
         fields, numbers = unpack(batch)
         n, offer, decode, before = len(numbers) // 2, self._offer, self.codec.decode, len(self.pending)
         for k in range(n):
-            body = fields[2 * n + k]
-            offer(decode(fields[k]), fields[n + k], (finder, numbers[2 * k], numbers[2 * k + 1], body, None))
+            offer([fields[n + k], decode(fields[k]), finder, numbers[2 * k], numbers[2 * k + 1], fields[2 * n + k],
+                   None])
         self.crossed += len(self.pending) - before
 
     def new_paths(self) -> list[bytes]:
         """The path keys of the new states this process owns (for a cut by --max-states)."""
-        return sorted(entry[0] for entry in self.pending.values())
+        return sorted(entry[0] for entry in self.pending)
 
     def adopt(self, level: int, cut: bytes | None = None) -> int:
         """Make the new states (those before the cut, if any) states of the next level (`level + 1`): remembered,
         numbered here, checked where their screen failed. How many were left out by the cut."""
-        chosen = sorted(entry for entry in self.pending.values() if cut is None or entry[0] < cut)
-        left = len(self.pending) - len(chosen)
-        decode, seen, suspect, fingerprints = self.codec.decode, self.seen, self._suspect, self.fingerprints
-        remember = seen.add if not isinstance(seen, CompactStates) else (lambda key: seen.add(key, key))
+        entries = sorted(self.pending)  # in runs already sorted: this process's findings, then each other's
+        chosen = entries if cut is None else [entry for entry in entries if entry[0] < cut]
+        left = len(entries) - len(chosen)
+        decode, suspect, index, seen, exact = self.codec.decode, self._suspect, self.index, self.seen, self.exact
+        for entry in entries[len(chosen):]:  # left out: not seen
+            del index[entry[1] if not self.fingerprints else hash(entry[1])]
         self.frontier = frontier = []
-        for path, key, (home, parent, ordinal, state, before) in chosen:
+        parent_home, parent_at, choice = self.parent_home, self.parent_at, self.choice
+        for entry in chosen:
+            path, key, home, parent, ordinal, state, before = entry
+            if exact:
+                entry.clear()  # seen: an empty entry
+            elif self.fingerprints:
+                seen.add(hash(key))
+            else:
+                seen.add(key, key)
             if type(state) is bytes:
                 state = decode(state) if state else key
-            remember(hash(key) if fingerprints else key)
-            number = len(self.choice)
-            self.parent_home.append(home)
-            self.parent_at.append(parent)
-            self.choice.append(ordinal)
+            number = len(choice)
+            parent_home.append(home)
+            parent_at.append(parent)
+            choice.append(ordinal)
             frontier.append((path, state, number))
             if suspect(state, before):
                 self._check_state(level + 1, path, number, state)
+        if not exact:
+            index.clear()
         self.owned += len(chosen)
-        self.pending = {}
+        self.pending = []
         return left
 
     def summary(self) -> dict[str, Any]:
