@@ -98,7 +98,8 @@ class Partition:
         self.seen: Any = Fingerprints() if fingerprints else CompactStates() if compact else None
         self.owned = 0
         self.routed = 0  # bytes of the batches sent to the other processes
-        self.sent = self.crossed = 0  # successors sent to their owner elsewhere; those found new there
+        # Successors sent to their owner elsewhere, those found new there, and those not sent again in a level
+        self.sent = self.crossed = self.resent = 0
         # The states this process is home to, by number: its parent's home and number there, and which
         # successor of it the state is (for an initial state: -1, -1 and its place among the initial states).
         self.parent_home, self.parent_at, self.choice = array("b"), array("q"), array("q")
@@ -252,6 +253,8 @@ class Partition:
                     paths.append(path + step_key(ordinal))
                     bodies.append(b"" if key is post or key == post else encode(post))
                     numbers.extend((number, ordinal))
+                else:
+                    self.resent += 1
             if not moved and not is_final(state):
                 self.deadlocks += 1
                 if self.deadlock is None or (level, path) < self.deadlock[:2]:
@@ -332,7 +335,8 @@ class Partition:
         since the last barrier (then forgotten here)."""
         out = {"transitions": self.transitions, "deadlocks": self.deadlocks, "deadlock": self.deadlock,
                "discoveries": self.discoveries, "frontier": len(self.frontier), "states": self.owned,
-               "cpu": time.process_time(), "routed": self.routed, "sent": self.sent, "crossed": self.crossed}
+               "cpu": time.process_time(), "routed": self.routed, "sent": self.sent, "crossed": self.crossed,
+               "resent": self.resent}
         self.discoveries = []
         return out
 
