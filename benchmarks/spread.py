@@ -54,7 +54,6 @@ def spread_figures(bounds: Any = DEFAULT_BOUNDS, workers: tuple[int, ...] = (1, 
             "routed_bytes_per_state": round(team.usage["routed"] / max(1, result.states), 1),
             "sent_per_transition": round(team.usage["sent"] / max(1, result.transitions), 3),
             "sent_new_there": round(team.usage["crossed"] / max(1, team.usage["sent"]), 3),
-            "not_sent_again_per_sent": round(team.usage["resent"] / max(1, team.usage["sent"]), 3),
         }
     first = rows.get(f"{workers[0]} workers")
     for n in workers[1:]:

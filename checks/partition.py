@@ -11,7 +11,7 @@ others are written as bytes and sent. A level goes in three steps, each a barrie
    transition and `sometimes` properties) and screening each successor for the invariants against its parent
    (where the screen fails, an invariant may be broken); each successor that moves and is new here is kept,
    with its *path key*, its parent (process, number there) and which successor it is; one owned by another
-   process goes there, as bytes in a batch with the same (once a level: the first finding is the least);
+   process goes there, as bytes in a batch with the same;
 2. `dedup`: the owner takes the batches sent to it and keeps, for each state it has not seen, the first finding
    (the least path key);
 3. `adopt`: the owner numbers its new states in path-key order (the next level's states here), rebuilds those
@@ -98,8 +98,7 @@ class Partition:
         self.seen: Any = Fingerprints() if fingerprints else CompactStates() if compact else None
         self.owned = 0
         self.routed = 0  # bytes of the batches sent to the other processes
-        # Successors sent to their owner elsewhere, those found new there, and those not sent again in a level
-        self.sent = self.crossed = self.resent = 0
+        self.sent = self.crossed = 0  # successors sent to their owner elsewhere; those found new there
         # The states this process is home to, by number: its parent's home and number there, and which
         # successor of it the state is (for an initial state: -1, -1 and its place among the initial states).
         self.parent_home, self.parent_at, self.choice = array("b"), array("q"), array("q")
@@ -215,7 +214,6 @@ class Partition:
         index, pending, exact = self.index, self.pending, self.exact
         out: list[tuple[list[bytes], list[bytes], list[bytes], array]] = [([], [], [], array("q"))
                                                                           for _ in range(parts)]
-        sent: set[Any] = set()  # the keys sent this level: a state's first finding here is its least path key
         stopped = False
         for count, (path, state, number) in enumerate(self.frontier):
             if (count & 255) == 255 and stop():
@@ -246,21 +244,18 @@ class Partition:
                             pending.append(entry)
                     else:
                         offer(entry)
-                elif key not in sent:
-                    sent.add(key)
+                else:
                     keys, paths, bodies, numbers = out[home]
                     keys.append(encode(key))
                     paths.append(path + step_key(ordinal))
                     bodies.append(b"" if key is post or key == post else encode(post))
                     numbers.extend((number, ordinal))
-                else:
-                    self.resent += 1
             if not moved and not is_final(state):
                 self.deadlocks += 1
                 if self.deadlock is None or (level, path) < self.deadlock[:2]:
                     self.deadlock = (level, path, number)
         self.frontier = []
-        self.sent += len(sent)
+        self.sent += sum(len(keys) for keys, _, _, _ in out)
         batches = [b"" if k == me else pack(keys + paths + bodies, numbers)
                    for k, (keys, paths, bodies, numbers) in enumerate(out)]
         self.routed += sum(map(len, batches))
@@ -335,8 +330,7 @@ class Partition:
         since the last barrier (then forgotten here)."""
         out = {"transitions": self.transitions, "deadlocks": self.deadlocks, "deadlock": self.deadlock,
                "discoveries": self.discoveries, "frontier": len(self.frontier), "states": self.owned,
-               "cpu": time.process_time(), "routed": self.routed, "sent": self.sent, "crossed": self.crossed,
-               "resent": self.resent}
+               "cpu": time.process_time(), "routed": self.routed, "sent": self.sent, "crossed": self.crossed}
         self.discoveries = []
         return out
 

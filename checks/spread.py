@@ -240,8 +240,7 @@ class _Driver:
         self.team.usage = {"cpu": [s["cpu"] for s in self.summaries], "levels_cpu": self.critical,  # for benchmarks
                            "routed": sum(s["routed"] for s in self.summaries),
                            "sent": sum(s["sent"] for s in self.summaries),
-                           "crossed": sum(s["crossed"] for s in self.summaries),
-                           "resent": sum(s["resent"] for s in self.summaries)}
+                           "crossed": sum(s["crossed"] for s in self.summaries)}
         return self.result(complete, depth, fingerprints, compact)
 
     @property
