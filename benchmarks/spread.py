@@ -50,7 +50,10 @@ def spread_figures(bounds: Any = DEFAULT_BOUNDS, workers: tuple[int, ...] = (1, 
             "busiest_worker_cpu_seconds": round(busiest, 2), "driver_cpu_seconds": round(driver, 2),
             "idle_cores_seconds": round(busiest + driver, 2),
             "idle_cores_states_per_second": round(result.states / (busiest + driver)) if same else None,
+            "slowest_per_level_cpu_seconds": round(team.usage["levels_cpu"], 2),
             "routed_bytes_per_state": round(team.usage["routed"] / max(1, result.states), 1),
+            "sent_per_transition": round(team.usage["sent"] / max(1, result.transitions), 3),
+            "sent_new_there": round(team.usage["crossed"] / max(1, team.usage["sent"]), 3),
         }
     first = rows.get(f"{workers[0]} workers")
     for n in workers[1:]:
@@ -58,6 +61,8 @@ def spread_figures(bounds: Any = DEFAULT_BOUNDS, workers: tuple[int, ...] = (1, 
         row["speedup_wall_vs_one_process"] = round(rows["one process"]["seconds"] / row["seconds"], 2)
         idle = row["idle_cores_seconds"]
         row["speedup_idle_cores_vs_one_process"] = round(rows["one process"]["cpu_seconds"] / idle, 2)
+        row["speedup_cpu_busiest_vs_one_process"] = round(rows["one process"]["cpu_seconds"]
+                                                          / row["busiest_worker_cpu_seconds"], 2)
         if first is not None:
             row["speedup_idle_cores_vs_1_worker"] = round(first["idle_cores_seconds"] / row["idle_cores_seconds"], 2)
     return rows

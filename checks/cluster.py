@@ -6,7 +6,7 @@ An optional extra (`pip install 'pausecheck[ray]'`); this module is the only imp
 - `ray_run_all` runs a batch (mutants, readings) as Ray tasks: the same function `parallel.run_all`
   runs in local processes, results in the order given.
 - `ray_spread` runs one breadth-first search spread over Ray actors (`spread.py`, `partition.py`): the
-  states partitioned by the CRC-32 of their bytes, batches passed from actor to actor through Ray's
+  states partitioned by a few integers of each, batches passed from actor to actor through Ray's
   object store, level by level; the result is `explore`'s, traces included.
 """
 
@@ -64,13 +64,14 @@ class RayTeam:
     memory each worker reports with it, so that --max-memory is for the whole."""
 
     def __init__(self, model: Any, workers: int | None, fingerprints: bool, limits: Any,
-                 address: str | None = None) -> None:
+                 address: str | None = None, compact: bool = False) -> None:
         connect(address)
         self.parts = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.limits = limits
         self.halt = _Halt.remote(self.parts)
         shared = ray.put(_portable(model))
-        self.actors = [_Worker.remote(shared, me, self.parts, fingerprints, self.halt) for me in range(self.parts)]
+        self.actors = [_Worker.remote(shared, me, self.parts, (fingerprints, compact), self.halt)
+                       for me in range(self.parts)]
         self.batches: list[list[Any]] = []
 
     def call(self, command: str, args: Sequence[Any], deadline: float | None = None) -> tuple[list[Any], str | None]:
@@ -130,8 +131,8 @@ class _Halt:
 class _Worker:
     """One `Partition` of a spread search, on a Ray worker."""
 
-    def __init__(self, model: Any, me: int, parts: int, fingerprints: bool, halt: Any) -> None:
-        self.part = Partition(_rebuilt(model), me, parts, fingerprints)
+    def __init__(self, model: Any, me: int, parts: int, store: tuple[bool, bool], halt: Any) -> None:
+        self.part = Partition(_rebuilt(model), me, parts, *store)
         self.halt = halt
         self.polls = 0
 
@@ -186,5 +187,6 @@ def _rebuilt(portable: tuple[str, Any, tuple[str, ...]]) -> Any:
 def ray_spread(model: Any, workers: int | None = None, address: str | None = None, **options: Any) -> Any:
     """`spread.spread` on Ray actors: `workers` of them (default: one per CPU of the cluster), on the cluster at
     `address` (or `RAY_ADDRESS`; a local instance without either). The result is `explore`'s."""
-    team = RayTeam(model, workers, options.get("fingerprints", False), options.get("limits", NO_LIMITS), address)
+    team = RayTeam(model, workers, options.get("fingerprints", False), options.get("limits", NO_LIMITS), address,
+                   options.get("compact", False))
     return spread(model, team.parts, transport=team, **options)

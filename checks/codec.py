@@ -4,8 +4,9 @@ A state built of NamedTuples whose fields are annotated (`str`, `int`, `bool`, N
 of any of these) is first turned into plain tuples by code generated from its annotations, then written by
 `marshal` at version 0, which writes a value's bytes from the value alone: no back-references, and no flag
 for an interned string (the later versions' two ways of writing equal values differently). Equal states
-therefore give equal bytes, in any process, and the bytes are the state's identity: their CRC-32 says
-which process owns it, and they are what that process keeps to know it has seen it. Reading them back
+therefore give equal bytes, in any process, and the bytes are the state's identity: for a model without
+a spread key, their CRC-32 says which process owns it. The owner reads them back into the state, which it
+keeps as one process would (`partition.py`); only states owned by another process travel. Reading them back
 rebuilds each record with `tuple.__new__` (in C). A state of plain tuples, strings and numbers needs no
 conversion; anything else is refused when the codec is built.
 """

@@ -52,9 +52,12 @@ class Model(Protocol):
     # Optional: `edge_screen(properties, action kind, stutter)` returns the checks of a step of that kind
     # (one compiled test for those it can decide at once, then the others' own), in place of each
     # property's check.
+    # Optional: `spread_key()` returns a function mapping a state to a few integers (a tuple of ints, hashed
+    # alike in every process) that change on few steps: a search spread over processes shares states out by
+    # them (`partition.py`), else by the CRC-32 of their bytes.
 
 
-OPTIONAL = ("canonical", "vetted", "screen", "edge_screen")  # the optional hooks above, by name
+OPTIONAL = ("canonical", "vetted", "screen", "edge_screen", "spread_key")  # the optional hooks above, by name
 
 
 @dataclass(frozen=True, slots=True)

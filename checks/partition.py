@@ -1,17 +1,21 @@
 """One process's share of a search spread over processes (`spread.py`): the work, without the transport.
 
-Every state has an *owner*, the process whose number is the CRC-32 of the state's bytes (`codec.py`) modulo
-the number of processes: the owner remembers it (its bytes, or with fingerprints a hash of them), decides
-whether it is new, expands it and checks it. A level goes in three steps, each a barrier for the driver:
+Every state has an *owner*, the process whose number is the hash of the model's `spread_key` of the state (a
+few integers, hashed alike in every process) modulo the number of processes, else the CRC-32 of the state's
+bytes (`codec.py`): the owner remembers it as one process's search would (the state itself; with fingerprints a
+64-bit hash of it; with `compact`, packed), decides whether it is new, expands it and checks it. The key
+changes on few steps, so most successors are their parent's process's own: those stay objects, and only the
+others are written as bytes and sent. A level goes in three steps, each a barrier for the driver:
 
 1. `expand`: each process expands its states of the level, in the search's order, checking every step (the
    transition and `sometimes` properties) and screening each successor for the invariants against its parent
-   (where the screen fails, an invariant may be broken); each successor that moves goes to its owner, as bytes
-   in a batch with its *path key*, its parent (process, number there), which successor it is, and the screen;
+   (where the screen fails, an invariant may be broken); each successor that moves and is new here is kept,
+   with its *path key*, its parent (process, number there) and which successor it is; one owned by another
+   process goes there, as bytes in a batch with the same;
 2. `dedup`: the owner takes the batches sent to it and keeps, for each state it has not seen, the first finding
    (the least path key);
-3. `adopt`: the owner numbers its new states in path-key order (the next level's states here), rebuilds them
-   from their bytes, screens them for the invariants, and checks property by property those the screen fails.
+3. `adopt`: the owner numbers its new states in path-key order (the next level's states here), rebuilds those
+   that came as bytes, screens them for the invariants, and checks property by property those the screen fails.
 
 The path key of a state is the sequence of successor numbers that leads to it from an initial state through
 the first finding of each state on the way: the order of path keys in a level is the order in which one
@@ -32,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .codec import codec_for
+from .compact import CompactStates
 from .explore import ALWAYS, SOMETIMES, TRANSITION, Fingerprints, stutter_proof
 
 __all__ = ["Partition", "step_key", "pack", "unpack"]
@@ -72,17 +77,28 @@ class Partition:
     """The states one process owns (to tell new from seen), and the states it is home to (to expand them and to
     walk a trace back through them)."""
 
-    def __init__(self, model: Any, me: int, parts: int, fingerprints: bool = False) -> None:
+    def __init__(self, model: Any, me: int, parts: int, fingerprints: bool = False, compact: bool = False) -> None:
         gc.disable()  # states are acyclic tuples, freed by their counts: the collector would only rescan them
         self.model, self.me, self.parts = model, me, parts
         self.ctx = model.context()
-        self.codec = codec_for(next(iter(model.init_states())))
+        first = next(iter(model.init_states()))
+        self.codec = codec_for(first)
         canonical = getattr(model, "canonical", None)
         self.canonical = canonical() if canonical is not None else None
+        spread_key = getattr(model, "spread_key", None)
+        self.spread_key = spread_key() if spread_key is not None else None
+        if self.spread_key is not None:
+            self.check_key(self.spread_key(first))
         self.fingerprints = fingerprints
-        self.seen: Any = Fingerprints() if fingerprints else set()
+        # The states seen: exactly, each key's entry (below) while it is new in the level under way, then an
+        # empty list; with fingerprints or compact, the states of the levels before (64-bit hashes of their
+        # keys, or the keys packed) and the entries of the level under way by key (or its hash).
+        self.exact = not fingerprints and not compact
+        self.index: dict[Any, list[Any]] = {}
+        self.seen: Any = Fingerprints() if fingerprints else CompactStates() if compact else None
         self.owned = 0
         self.routed = 0  # bytes of the batches sent to the other processes
+        self.sent = self.crossed = 0  # successors sent to their owner elsewhere; those found new there
         # The states this process is home to, by number: its parent's home and number there, and which
         # successor of it the state is (for an initial state: -1, -1 and its place among the initial states).
         self.parent_home, self.parent_at, self.choice = array("b"), array("q"), array("q")
@@ -95,7 +111,9 @@ class Partition:
         self.by_kind: dict[tuple[type, bool], tuple[Any, ...]] = {}
         self.forget(set())
         self.transitions = self.deadlocks = 0
-        self.pending: dict[bytes, tuple[bytes, tuple[Any, ...]]] = {}  # a new state's bytes -> (path key, finding)
+        # The entries of the states new in this level: [path key, key, parent's home, parent's number there,
+        # successor number, the state (or its bytes, or b"" where it is its key), the parent where it is here]
+        self.pending: list[list[Any]] = []
         self.discoveries: list[tuple[Any, ...]] = []
         self.deadlock: tuple[int, bytes, int] | None = None  # (level, path key, number) of the first here
 
@@ -163,23 +181,37 @@ class Partition:
 
     # -- the steps of a level ------------------------------------------------------------------------------------
 
-    def owner(self, blob: bytes) -> int:
-        return zlib.crc32(blob) % self.parts
+    @staticmethod
+    def check_key(value: Any) -> None:
+        """A spread key must hash alike in every process: integers (flags included) and tuples of them."""
+        if isinstance(value, tuple):
+            for item in value:
+                Partition.check_key(item)
+        elif not isinstance(value, int):
+            raise TypeError(f"a spread key holds integers only, not {type(value).__name__}")
+
+    def owner(self, key: Any) -> int:
+        """The process that owns the state of this key: the same in every process."""
+        if self.parts == 1:
+            return 0
+        if self.spread_key is None:
+            return zlib.crc32(self.codec.encode(key)) % self.parts
+        return hash(self.spread_key(key)) % self.parts
 
     def start(self) -> None:
         """Level 0: every process lists the initial states and keeps those it owns."""
         for ordinal, state in enumerate(self.model.init_states()):
             key = state if self.canonical is None else self.canonical(state)
-            blob = self.codec.encode(key)
-            if self.owner(blob) == self.me:
-                self._offer(blob, step_key(ordinal), (-1, -1, ordinal, state, None))
+            if self.owner(key) == self.me:
+                self._offer([step_key(ordinal), key, -1, -1, ordinal, state, None])
 
     def expand(self, level: int, stop: Stop) -> tuple[list[bytes], bool]:
         """Expand this level's states here, in path-key order; the batch for each owner (none for this one, whose
         findings are taken at once), and whether a stop asked for cut the level short."""
         model, ctx, encode, canonical = self.model, self.ctx, self.codec.encode, self.canonical
         successors, is_final, by_kind = model.successors, model.is_final, self.by_kind
-        me, parts, offer = self.me, self.parts, self._offer
+        me, parts, offer, owner, spread_key = self.me, self.parts, self._offer, self.owner, self.spread_key
+        index, pending, exact = self.index, self.pending, self.exact
         out: list[tuple[list[bytes], list[bytes], list[bytes], array]] = [([], [], [], array("q"))
                                                                           for _ in range(parts)]
         stopped = False
@@ -204,13 +236,17 @@ class Partition:
                     continue
                 moved = True
                 key = post if canonical is None else canonical(post)
-                blob = encode(key)
-                owner = zlib.crc32(blob) % parts
-                if owner == me:
-                    offer(blob, path + step_key(ordinal), (me, number, ordinal, post, state))
+                home = me if parts == 1 else hash(spread_key(key)) % parts if spread_key is not None else owner(key)
+                if home == me:
+                    entry = [path + step_key(ordinal), key, me, number, ordinal, post, state]
+                    if exact:  # one look-up: new, seen, or found here before (through a lesser path key)
+                        if index.setdefault(key, entry) is entry:
+                            pending.append(entry)
+                    else:
+                        offer(entry)
                 else:
-                    keys, paths, bodies, numbers = out[owner]
-                    keys.append(blob)
+                    keys, paths, bodies, numbers = out[home]
+                    keys.append(encode(key))
                     paths.append(path + step_key(ordinal))
                     bodies.append(b"" if key is post or key == post else encode(post))
                     numbers.extend((number, ordinal))
@@ -219,55 +255,74 @@ class Partition:
                 if self.deadlock is None or (level, path) < self.deadlock[:2]:
                     self.deadlock = (level, path, number)
         self.frontier = []
+        self.sent += sum(len(keys) for keys, _, _, _ in out)
         batches = [b"" if k == me else pack(keys + paths + bodies, numbers)
                    for k, (keys, paths, bodies, numbers) in enumerate(out)]
         self.routed += sum(map(len, batches))
         return batches, stopped
 
-    def _offer(self, blob: bytes, path: bytes, finding: tuple[Any, ...]) -> None:
-        """A finding of a state this process owns, (the parent's home and number there, the successor number, the
-        state or its bytes, the parent where it is here): new unless seen; the least path key wins."""
-        if (hash(blob) in self.seen) if self.fingerprints else (blob in self.seen):
-            return
-        best = self.pending.get(blob)
-        if best is None or path < best[0]:
-            self.pending[blob] = (path, finding)
+    def _offer(self, entry: list[Any]) -> None:
+        """A finding of a state this process owns (its entry): new unless seen; the least path key wins."""
+        key = entry[1]
+        if self.exact:
+            mark = key
+        else:
+            mark = hash(key) if self.fingerprints else key
+            if mark in self.seen:
+                return
+        best = self.index.setdefault(mark, entry)
+        if best is entry:
+            self.pending.append(entry)
+        elif best and entry[0] < best[0]:
+            best[:] = entry
 
     def dedup(self, finder: int, batch: bytes) -> None:
         """Take the findings another process sent."""
         if not batch:
             return
         fields, numbers = unpack(batch)
-        n, offer = len(numbers) // 2, self._offer
+        n, offer, decode, before = len(numbers) // 2, self._offer, self.codec.decode, len(self.pending)
         for k in range(n):
-            blob, body = fields[k], fields[2 * n + k]
-            offer(blob, fields[n + k], (finder, numbers[2 * k], numbers[2 * k + 1], body or blob, None))
+            offer([fields[n + k], decode(fields[k]), finder, numbers[2 * k], numbers[2 * k + 1], fields[2 * n + k],
+                   None])
+        self.crossed += len(self.pending) - before
 
     def new_paths(self) -> list[bytes]:
         """The path keys of the new states this process owns (for a cut by --max-states)."""
-        return sorted(path for path, _ in self.pending.values())
+        return sorted(entry[0] for entry in self.pending)
 
     def adopt(self, level: int, cut: bytes | None = None) -> int:
         """Make the new states (those before the cut, if any) states of the next level (`level + 1`): remembered,
         numbered here, checked where their screen failed. How many were left out by the cut."""
-        chosen = sorted((path, blob) for blob, (path, _) in self.pending.items() if cut is None or path < cut)
-        left = len(self.pending) - len(chosen)
-        decode, pending, seen, suspect = self.codec.decode, self.pending, self.seen, self._suspect
+        entries = sorted(self.pending)  # in runs already sorted: this process's findings, then each other's
+        chosen = entries if cut is None else [entry for entry in entries if entry[0] < cut]
+        left = len(entries) - len(chosen)
+        decode, suspect, index, seen, exact = self.codec.decode, self._suspect, self.index, self.seen, self.exact
+        for entry in entries[len(chosen):]:  # left out: not seen
+            del index[entry[1] if not self.fingerprints else hash(entry[1])]
         self.frontier = frontier = []
-        for path, blob in chosen:
-            home, parent, ordinal, state, before = pending[blob][1]
+        parent_home, parent_at, choice = self.parent_home, self.parent_at, self.choice
+        for entry in chosen:
+            path, key, home, parent, ordinal, state, before = entry
+            if exact:
+                entry.clear()  # seen: an empty entry
+            elif self.fingerprints:
+                seen.add(hash(key))
+            else:
+                seen.add(key, key)
             if type(state) is bytes:
-                state = decode(state)
-            seen.add(hash(blob) if self.fingerprints else blob)
-            number = len(self.choice)
-            self.parent_home.append(home)
-            self.parent_at.append(parent)
-            self.choice.append(ordinal)
+                state = decode(state) if state else key
+            number = len(choice)
+            parent_home.append(home)
+            parent_at.append(parent)
+            choice.append(ordinal)
             frontier.append((path, state, number))
             if suspect(state, before):
                 self._check_state(level + 1, path, number, state)
+        if not exact:
+            index.clear()
         self.owned += len(chosen)
-        self.pending = {}
+        self.pending = []
         return left
 
     def summary(self) -> dict[str, Any]:
@@ -275,7 +330,7 @@ class Partition:
         since the last barrier (then forgotten here)."""
         out = {"transitions": self.transitions, "deadlocks": self.deadlocks, "deadlock": self.deadlock,
                "discoveries": self.discoveries, "frontier": len(self.frontier), "states": self.owned,
-               "cpu": time.process_time(), "routed": self.routed}
+               "cpu": time.process_time(), "routed": self.routed, "sent": self.sent, "crossed": self.crossed}
         self.discoveries = []
         return out
 
@@ -283,3 +338,4 @@ class Partition:
         """Where the state numbered here came from: its parent's home and number there, and its successor number
         (for an initial state, -1, -1 and its place among the initial states)."""
         return self.parent_home[number], self.parent_at[number], self.choice[number]
+

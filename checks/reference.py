@@ -127,6 +127,9 @@ class Vetted:
     def screen(self, properties: Any, ctx: Any) -> Any:
         return self.machine.screen(properties, ctx)
 
+    def spread_key(self) -> Callable[[State], tuple[int, ...]]:
+        return self.machine.spread_key()
+
     def edge_screen(self, properties: Any, kind: type, stutter: bool = False) -> Any:
         return self.machine.edge_screen(properties, kind, stutter)
 

@@ -1,6 +1,6 @@
 """One breadth-first search spread over processes: `spread(model, workers=N)` returns what `explore` returns.
 
-The states are partitioned by the CRC-32 of their bytes (`partition.py`); the driver only runs the levels: for
+The states are partitioned by a few integers of each (`partition.py`); the driver only runs the levels: for
 each, every process expands its states and writes a batch of successors (bytes) for each other process,
 then each process takes the batches written to it, then numbers and checks its new states. Batches go from
 process to process (here, files in a folder in memory; on Ray, objects of its store: `cluster.py`); what the
@@ -47,7 +47,7 @@ class Processes:
     """Worker processes on this machine, forked from this one (so the model need not travel), batches as files
     in a folder in memory (/dev/shm where there is one)."""
 
-    def __init__(self, model: Any, workers: int, fingerprints: bool, limits: Limits) -> None:
+    def __init__(self, model: Any, workers: int, fingerprints: bool, limits: Limits, compact: bool = False) -> None:
         context = multiprocessing.get_context("fork")
         self.parts = workers
         self.limits = limits
@@ -59,7 +59,7 @@ class Processes:
         for me in range(workers):
             here, there = context.Pipe()
             proc = context.Process(target=_serve, daemon=True, name=f"pausecheck-worker-{me}",
-                                   args=(there, model, me, workers, fingerprints, self.halt, self.folder))
+                                   args=(there, model, me, workers, (fingerprints, compact), self.halt, self.folder))
             proc.start()
             there.close()
             self.conns.append(here)
@@ -118,12 +118,13 @@ class Processes:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _serve(conn: Connection, model: Any, me: int, parts: int, fingerprints: bool, halt: Any, folder: str) -> None:
-    """A worker: one `Partition`, run by the driver's commands until "quit"."""
+def _serve(conn: Connection, model: Any, me: int, parts: int, store: tuple[bool, bool], halt: Any, folder: str) -> None:
+    """A worker: one `Partition` (keeping fingerprints or compact states, as `store` says), run by the driver's
+    commands until "quit"."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver is interrupted, and stops the workers itself
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGALRM, signal.SIG_IGN)
-    part = Partition(model, me, parts, fingerprints)
+    part = Partition(model, me, parts, *store)
     while True:
         command, arg = conn.recv()
         if command == "quit":
@@ -173,11 +174,12 @@ def _run(part: Partition, command: str, arg: Any, halt: Any, folder: str) -> Any
 def spread(model: Any, workers: int = 2, limits: Limits = NO_LIMITS, progress: Progress | None = None,
            fingerprints: bool = False, compact: bool = False, transport: Any = None) -> Result:
     """Breadth-first search of `model` over `workers` processes (or the `transport` given: `cluster.py`); the
-    result is `explore`'s, figure for figure and trace for trace. `compact` is recorded in the result: every
-    worker keeps its states as bytes (a set of them; with `fingerprints`, 64-bit hashes of them)."""
+    result is `explore`'s, figure for figure and trace for trace. Every worker keeps the states it owns as one
+    process would: the states themselves, or with `fingerprints` 64-bit hashes of them, or with `compact` packed
+    (`compact.py`)."""
     started = time.perf_counter()
     deadline = None if limits.max_seconds is None else started + limits.max_seconds
-    team = transport if transport is not None else Processes(model, workers, fingerprints, limits)
+    team = transport if transport is not None else Processes(model, workers, fingerprints, limits, compact)
     try:
         return _Driver(model, team, limits, deadline, progress, started).run(fingerprints, compact)
     finally:
@@ -194,6 +196,7 @@ class _Driver:
         self.best: dict[str, tuple[Any, ...]] = {}  # property -> the first discovery of it
         self.summaries: list[dict[str, Any]] = []
         self.stopped: str | None = None
+        self.critical = 0.0  # CPU seconds: the sum over the levels of the slowest worker's
 
     def call(self, command: str, args: Sequence[Any]) -> list[Any]:
         answers, reason = self.team.call(command, args, self.deadline)
@@ -202,6 +205,8 @@ class _Driver:
         return answers
 
     def gather(self, summaries: list[dict[str, Any]]) -> None:
+        if self.summaries:  # the CPU of the slowest worker in this level: the levels wait for it
+            self.critical += max(s["cpu"] - t["cpu"] for s, t in zip(summaries, self.summaries, strict=True))
         self.summaries = summaries
         for home, summary in enumerate(summaries):
             for found in summary["discoveries"]:
@@ -232,8 +237,10 @@ class _Driver:
             level += 1
         if self.stopped is not None and self.stopped != "max-states":
             complete = False
-        self.team.usage = {"cpu": [s["cpu"] for s in self.summaries],  # what benchmarks/spread.py reports
-                           "routed": sum(s["routed"] for s in self.summaries)}
+        self.team.usage = {"cpu": [s["cpu"] for s in self.summaries], "levels_cpu": self.critical,  # for benchmarks
+                           "routed": sum(s["routed"] for s in self.summaries),
+                           "sent": sum(s["sent"] for s in self.summaries),
+                           "crossed": sum(s["crossed"] for s in self.summaries)}
         return self.result(complete, depth, fingerprints, compact)
 
     @property

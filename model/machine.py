@@ -21,7 +21,7 @@ from .pycheck import compiled_for
 from .pygen import step, successor_function
 from .reading import CONFORMANT, Reading
 from .rules import RULES
-from .state import FINISHED, INITIAL, State
+from .state import FINISHED, INITIAL, State, spread_key
 from .symmetry import canonical_sessions
 
 __all__ = ["Machine", "DEADLOCK", "DEADLOCK_DOC", "StepError"]
@@ -55,6 +55,10 @@ class Machine:
     def canonical(self) -> Callable[[State], State] | None:
         """The canonical form the explorer keys stored states by, if any (`symmetry.py`)."""
         return canonical_sessions if self.symmetry and self.bounds.sessions > 1 else None
+
+    def spread_key(self) -> Callable[[State], tuple[int, ...]]:
+        """What a search spread over processes shares states out by (`state.spread_key`)."""
+        return spread_key
 
     def init_states(self) -> tuple[State, ...]:
         """The single initial state: no session has started a turn."""

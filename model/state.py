@@ -20,7 +20,8 @@ __all__ = [
     "PENDING", "APPROVED", "DECLINED", "EXPIRED", "FINISHED", "WORKING", "READ", "TAKEN", "WRITTEN", "WRITE_FAILED",
     "PUT_BACK", "WORDS",
     "Artifact", "Attempt", "Question", "Execution", "Segment", "Warning", "State",
-    "INITIAL", "ref_name", "id_key", "base_id", "find_execution", "find_segment", "with_execution", "with_segment",
+    "INITIAL", "spread_key",
+    "ref_name", "id_key", "base_id", "find_execution", "find_segment", "with_execution", "with_segment",
 ]
 
 # Statuses, shared by executions and attempts where the words coincide.
@@ -125,6 +126,14 @@ class State(NamedTuple):
 
 
 INITIAL = State()
+
+
+def spread_key(state: State) -> tuple[int, ...]:
+    """A few counts of a state, integers only (so hashed alike in every process), by which a search spread over
+    processes shares out the states: they change on few steps (most successors stay with their parent's process),
+    yet take enough values in each level to share it about evenly (ids, statuses and phases are left out)."""
+    return (len(state.warnings), len(state.artifacts), state.write_failures, state.crashes, len(state.new_turns),
+            state.races) + tuple((e.calls, len(e.attempts), len(e.questions), len(e.held)) for e in state.executions)
 
 
 def ref_name(ref: int) -> str:

@@ -4,6 +4,7 @@ table at 1, 2 and 3 workers; the canonical bytes a state travels as; limits and 
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -13,7 +14,7 @@ from pausecheck.checks.cli import main
 from pausecheck.checks.codec import CodecError, codec_for
 from pausecheck.checks.explore import Limits, Result, explore
 from pausecheck.checks.mutants import mutant_named, mutate
-from pausecheck.checks.partition import step_key
+from pausecheck.checks.partition import Partition, step_key
 from pausecheck.checks.spread import spread
 from pausecheck.model import Bounds, Machine, reading_named
 
@@ -78,6 +79,45 @@ def test_max_depth_stops_where_one_process_stops(depth: int) -> None:
 def test_a_stop_ends_the_search_incomplete() -> None:
     result = spread(Machine(CASES["new turns"][0]), 2, Limits(max_seconds=0.0))
     assert not result.complete and result.stopped == "max-seconds"
+
+
+class WithoutSpreadKey:
+    """A machine whose states are shared out by the CRC-32 of their bytes, as for any model without a key."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "spread_key":
+            raise AttributeError(name)
+        return getattr(self.machine, name)
+
+
+def test_a_model_without_a_spread_key_is_shared_out_by_its_bytes() -> None:
+    machine = Machine(CASES["crashes"][0])
+    assert figures(spread(WithoutSpreadKey(machine), 3)) == figures(explore(machine))
+
+
+def test_the_spread_key_is_integers_and_shares_the_states_out() -> None:
+    states = reachable(TWO)
+    for state in states:
+        Partition.check_key(TWO.spread_key()(state))  # a TypeError where it is not
+    part = Partition(TWO, 0, 2)
+    gc.enable()  # a partition turns the collector off, for its process
+    owners = [part.owner(s) for s in states]
+    assert 0.3 < sum(owners) / len(owners) < 0.7  # neither worker holds most of the states
+
+
+def test_a_spread_key_that_is_not_integers_is_refused() -> None:
+    class Named(WithoutSpreadKey):
+        def spread_key(self) -> Any:
+            return lambda state: (len(state.executions), "e1")
+
+    try:
+        with pytest.raises(TypeError, match="integers only"):
+            Partition(Named(TWO), 0, 2)
+    finally:
+        gc.enable()
 
 
 def test_every_state_travels_as_bytes_that_bring_it_back() -> None:
