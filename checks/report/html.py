@@ -20,10 +20,11 @@ from .readings import readings_html
 from .sequence import sequence_svg
 from .verdicts import Report
 
-__all__ = ["html_report", "verdict_summary", "status_class", "anchor", "ordered", "stats_rows", "mutant_target"]
+__all__ = ["html_report", "verdict_summary", "verdict_word", "unexercised_by_bound", "status_class", "anchor",
+           "ordered", "stats_rows", "mutant_target"]
 
 _CLASSES = {"holds": "ok", "witnessed": "ok", "VIOLATED": "bad", "MISSING": "bad", "VACUOUS": "warn",
-            "not exercised": "muted", "excused": "muted", "by construction": "muted"}
+            "involved": "warn", "not exercised": "muted", "excused": "muted", "by construction": "muted"}
 # a clause's strength -> CSS class
 _STRENGTHS = {"full": "ok", "partial": "warn", "by-construction": "muted", "excused": "muted"}
 
@@ -80,6 +81,20 @@ def ordered(evidence: list[Any]) -> list[Any]:
     return [e for e in evidence if e.counterexample] + [e for e in evidence if not e.counterexample]
 
 
+def verdict_word(exit_code: int) -> str:
+    """The verdict a report's exit code stands for: [ok] (0), [fail] (1: something is violated), else
+    [incomplete] (3: nothing violated, not everything established)."""
+    return {0: "[ok]", 1: "[fail]"}.get(exit_code, "[incomplete]")
+
+
+def unexercised_by_bound(report: Report) -> list[tuple[str, list[str]]]:
+    """The properties these bounds cannot exercise, grouped by the flags that would, in first-seen order."""
+    by_need: dict[str, list[str]] = {}
+    for p in report.unexercised:
+        by_need.setdefault(p.needs or "(no bound known)", []).append(p.name)
+    return list(by_need.items())
+
+
 def verdict_summary(report: Report) -> tuple[bool, list[str]]:
     """Whether the check passed, and why, as sentences (one per problem, or one saying all is well)."""
     if report.exit_code == 0:
@@ -87,18 +102,20 @@ def verdict_summary(report: Report) -> tuple[bool, list[str]]:
         return True, ["every property holds, every witness was found, and the search was complete"] + (
             [f"{accepted} properties cannot be exercised at these bounds and were accepted (--accept-unexercised); "
              "the property table names the bound each needs"] if accepted else [])
-    why = []
+    why = [f"{p.name} is VIOLATED: {p.message or p.doc}" + (f" (breaks {', '.join(p.blamed)})" if p.blamed else "")
+           for p in report.properties if p.status == "VIOLATED"]  # first, and alone
     for p in report.properties:
         if p.status == "VIOLATED":
-            why.append(f"{p.name} is VIOLATED: {p.message or p.doc}")
-        elif p.status == "VACUOUS":
+            continue
+        if p.status == "VACUOUS":
             why.append(f"{p.name} is VACUOUS: it holds, but its situation {p.situation} was never reached")
         elif p.status == "MISSING":
             why.append(f"{p.name} is MISSING: the bounds allow it, yet no run reaches it (a vacuous model)")
         elif p.failed:
             why.append(f"{p.name}: {p.status}")
     if not report.accept_unexercised:
-        why += [f"{p.name} is not exercised at these bounds: it needs {p.needs}" for p in report.unexercised]
+        why += [f"not exercised at these bounds, {need} would: {', '.join(names)}"
+                for need, names in unexercised_by_bound(report)]
     why += [f"clause {c.id} is MISSING: no property formalises it" for c in report.clauses if c.status == "MISSING"]
     searches = [("search", report.result)] + [(f"companion search ({c.name})", c.result) for c in report.companions]
     for label, result in searches:
@@ -133,7 +150,7 @@ def _bounds(bounds: dict[str, int]) -> str:
 def _header(report: Report, title: str) -> str:
     ok, why = verdict_summary(report)
     items = "".join(f"<li>{escape(w)}</li>" for w in why)
-    word = "[ok]" if ok else "[fail]"
+    word = verdict_word(report.exit_code)
     return "\n".join([
         f"<header><h1>{escape(title)}</h1>",
         f'<p class="small">pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading <code>{escape(report.reading)}'
@@ -233,7 +250,8 @@ def _matrix(matrix: Any) -> str:
     legend = "".join(f"<li><b>P{i}</b> {escape(name)}</li>" for i, name in enumerate(columns, 1))
     verdict = matrix.verdict()
     count = f"{len(matrix.mutants)} mutant" + ("" if len(matrix.mutants) == 1 else "s")
-    body = [
+    base = matrix.base_failure()
+    body = ([f'<p class="verdict bad"><strong>The base fails:</strong> {escape(base)}</p>'] if base else []) + [
         '<p class="small">shortest counterexample (steps) per mutant and killing property; '
         "'.' = not killed; * = the property meant to catch it. Properties that kill nothing are left out. "
         "The columns are numbered; hover a number for its property, or read the legend.</p>",
@@ -251,7 +269,9 @@ def _mutant_verdict(m: Any) -> str:
         return (f'<details><summary><span class="status muted">equivalent</span></summary>'
                 f'<span class="small">{escape(m.reason)}</span></details>')
     cls, word = ("bad", "SURVIVED") if m.survived else ("ok", "killed")
-    return f'<span class="status {cls}">{word}</span>'
+    also = (f'<br><span class="small">also broke {escape(", ".join(m.base_kills))}, which the base breaks too'
+            "</span>") if m.base_kills else ""
+    return f'<span class="status {cls}">{word}</span>{also}'
 
 
 def _adds(matrix: Any) -> list[str]:
@@ -263,6 +283,8 @@ def _adds(matrix: Any) -> list[str]:
         elif p.redundant_with and len(matrix.mutants) > 1:
             jointly = " jointly" if p.jointly else ""
             adds.append(f"<li>{escape(p.name)}: redundant{jointly} with {escape(', '.join(p.redundant_with))}</li>")
+        elif p.name in matrix.base_broken:
+            adds.append(f"<li>{escape(p.name)}: not judged as a killer (the base breaks it)</li>")
         elif not p.killers:
             adds.append(f"<li>{escape(p.name)}: kills nothing</li>")
     return adds
