@@ -338,8 +338,10 @@ _ALWAYS = (
         _of_each(lambda x: ~(finished(x.status) & x.attempts.any_of(lambda a: a.status == INTERRUPTED)), "G6.5"),
         # held paused with no question to answer: what an attempt left interrupted does (G6.5)
         _of_each(lambda x: implies(x.status == PAUSED, x.questions.count(lambda q: q.status == PENDING) == 1), "G6.5"),
-        # a question pending on a run that is not paused: the interrupt did not pause it (O11.2)
-        _of_each(lambda x: implies(x.status != PAUSED, ~x.questions.any_of(lambda q: q.status == PENDING)), "O11.2")),
+        # a question pending on a run that is not paused: if the interrupt did not pause it, O11.2; else the run
+        # left its pause with the question open, a phantom pause (G6.5)
+        _of_each(lambda x: implies(x.status != PAUSED, ~x.questions.any_of(lambda q: q.status == PENDING)), "G6.5",
+                 by_step=((kind(ToolInterrupts), ("O11.2",)),))),
     _each("tool_failures_handled", lambda x: x.unhandled == unrouted(x)),
     _each("failure_outranks_interrupt", lambda x: ~((x.unhandled > 0) & (x.status == PAUSED))),
     conjoined(

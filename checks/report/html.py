@@ -58,6 +58,7 @@ table.matrix abbr { text-decoration: none; cursor: help; } table.matrix code { f
 table.matrix .num { white-space: nowrap; } table.matrix td:first-child code { overflow-wrap: normal; }
 ol.legend { columns: 4 14em; font-size: 13px; padding-left: 0; list-style: none; }
 td, li, p, code { overflow-wrap: anywhere; }
+.name { overflow-wrap: normal; white-space: nowrap; }
 @media print {
   nav { display: none; } body { max-width: none; font-size: 12px; }
   section.trace { break-inside: avoid-page; } details > summary { display: none; }
@@ -140,7 +141,9 @@ def _table(head: list[str], rows: list[list[str]], *, css: str = "", raw_head: b
 
 
 def _link(name: str, traced: set[str]) -> str:
-    return f'<a href="#{anchor(name)}">{escape(name)}</a>' if name in traced else escape(name)
+    """A property's name, whole (never cut mid-identifier), linked to its trace if it has one."""
+    shown = f'<span class="name">{escape(name)}</span>'
+    return f'<a href="#{anchor(name)}">{shown}</a>' if name in traced else shown
 
 
 def _bounds(bounds: dict[str, int]) -> str:
@@ -192,9 +195,17 @@ def _property_notes(p: Any) -> str:
     return "<br>".join(notes) or "-"
 
 
+def _property_clauses(p: Any) -> str:
+    """A property's clauses; for a violated one, those its counterexample breaks first, then those involved."""
+    if p.status != "VIOLATED" or not p.blamed or p.blamed == p.clauses:
+        return escape(" ".join(p.clauses)) or "-"
+    rest = " ".join(c for c in p.clauses if c not in p.blamed)
+    return f"breaks <strong>{escape(' '.join(p.blamed))}</strong>" + (f"; involved {escape(rest)}" if rest else "")
+
+
 def _properties(report: Report, traced: set[str]) -> str:
     rows = [[f'<strong id="prop-{escape(p.name)}">{_link(p.name, traced)}</strong>', escape(p.kind),
-             _status(p.status), escape(" ".join(p.clauses)) or "-", escape(p.doc),
+             _status(p.status), _property_clauses(p), escape(p.doc),
              _link(p.situation, traced) if p.situation else "-", _property_notes(p)]
             for p in report.properties]
     head = ["property", "kind", "verdict", "clauses", "meaning", "situation", "notes"]

@@ -59,10 +59,11 @@ def _verdict(word: str) -> Text:
 
 
 def plain_table(*columns: str) -> Table:
-    """A borderless table with bold headers whose cells fold rather than overflow."""
+    """A borderless table with bold headers whose cells fold rather than overflow, but the first: a name
+    (of a property, a clause), never cut mid-identifier."""
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
-    for name in columns:
-        table.add_column(name, overflow="fold")
+    for k, name in enumerate(columns):
+        table.add_column(name, overflow="fold", no_wrap=k == 0)
     return table
 
 
