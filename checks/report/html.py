@@ -16,7 +16,7 @@ from pausecheck.traces.render import render, verdict_line
 from ..evidence import command_line
 from ..mutants import mutant_named
 from .drafted import draft_html
-from .readings import readings_html
+from .readings import readings_html, readings_summary
 from .sequence import sequence_svg
 from .verdicts import Report
 
@@ -150,12 +150,15 @@ def _bounds(bounds: dict[str, int]) -> str:
     return " ".join(f"<code>{escape(k.replace('_', '-'))}={v}</code>" for k, v in bounds.items())
 
 
-def _header(report: Report, title: str) -> str:
+def _header(report: Report, title: str, readings: Any = None) -> str:
     ok, why = verdict_summary(report)
     items = "".join(f"<li>{escape(w)}</li>" for w in why)
     word = verdict_word(report.exit_code)
+    lead = [] if readings is None else [  # a readings report: the readings first, the check of one reading after
+        f'<p><strong>Readings:</strong> {escape(readings_summary(readings))} (<a href="#readings">below</a>).</p>',
+        f"<p>The check of the reading <code>{escape(report.reading)}</code> at these bounds:</p>"]
     return "\n".join([
-        f"<header><h1>{escape(title)}</h1>",
+        f"<header><h1>{escape(title)}</h1>", *lead,
         f'<p class="small">pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading <code>{escape(report.reading)}'
         f"</code> · exit code {report.exit_code}</p>",
         f'<div class="verdict {"ok" if ok else "bad"}"><strong>{word}</strong><ul>{items}</ul></div>',
@@ -348,17 +351,18 @@ def html_report(report: Report, evidence: list[Any], matrix: Any = None, *, titl
     """One self-contained HTML5 document of a check report, its evidence and optionally a kill matrix."""
     evidence = ordered(list(evidence))
     traced = {e.name for e in evidence}
-    links = [("draft", "The draft")] if drafted is not None else []
+    links = [("readings", "Readings")] if readings is not None else []  # asked for: first
+    links += [("draft", "The draft")] if drafted is not None else []
     links += [("clauses", "Clauses"), ("properties", "Properties"), ("traces", "Traces")]
     links += [("matrix", "Kill matrix")] if matrix is not None else []
-    links += [("readings", "Readings")] if readings is not None else []
     nav = "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links + [("stats", "Statistics")]) + "</nav>"
-    parts = [_header(report, title), nav, "<main>"] + ([draft_html(drafted)] if drafted is not None else [])
+    parts = [_header(report, title, readings), nav, "<main>"]
+    if readings is not None:
+        parts.append(_section("readings", "Readings", readings_html(readings)))
+    parts += [draft_html(drafted)] if drafted is not None else []
     parts += [_clauses(report, traced), _properties(report, traced), _traces(evidence)]
     if matrix is not None:
         parts.append(_matrix(matrix))
-    if readings is not None:
-        parts.append(_section("readings", "Readings", readings_html(readings)))
     parts += [_stats(report), "</main>"]
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',

@@ -9,7 +9,7 @@ from pausecheck.traces.render import render, verdict_line
 
 from .drafted import draft_markdown
 from .html import composition_note, mutant_target, ordered, stats_rows, verdict_summary, verdict_word
-from .readings import readings_markdown
+from .readings import readings_markdown, readings_summary
 from .sequence import sequence_text
 from .verdicts import Report
 
@@ -146,7 +146,13 @@ def markdown_report(report: Report, evidence: list[Any], matrix: Any = None, rea
     """The check report as GitHub Markdown, with a Mermaid diagram per counterexample and witness."""
     evidence = ordered(list(evidence))
     traced = {e.name for e in evidence}
-    lines = _header(report) + (draft_markdown(drafted) if drafted is not None else [])
+    if readings is None:
+        lines = _header(report)
+    else:  # asked for: the readings first, then the check of one reading
+        lines = ["# pausecheck report", "", f"**Readings:** {readings_summary(readings)}.", ""]
+        lines += readings_markdown(readings) + [f"## The check of the reading `{report.reading}`", ""]
+        lines += _header(report)[2:]
+    lines += draft_markdown(drafted) if drafted is not None else []
     lines += _clauses(report, traced) + _properties(report, traced)
     counted = sum(1 for e in evidence if e.counterexample)
     lines += ["## Counterexamples and witnesses", "",
@@ -155,7 +161,5 @@ def markdown_report(report: Report, evidence: list[Any], matrix: Any = None, rea
         lines += _evidence(item)
     if matrix is not None:
         lines += _matrix(matrix)
-    if readings is not None:
-        lines += readings_markdown(readings)
     lines += _stats(report)
     return "\n".join(lines).rstrip("\n") + "\n"
