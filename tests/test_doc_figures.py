@@ -14,7 +14,8 @@ from pausecheck.traces.itf import VARS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "nine": 9, "ten": 10, "sixteen": 16, "seventeen": 17, "eighteen": 18}
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "nine": 9, "ten": 10, "sixteen": 16, "seventeen": 17,
+           "eighteen": 18}
 
 
 def _number(word: str) -> int:

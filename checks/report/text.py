@@ -309,7 +309,8 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
         "properties": [
             {"name": p.name, "kind": p.kind, "clauses": list(p.clauses), "holds": p.holds,
              "witnessed": p.witnessed, "status": p.status, "message": p.message, "meaning": p.doc,
-             "situation": p.situation, "trace": paths.get(p.name), "companion": p.companion, "needs": p.needs}
+             "situation": p.situation, "trace": paths.get(p.name), "companion": p.companion, "needs": p.needs,
+             "breaks": list(p.blamed)}
             for p in report.properties
         ],
         "clauses": [
