@@ -24,7 +24,7 @@ TINY = Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, obse
 # or two raises away from TINY
 RAISES = (("calls", 2), ("artifacts", 2), ("pauses", 2), ("write_failures", 1), ("observations", 1),
           ("held_bound", 2), ("sessions", 2), ("turns", 2), ("interim_writes", 1), ("node_failures", 1))
-MAX_RAISES = 2
+MAX_RAISES = 3
 
 # reading (the single change, as `readings` names it) -> the bound flags at which a verdict first flips, in the
 # fewest raises from TINY (with the reading's faults), or None where no bound set within MAX_RAISES raises shows
