@@ -56,3 +56,19 @@ def test_the_state_counts_of_the_default_check(shared_check):
     assert _number(said.group(1)) == report.result.states
     assert _number(said.group(2)) == len(report.companions) == len(COMPANIONS)
     assert [_number(n) for n in said.group(3).split(" + ")] == [c.result.states for c in report.companions]
+
+
+@pytest.mark.slow  # three searches at the default bounds under tracemalloc: minutes
+def test_the_bytes_a_state_of_each_store(monkeypatch):
+    """README: the bytes a state of the exact, compact and fingerprint stores (`benchmarks/bench.py`'s
+    `stored_bytes`), within 5%: tracemalloc's peak moves a little with the Python build."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    from bench import stored_bytes
+
+    said = re.search(r"\((\d+) instead of (\d+) bytes a state at the defaults", README)
+    fingerprints = re.search(r"packs the states still to expand \((\d+) bytes a state\)", README)
+    assert said and fingerprints
+    measured = stored_bytes("default")
+    for figure, field in ((said.group(1), "bytes_per_state_compact"), (said.group(2), "bytes_per_state"),
+                          (fingerprints.group(1), "bytes_per_state_fingerprints")):
+        assert abs(int(figure) - measured[field]) <= 0.05 * measured[field], (field, figure, measured)
