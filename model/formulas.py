@@ -361,7 +361,8 @@ _TRANSITIONS = (
               "T7.7"),
         _when(kind(ClearHeld), E2.held == E.held.filter(lambda r: ~G.taken.contains(r)), "T7.7"),
         _when(~kind(StartWriteBack, ClearHeld) & act.ok, E2.messages.size == E.messages.size + 1, "T7.6"),
-        _when(~kind(StartWriteBack, ClearHeld) & act.ok, E2.messages.last == G.taken + G.collected, "T7.5", "T7.6"),
+        _when(~kind(StartWriteBack, ClearHeld) & act.ok & (E2.messages.size == E.messages.size + 1),
+              E2.messages.last == G.taken + G.collected, "T7.5", "T7.6"),  # with one more message: that one
         step=True),
     conjoined(
         "repause_holds_everything",
