@@ -134,4 +134,4 @@ def shown_at(reading: str) -> str:
     found = SHOWN_AT[reading]
     if found is None:
         return f"none known: no bound set within {MAX_RAISES} raises of the smallest shows a flip"
-    return f"the smallest bounds known to show a flip: {found}"
+    return f"the smallest bounds known to show a flip: {found} (the other bounds at their defaults)"
