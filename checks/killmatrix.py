@@ -25,6 +25,10 @@ that P is implied by Q.
 Mutants deviate from a base table: the rules, or a spec author's draft (`draft`). A mutant whose edits
 no longer fit the base (an anchor that names nothing there) is not searched: its row says why
 (`problem`), and the matrix is incomplete.
+The base is searched first, at every bounds a mutant runs at (`BaseRun`): a property the base itself breaks
+there (a draft that lists new artifacts first breaks merge_order) kills no mutant, since its violation says
+nothing of the mutant; such a kill is kept apart (`MutantKill.base_kills`), a mutant whose only killers
+are these is not killed, and the matrix fails, saying first what the base breaks (`base_broken`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from __future__ import annotations
 import functools
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +79,7 @@ class MutantKill:
     # an equivalent mutant's kills with a fault on: (the flag, the property, its shortest counterexample's steps)
     under_faults: tuple[tuple[str, str, int], ...] = ()
     problem: str | None = None  # why its edits no longer apply to the base table (then it was not searched)
+    base_kills: tuple[str, ...] = ()  # properties its search broke that the base breaks too: not kills
 
     @property
     def refuted(self) -> str | None:
@@ -107,12 +112,47 @@ class PropertyKills:
 
 
 @dataclass(frozen=True, slots=True)
+class BaseRun:
+    """The base table's own search at one bounds: what it breaks (each with its shortest counterexample's
+    steps, deadlock included) and the witnesses it reaches (the same, by name)."""
+
+    bounds: Bounds
+    broken: tuple[tuple[str, int], ...]  # in property-registry order, deadlock last
+    witnesses: tuple[tuple[str, int], ...]
+    complete: bool
+    states: int
+
+    @property
+    def broken_names(self) -> frozenset[str]:
+        return frozenset(name for name, _ in self.broken)
+
+
+@dataclass(frozen=True, slots=True)
 class KillMatrix:
-    """The whole matrix, immutable: rows per mutant, columns per killing property."""
+    """The whole matrix, immutable: rows per mutant, columns per killing property; `base`, the base table's
+    own searches (one per bounds a mutant ran at), and `base_name`, what the base is ("the rules", or the
+    draft's path)."""
 
     mutants: tuple[MutantKill, ...]
     properties: tuple[PropertyKills, ...]
     seconds: float
+    base: tuple[BaseRun, ...] = ()
+    base_name: str = "the rules"
+
+    @property
+    def base_broken(self) -> tuple[str, ...]:
+        """What the base itself breaks at some bounds a mutant ran at, in registry order, each once."""
+        return tuple(dict.fromkeys(name for run in self.base for name, _ in run.broken))
+
+    def base_failure(self) -> str | None:
+        """One sentence saying what the base breaks, where, and what that means for the kills; None if nothing."""
+        broken = [run for run in self.base if run.broken]
+        if not broken:
+            return None
+        where = "; ".join(", ".join(f"{name} ({n} steps)" for name, n in run.broken) + f" at {_flags(run.bounds)}"
+                          for run in broken)
+        return (f"{self.base_name} already break{'s' if self.base_name != 'the rules' else ''} {where}: "
+                "a mutant counts as killed only by a property the base keeps at its bounds")
 
     @property
     def survivors(self) -> tuple[str, ...]:
@@ -130,9 +170,12 @@ class KillMatrix:
         return tuple(m for m in self.mutants if m.problem is not None)
 
     def verdict(self) -> str:
-        """`[ok] ...`, `[fail]` with the survivors and the refuted claims of equivalence, or `[incomplete]`
-        naming the mutants that no longer apply."""
-        failures = ([f"survived: {', '.join(self.survivors)}"] if self.survivors else []) + (
+        """`[ok] ...`, `[fail]` with what the base breaks, the survivors and the refuted claims of equivalence,
+        or `[incomplete]` naming the mutants that no longer apply."""
+        broken = self.base_broken
+        failures = ([f"{self.base_name} break{'s' if self.base_name != 'the rules' else ''} "
+                     f"{', '.join(broken)}"] if broken else []) + (
+            [f"survived: {', '.join(self.survivors)}"] if self.survivors else []) + (
             [f"equivalence refuted: {'; '.join(self.refuted)}"] if self.refuted else [])
         if failures:
             return "[fail] " + "; ".join(failures)
@@ -158,11 +201,15 @@ class KillMatrix:
     def to_json(self) -> dict[str, Any]:
         """Plain data (lists, dicts, str, int, bool), deterministic; no timings."""
         return {
+            "base": {"name": self.base_name, "searches": [
+                {"bounds": run.bounds.as_dict(), "broken": dict(run.broken), "complete": run.complete,
+                 "states": run.states} for run in self.base]},
             "mutants": [
                 {
                     "name": m.name,
                     "clauses": list(m.clauses),
                     "killed_by": list(m.killed_by),
+                    "also_broken_by_the_base": list(m.base_kills),
                     "shortest": dict(m.shortest),
                     "equivalent": m.equivalent,
                     "reason": m.reason,
@@ -192,15 +239,20 @@ def _reference(bounds: Bounds, draft: Draft | None = None) -> Reference | None:
 
 
 @functools.cache
-def _witnesses(bounds: Bounds, draft: Draft | None = None) -> Mapping[str, Discovery]:
-    """The witnesses the base reaches at these bounds (one conformant search per bounds, remembered; over
-    the vetted graph where this process has one, which checks only the witnesses again)."""
+def _base_run(bounds: Bounds, draft: Draft | None = None) -> BaseRun:
+    """The base's own search at these bounds (one per bounds and process, remembered; over the vetted graph
+    where this process has one, which then checks only the witnesses again): what it breaks, what it
+    witnesses."""
     ref = _REFERENCES.get((bounds, draft))
     base = Machine(bounds, rules=base_of(draft))
     result = explore(base if ref is None else Vetted(base, ref))
     if result.stopped == "interrupted":  # never remember a search cut short
         raise KeyboardInterrupt
-    return result.witnesses
+    order = killer_names(base)
+    lengths = _kill_lengths(result)
+    return BaseRun(bounds, tuple((name, lengths[name]) for name in order if name in lengths),
+                   tuple((name, len(found.actions)) for name, found in result.witnesses.items()),
+                   result.complete, result.states)
 
 
 def killer_names(machine: Machine) -> tuple[str, ...]:
@@ -209,7 +261,7 @@ def killer_names(machine: Machine) -> tuple[str, ...]:
 
 
 def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None,
-         baseline: Callable[[Bounds, Draft | None], Mapping[str, Discovery]], vet: bool = False,
+         baseline: Callable[[Bounds, Draft | None], BaseRun], vet: bool = False,
          draft: Draft | None = None) -> MutantKill:
     machine = mutate(Machine(bounds, rules=base_of(draft), symmetry=mutant.symmetric), mutant)
     ref = _reference(bounds, draft) if vet and mutant.show is None else None  # a deviant wire view: other verdicts
@@ -218,18 +270,20 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
         raise KeyboardInterrupt
     evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
     lengths = _kill_lengths(result)
-    killed = tuple(name for name in order if name in lengths)
-    if not killed:  # only behaviour removed? then a witness the rules reach is lost
-        lost = {WITNESS_LOST + name: len(found.actions) for name, found in baseline(bounds, draft).items()
-                if name not in result.witnesses}
+    base = baseline(bounds, draft)
+    killed = tuple(name for name in order if name in lengths and name not in base.broken_names)
+    also = tuple(name for name in order if name in lengths and name in base.broken_names)
+    if not killed:  # only behaviour removed? then a witness the base reaches is lost
+        lost = {WITNESS_LOST + name: n for name, n in base.witnesses if name not in result.witnesses}
         lengths.update(lost)
         killed = tuple(lost)
     return MutantKill(
         name=mutant.name, clauses=mutant.clauses, bounds=bounds, killed_by=killed,
         shortest=tuple((name, lengths[name]) for name in killed), equivalent=mutant.equivalent,
         reason=mutant.reason, states=result.states, complete=result.complete, seconds=result.seconds,
-        evidence=evidence, vetted=ref is not None,
+        evidence=evidence if mutant.target in killed else None, vetted=ref is not None,
         under_faults=_under_faults(mutant, order, searching, draft) if mutant.equivalent else (),
+        base_kills=also,
     )
 
 
@@ -328,6 +382,12 @@ def kill_matrix(
     at = [bounds_of(m, bounds or DEFAULT_BOUNDS) for m in mutants]
     shared = Counter(at)  # bounds many mutants share: their searches reuse the default's vetted graph
     jobs_at = tuple((m.name, b, shared[b] >= VET_FROM) for m, b in zip(mutants, at, strict=True))
+    # The base first, here (worker processes forked after this inherit it): its vetted graph where many share
+    # bounds (None where the base breaks something there), then its own search at every bounds.
+    for b in shared:
+        if shared[b] >= VET_FROM:
+            _reference(b, draft)
+    base_runs = tuple(_base_run(b, draft) for b in shared)
     if on_ray:
         from .cluster import ray_run_all  # the optional extra: imported only when asked for
 
@@ -337,19 +397,26 @@ def kill_matrix(
                                  done=lambda item, row: ended(item[0], row)))
     elif registered and (jobs or workers()) > 1:
         rows = tuple(run_all(_named_row, jobs_at, jobs=jobs, args=(order, draft), key=_costliest_first,
-                             done=lambda item, row: ended(item[0], row), fresh=False))  # workers keep _witnesses
+                             done=lambda item, row: ended(item[0], row), fresh=False))  # workers keep _base_run
     else:
         serial = []
         for i, (m, (_, at_bounds, vet)) in enumerate(zip(mutants, jobs_at, strict=True), 1):
             if progress is not None:
                 progress(i, len(mutants), m.name)
-            serial.append(_row(m, at_bounds, order, searching, _witnesses, vet, draft))
+            serial.append(_row(m, at_bounds, order, searching, _base_run, vet, draft))
             ended(m.name, serial[-1])
         rows = tuple(serial)
     searched = {r.name: r for r in rows}
     rows = tuple(searched.get(m.name) or _not_applying(m, bounds_of(m, bounds or DEFAULT_BOUNDS), problems[m.name])
                  for m in given)
-    return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started)
+    return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started, base_runs,
+                      "the rules" if draft is None else f"the draft {draft.path}")
+
+
+def _flags(bounds: Bounds) -> str:
+    """Bounds as the flags that set them, only those that differ from the defaults ("the default bounds" if none)."""
+    changed = [f"--{k.replace('_', '-')} {v}" for k, v in bounds.as_dict().items() if v != getattr(DEFAULT_BOUNDS, k)]
+    return " ".join(changed) if changed else "the default bounds"
 
 
 def _not_applying(mutant: Mutant, bounds: Bounds, problem: str | None) -> MutantKill:
@@ -370,7 +437,7 @@ def _named_row(job: tuple[str, Bounds, bool], order: tuple[str, ...], draft: Dra
     """One registry mutant's row, in a worker process (the mutant travels by name and the draft by its file:
     their tables hold closures, which do not pickle)."""
     name, bounds, vet = job
-    return _row(mutant_named(name), bounds, order, None, _witnesses, vet, draft)
+    return _row(mutant_named(name), bounds, order, None, _base_run, vet, draft)
 
 
 def _costliest_first(job: tuple[str, Bounds, bool]) -> tuple[bool, bool, int, int]:

@@ -26,6 +26,7 @@ from pausecheck.model.properties import ALWAYS, TRANSITION
 from pausecheck.model.rules import RULES
 from pausecheck.model.state import State
 
+from .drafts import draft_of
 from .explore import stutter_proof
 
 __all__ = ["Steps", "Reference", "reference", "Vetted"]
@@ -45,10 +46,12 @@ class Reference:
 def reference(machine: Machine, max_states: int | None = None) -> Reference | None:
     """The machine's vetted graph, or None where it breaks some property (then nothing is known good),
     or has more than `max_states` states (then it would cost more than it saves). The machine's successors
-    must be the rule table's own (`RULES`, not a mutant's deviation of it): the reference vets deviations
-    of the rules."""
-    if machine.rules is not RULES:
-        raise ValueError("a reference is of the rule table's own successors: a machine with RULES, not a mutant's")
+    must be a base table's own (`RULES` or a draft's, not a mutant's deviation of it): the reference vets
+    deviations of that table."""
+    drafted = draft_of(machine.rules)
+    if machine.rules is not RULES and (drafted is None or drafted.rules is not machine.rules):
+        raise ValueError("a reference is of a base table's own successors (the rules, or a draft's), "
+                         "not a mutant's")
     ctx = machine.context()
     all_hold, rest = machine.screen([p for p in machine.properties if p.kind == ALWAYS], ctx)
     always = [p.check for p in rest]

@@ -27,6 +27,7 @@ from .actions import (
     Crash,
     Expire,
     PutBack,
+    ReportFailure,
     StartWriteBack,
     ToolFails,
     ToolInterrupts,
@@ -49,8 +50,8 @@ from .state import (
     State,
 )
 
-__all__ = ["ACT_FIELDS", "S", "P", "act", "kind", "Formula", "FORMULAS", "formula_of", "ACTION_KINDS", "step_values",
-           "wire", "places", "everywhere", "EACH"]
+__all__ = ["ACT_FIELDS", "S", "P", "act", "kind", "Part", "Formula", "FORMULAS", "conjoined", "formula_of",
+           "ACTION_KINDS", "step_values", "wire", "places", "everywhere", "EACH"]
 
 S = var("S", State)
 P = var("P", State)
@@ -163,18 +164,63 @@ def implies(a: Expr, b: Expr) -> Expr:
 
 
 @dataclass(frozen=True, eq=False)
+class Part:
+    """One conjunct of a property's formula and the clauses it formalises: where a counterexample breaks
+    this conjunct, these clauses are violated, and the property's other clauses are only involved.
+
+    `each`: for an invariant of each execution record, the conjunct of the record `EACH`. `by_step`: for an
+    invariant, the clauses told apart by the step that broke it (a step formula, over `S`, `P`, `act`,
+    `kind`): the first whose test the step meets names the clauses instead of `clauses`. A part may name no
+    clause of its own (`clauses` empty): its failure is another rule's, which another property names."""
+
+    test: Expr
+    clauses: tuple[str, ...]
+    each: Expr | None = None
+    by_step: tuple[tuple[Expr, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
 class Formula:
     """A property's predicate: over `S` (always), or over `S`, `P`, `act` and `kind` (a step); for an
-    invariant of each execution record, also that predicate of the record `EACH`."""
+    invariant of each execution record, also that predicate of the record `EACH`. `parts`, where the
+    property's clauses are told apart by conjunct: the formula is their conjunction (`conjoined`); with no
+    parts, a failure is every clause of the property's."""
 
     name: str
     expr: Expr
     each: Expr | None = None
     step: bool = False  # over a step (S, P, act, kind), not a state
+    parts: tuple[Part, ...] = ()
 
 
 def _each(name: str, test: Callable[[Expr], Expr]) -> Formula:
     return Formula(name, S.executions.all_of(test), test(EACH))
+
+
+def _and(tests: list[Expr]) -> Expr:
+    out = tests[0]
+    for t in tests[1:]:
+        out = out & t
+    return out
+
+
+def conjoined(name: str, *parts: Part, step: bool = False) -> Formula:
+    """A formula written as its parts, each a conjunct with its clauses: the formula is their conjunction."""
+    each = [p.each for p in parts if p.each is not None]
+    if each and len(each) != len(parts):
+        raise ValueError(f"{name}: every part of an invariant of each record has its record's form")
+    return Formula(name, _and([p.test for p in parts]), _and(each) if each else None, step, parts)
+
+
+def _of_each(test: Callable[[Expr], Expr], *clauses: str,
+             by_step: tuple[tuple[Expr, tuple[str, ...]], ...] = ()) -> Part:
+    """A part of an invariant of each execution record: `test` of every record, and of the record `EACH`."""
+    return Part(S.executions.all_of(test), clauses, test(EACH), by_step)
+
+
+def _when(kinds_test: Expr, test: Expr, *clauses: str) -> Part:
+    """A part of a step formula that applies to some steps only: `test` where `kinds_test` holds."""
+    return Part(implies(kinds_test, test), clauses)
 
 
 E, E2 = execution(S, act.execution), execution(P, act.execution)  # the step's execution, before and after
@@ -218,13 +264,29 @@ def _kept_or_relabelled(x: Expr, y: Expr) -> Expr:
         y.attempts, lambda old, new: (old == new) | _relabel_allowed(x, old, new))
 
 
-def _resume_expected() -> Expr:
-    before = trail(E, Q.call).map(lambda a: a.status)
+def _answering() -> Expr:
+    """Does the step answer a question still pending?"""
+    return ~Q.is_none & (Q.status == PENDING)
+
+
+def _resume_trails() -> tuple[Expr, Expr]:
+    """The answered call's attempt statuses, before and after the answer."""
+    return trail(E, Q.call).map(lambda a: a.status), trail(E2, Q.call).map(lambda a: a.status)
+
+
+def _resume_closes() -> Expr:
+    """The answer closes the superseded interrupted attempts as cancelled (G6.4): the trail starts so; under
+    A-G3 new-first (an approval whose close comes next) closing is left to that step."""
+    before, after = _resume_trails()
     closed = trail(E, Q.call).map(lambda a: ite(a.status == INTERRUPTED, CANCELLED, a.status))
     split = act.approve & ~G2.is_none & (G2.closing == Q.call)  # A-G3 new-first: the close comes next
-    after = trail(E2, Q.call).map(lambda a: a.status)
-    return ite(split, after == before.append(RUNNING),
-               ite(act.approve, after == closed.append(RUNNING), after == closed))
+    return ite(split, after.prefix(before.size) == before, after.prefix(before.size) == closed)
+
+
+def _resume_reissues() -> Expr:
+    """An approval records one new, running attempt; a decline none (G6.3)."""
+    before, after = _resume_trails()
+    return (after.size == before.size + ite(act.approve, 1, 0)) & (~act.approve | (after.last == RUNNING))
 
 
 def _unobserved(x: Expr) -> Expr:
@@ -243,42 +305,87 @@ def _step(name: str, expr: Expr) -> Formula:
 _ALWAYS = (
     Formula("no_double_delivery", S.executions.all_of(
         lambda x: x.messages.all_of(lambda m: m.all_of(lambda r: delivered(S, r) == 1)))),
-    Formula("no_loss", (everywhere(S).size == S.artifacts.size)
-            & span(1, S.artifacts.size + 1).all_of(lambda r: places(S, r) == 1)),
+    conjoined(
+        "no_loss",
+        # lost: where the step that lost it says whose clause it is
+        Part(span(1, S.artifacts.size + 1).all_of(lambda r: places(S, r) >= 1), ("T7.1",), by_step=(
+            (kind(StartWriteBack, WriteMessage, PutBack, ReportFailure, ClearHeld), ("T7.12",)),
+            (kind(ToolInterrupts) & (E.held.size + G.collected.size > B.held_bound), ("T7.15",)))),
+        # no more places than artifacts (with the part above: each in exactly one): else one is in two places,
+        # a take or put-back that copies, whose clauses write_back_delivers and the others name
+        Part(everywhere(S).size <= S.artifacts.size, ())),
     Formula("held_hidden", S.executions.all_of(
         lambda y: y.held.all_of(lambda r: ~S.executions.any_of(lambda x: wire(x).contains(r))))),
-    _each("finished_holds_nothing", lambda x: ~(finished(x.status) & (x.held.size > 0))),
-    _each("merge_order", lambda x: x.messages.all_of(lambda m: m.zip_all(m.suffix(1), lambda a, b: a < b))),
+    conjoined("finished_holds_nothing", _of_each(lambda x: ~(finished(x.status) & (x.held.size > 0)), "T7.4", by_step=(
+        (kind(PutBack, ReportFailure), ("T7.12",)),
+        # a write that finishes it while what its segment took is still held: the take copied (T7.7, which
+        # write_back_delivers names), it did not fail to take
+        (kind(WriteMessage) & E2.held.any_of(lambda r: G.taken.contains(r)), ())))),
+    conjoined(
+        "merge_order",
+        _of_each(lambda x: x.messages.all_of(lambda m: m.zip_all(m.suffix(1), lambda a, b: a <= b)), "T7.5", "T7.6"),
+        # strictly: no artifact twice in a row, which is a double delivery (T7.8, no_double_delivery's)
+        _of_each(lambda x: x.messages.all_of(lambda m: m.zip_all(m.suffix(1), lambda a, b: a != b)))),
     _each("held_bounded", lambda x: x.held.size <= B.held_bound),
-    Formula("isolation", S.executions.all_of(
-        lambda x: x.held.all_of(lambda r: owner(S, r) == x.id)
-        & x.messages.all_of(lambda m: m.all_of(lambda r: owner(S, r) == x.id)))
-        & S.warnings.all_of(lambda w: owner(S, w.ref) == w.execution)),
-    _each("no_phantom_pause", lambda x: ~(finished(x.status) & x.attempts.any_of(lambda a: a.status == INTERRUPTED))
-          & ite(x.status == PAUSED, x.questions.count(lambda q: q.status == PENDING) == 1,
-                ~x.questions.any_of(lambda q: q.status == PENDING))),
+    conjoined(
+        "isolation",
+        Part(S.executions.all_of(lambda x: x.held.all_of(lambda r: owner(S, r) == x.id)), ("T7.2",)),
+        Part(S.executions.all_of(lambda x: x.messages.all_of(lambda m: m.all_of(lambda r: owner(S, r) == x.id))),
+             ("T7.4",)),
+        Part(S.warnings.all_of(lambda w: owner(S, w.ref) == w.execution), ("T7.2",))),
+    conjoined(
+        "no_phantom_pause",
+        _of_each(lambda x: ~(finished(x.status) & x.attempts.any_of(lambda a: a.status == INTERRUPTED)), "G6.5"),
+        # held paused with no question to answer: what an attempt left interrupted does (G6.5)
+        _of_each(lambda x: implies(x.status == PAUSED, x.questions.count(lambda q: q.status == PENDING) == 1), "G6.5"),
+        # a question pending on a run that is not paused: if the interrupt did not pause it, O11.2; else the run
+        # left its pause with the question open, a phantom pause (G6.5)
+        _of_each(lambda x: implies(x.status != PAUSED, ~x.questions.any_of(lambda q: q.status == PENDING)), "G6.5",
+                 by_step=((kind(ToolInterrupts), ("O11.2",)),))),
     _each("tool_failures_handled", lambda x: x.unhandled == unrouted(x)),
     _each("failure_outranks_interrupt", lambda x: ~((x.unhandled > 0) & (x.status == PAUSED))),
-    _each("handled_run_completes", lambda x: implies(finished(x.status) & (x.status != CANCELLED),
-                                                     x.status == ite(unrouted(x) > 0, FAILED, COMPLETED))),
+    conjoined(
+        "handled_run_completes",
+        _of_each(lambda x: implies(finished(x.status) & (x.status != CANCELLED) & (unrouted(x) > 0),
+                                   x.status == FAILED), "O11.1"),
+        _of_each(lambda x: implies(finished(x.status) & (x.status != CANCELLED) & (unrouted(x) == 0),
+                                   x.status == COMPLETED), "G6.7", "E9.1", "O11.4", "G5.2")),
 )
 
 _TRANSITIONS = (
-    _step("write_back_delivers", ite(
-        kind(StartWriteBack),
-        (G2.taken == E.held) & ite(G2.phase == READ, E2.held == E.held, E2.held.size == 0),
-        ite(kind(ClearHeld), E2.held == E.held.filter(lambda r: ~G.taken.contains(r)),
-            implies(act.ok, (E2.messages.size == E.messages.size + 1) & (E2.messages.last == G.taken + G.collected))))),
-    _step("repause_holds_everything", (E.held + G.collected).all_of(
-        lambda r: E2.held.contains(r) | NEW_WARNINGS.any_of(lambda w: w.ref == r))),
-    _step("failed_write_back_restores", (P.warnings.size == S.warnings.size) & ite(
-        kind(WriteMessage), act.ok | (E2.messages == E.messages),
-        ite(kind(PutBack), E2.held == G.taken + E.held,
-            (G.taken.size == 0) & (E2.write_failures == E.write_failures + 1)))),
-    _step("drops_newest_with_warning", kind(Expire) | NEW_WARNINGS.all_of(
-        lambda w: (NEW_WARNINGS.count(lambda v: v.ref == w.ref) == 1)
-        & execution(P, w.execution).held.all_of(lambda r: r <= w.ref)
-        & (execution(P, w.execution).held.size >= B.held_bound))),
+    conjoined(
+        "write_back_delivers",
+        _when(kind(StartWriteBack), G2.taken == E.held, "T7.4"),  # takes the whole list
+        # having taken the whole list, empties it (a read leaves it, to clear after the write)
+        _when(kind(StartWriteBack) & (G2.taken == E.held), ite(G2.phase == READ, E2.held == E.held, E2.held.size == 0),
+              "T7.7"),
+        _when(kind(ClearHeld), E2.held == E.held.filter(lambda r: ~G.taken.contains(r)), "T7.7"),
+        _when(~kind(StartWriteBack, ClearHeld) & act.ok, E2.messages.size == E.messages.size + 1, "T7.6"),
+        _when(~kind(StartWriteBack, ClearHeld) & act.ok & (E2.messages.size == E.messages.size + 1),
+              E2.messages.last == G.taken + G.collected, "T7.5", "T7.6"),  # with one more message: that one
+        step=True),
+    conjoined(
+        "repause_holds_everything",
+        Part(E.held.all_of(lambda r: E2.held.contains(r) | NEW_WARNINGS.any_of(lambda w: w.ref == r)), ("T7.9",)),
+        Part(G.collected.all_of(lambda r: E2.held.contains(r) | NEW_WARNINGS.any_of(lambda w: w.ref == r)),
+             ("T7.1",)),
+        step=True),
+    conjoined(
+        "failed_write_back_restores",
+        Part(P.warnings.size == S.warnings.size, ("T7.12",)),  # drops nothing
+        _when(kind(WriteMessage), act.ok | (E2.messages == E.messages), "T7.12"),  # a failed write writes nothing
+        _when(kind(PutBack), E2.held == G.taken + E.held, "T7.10"),  # puts back what it took, in front
+        _when(~kind(WriteMessage, PutBack), (G.taken.size == 0) & (E2.write_failures == E.write_failures + 1),
+              "T7.11"),  # reports, once it put back
+        step=True),
+    conjoined(
+        "drops_newest_with_warning",
+        Part(kind(Expire) | NEW_WARNINGS.all_of(lambda w: NEW_WARNINGS.count(lambda v: v.ref == w.ref) == 1),
+             ("T7.15",)),  # one warning each
+        Part(kind(Expire) | NEW_WARNINGS.all_of(lambda w: execution(P, w.execution).held.all_of(lambda r: r <= w.ref)
+                                                  & (execution(P, w.execution).held.size >= B.held_bound)),
+             ("T7.14",)),  # the newest, and only past the bound
+        step=True),
     _step("one_question_per_pause", S.executions.zip_all(P.executions, lambda x, y: (
         (x == y) & ~_pausing(y)) | ((x.id == y.id) & _one_more_question_if_pausing(x, y)))
         & P.executions.suffix(S.executions.size).all_of(lambda y: y.questions.size == ite(_pausing(y), 1, 0))),
@@ -289,10 +396,12 @@ _TRANSITIONS = (
         P.executions, lambda x, y: (x == y) | ((x.id == y.id) & _kept_or_relabelled(x, y)))),
     _step("failure_recorded_failed", trail(E2, act.call).last.status == FAILED),
     _step("interrupted_not_failed", trail(E2, act.call).last.status == INTERRUPTED),
-    _step("resume_supersedes", ite(
-        kind(CloseSuperseded),
-        ~trail(E2, G.closing).any_of(lambda a: a.status == INTERRUPTED),
-        Q.is_none | (Q.status != PENDING) | _resume_expected())),
+    conjoined(
+        "resume_supersedes",
+        _when(kind(CloseSuperseded), ~trail(E2, G.closing).any_of(lambda a: a.status == INTERRUPTED), "G6.4"),
+        _when(~kind(CloseSuperseded) & _answering(), _resume_closes(), "G6.4"),
+        _when(~kind(CloseSuperseded) & _answering(), _resume_reissues(), "G6.3"),
+        step=True),
     _step("work_skipped_after_unhandled_failure", E.unhandled == 0),
     _step("stale_answer_changes_nothing", (~Q.is_none & (Q.status == PENDING)) | (P == S)),
     # Frame conditions on what a client sees: what each kind of step may change, the rest unchanged.

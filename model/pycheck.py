@@ -26,7 +26,7 @@ from .lang import Expr, specialize, var
 from .pygen import _NAMESPACE, _Env, _safe, _same, _Writer
 from .reading import CONFORMANT
 
-__all__ = ["Tests", "compiled_for", "compiled_expr", "source"]
+__all__ = ["Tests", "compiled_for", "compiled_expr", "compiled_step_expr", "source"]
 
 _ENV = {"S": "s", "P": "p", "x": "x", **{f"act.{f}": f"a.{f}" for f in ACT_FIELDS}}
 
@@ -238,4 +238,12 @@ def compiled_expr(x: Any, bounds: Any) -> Callable[[Any], Any]:
     reachable states: `checks/symbolic/candidates.py`)."""
     w = _Writer(hoist=True)
     _function(w, "value", "s", x, bounds)
+    return _compile("\n".join(w.lines) + "\n")["value"]
+
+
+def compiled_step_expr(x: Any, bounds: Any, kind: type) -> Callable[[Any, Any, Any], Any]:
+    """Any expression over a step (`S`, `P`, `act`, `kind`), compiled to a function of (pre, action, post) for
+    steps of this action kind (`blame.py`)."""
+    w = _Writer(hoist=True)
+    _function(w, "value", "s, a, p", x, bounds, step_values(kind))
     return _compile("\n".join(w.lines) + "\n")["value"]

@@ -101,7 +101,8 @@ def test_no_companion_leaves_isolation_unexercised(capsys):
     assert re.search(r"\nT7\.2 .* not exercised ", out) and re.search(r"\nT7\.4 .* holds in part ", out)
     unexercised = re.findall(r"^not exercised at these bounds: (\w+) needs ", out, re.M)
     assert len(unexercised) >= 7 and "isolation" in unexercised
-    verdict = f"[fail] not exercised at these bounds: {len(unexercised)} properties (listed above; --accept-unexercised"
+    verdict = f"[incomplete] not exercised at these bounds: {len(unexercised)} properties (listed above; " \
+        "--accept-unexercised"
     assert verdict in out
 
 
@@ -115,14 +116,34 @@ def test_text_report_small_bounds(capsys):
     assert "clause" in out and "T7.10" in out and "searched" in out
     # these bounds cannot reach a failing write-back: not exercised, with the flag that would reach it
     assert code == 3  # nothing violated, not everything established
-    assert re.search(r"\nwrite_back_fails_with_held +sometimes +not exercised +T7\.10 +needs --write-failures 1 "
-                     r"--calls 2\n", out)
-    assert re.search(r"\nfailed_write_back_restores +transition +not exercised ", out)
-    assert "[fail] not exercised at these bounds: " in out and "VACUOUS" not in out and "MISSING" not in out
+    # folded: one line per flag set that would exercise them, with every property it would
+    need = re.search(r"\n  --write-failures 1 --calls 2: (.*)\n", out)
+    assert need and "write_back_fails_with_held" in need.group(1).split(", "), out
+    assert "failed_write_back_restores" in out and "\nfailed_write_back_restores " not in out
+    assert "[incomplete] not exercised at these bounds: " in out and "VACUOUS" not in out and "MISSING" not in out
+    assert "[fail]" not in out and "VIOLATED" not in out
     assert "\napprove " not in out  # brief: a property that holds or is witnessed is only counted
     code, out, _ = run(capsys, "check", *SMALL, "--verbose")
     assert code == 3 and re.search(r"\napprove +sometimes +witnessed ", out)
     assert "not exercised at these bounds: write_back_fails_with_held needs --write-failures 1 --calls 2" in out
+
+
+def test_brief_check_leads_with_the_violations_alone(capsys):
+    """A reading that breaks two properties at bounds that leave most unexercised: the two violations come
+    first, alone, each with the clauses its counterexample breaks; what is not exercised is one line per flag set."""
+    code, out, _ = run(capsys, "check", "--reading", "conformant+A-G1=leave", "--calls", "1", "--pauses", "1",
+                       "--observations", "0", "--no-liveness")
+    assert code == 1
+    attention = out[:out.index("[violation]")]
+    first = attention.split("\n\n")[2]  # after the header and the counts
+    rows = first.splitlines()
+    assert rows[0] == "VIOLATED (2 properties; each counterexample below):"
+    assert re.match(r"no_phantom_pause +always +G6\.5 +O11\.2 ", rows[2]) and rows[3].startswith("resume_supersedes ")
+    assert len(rows) == 4, first
+    folded = re.findall(r"^  (--[^:]*): ", attention, re.M)
+    assert "--calls 2" in folded and len(folded) == len(set(folded)) <= 10
+    assert "not exercised  " not in attention  # no row per unexercised property
+    assert re.search(r"\nG6\.3 +involved +resume_supersedes\n", attention)
 
 
 def test_brief_check_counts_and_points_at_verbose(capsys):
@@ -332,7 +353,8 @@ def test_check_judges_liveness_unless_told_not_to(capsys):
     assert eventually == [("no_stuck_execution", "holds", None), ("eventual_delivery", "not exercised", "--calls 2"),
                           ("declined_run_completes", "holds", None)]
     code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised")
-    assert code == 0 and re.search(r"\neventual_delivery +eventually +not exercised +T7\.1 T7\.12 ", out)
+    need = re.search(r"\n  --calls 2: (.*)\n", out)  # folded: the properties --calls 2 would exercise
+    assert code == 0 and need and "eventual_delivery" in need.group(1).split(", "), out
     assert "liveness under weak fairness" in out
     code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--no-liveness")
     assert code == 0 and "liveness: not judged (--no-liveness)" in out and "eventual_delivery" not in out

@@ -241,7 +241,9 @@ REPR = re.compile(r"\(\)|\(\(|\[\]|\['|'\]|,\)")
 
 def _plain_words(example: Example, page: str) -> None:
     """The readings section of a report speaks plain words: no Python repr, no label said twice."""
-    section = page[page.index('id="readings"'):]
+    start = page.index('<section id="readings"')
+    end = page.find('<section id="', start + 1)  # the readings lead the page: the next top-level section ends them
+    section = page[start:end if end > 0 else len(page)]
     section = re.sub(r"<svg.*?</svg>", "", section, flags=re.DOTALL)  # the diagrams draw, they do not tell
     prose = html.unescape(re.sub(r"<[^>]+>", "\n", section))
     for line in (line.strip() for line in prose.splitlines()):

@@ -179,8 +179,9 @@ def test_to_json_is_plain_and_complete(matrix: KillMatrix):
     data = matrix.to_json()
     assert json.loads(json.dumps(data, sort_keys=True)) == data
     assert [m["name"] for m in data["mutants"]] == [m.name for m in MUTANTS]
-    assert set(data["mutants"][0]) == {"name", "clauses", "killed_by", "shortest", "equivalent", "reason",
-                                         "killed_under_faults"}
+    assert set(data["mutants"][0]) == {"name", "clauses", "killed_by", "also_broken_by_the_base", "shortest",
+                                         "equivalent", "reason", "killed_under_faults"}
+    assert data["base"]["name"] == "the rules" and all(not s["broken"] for s in data["base"]["searches"])
     assert [p["name"] for p in data["properties"]] == list(killer_names(Machine()))
     assert set(data["properties"][0]) == {"name", "sole_killers", "redundant_with", "jointly"}
 

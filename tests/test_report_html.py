@@ -188,3 +188,29 @@ def test_the_two_session_companion_cites_the_compositional_proof(report: Report,
     assert "--sessions" not in note and "not run by the report" in note
     assert "prove --compositional" in html_report(with_two, evidence)
     assert "prove --compositional" in markdown_report(with_two, evidence)
+
+
+def test_a_readings_report_leads_with_the_readings(report: Report, evidence: list[Evidence]) -> None:
+    """Made with --readings, the page opens with the readings (a summary in the header, the section first),
+    and the check of one reading comes after them; the same in Markdown."""
+    from pausecheck.checks.flips import Matrix
+
+    matrix = Matrix(SMALL, (), ())  # no row: every ambiguity still has its section
+    page = html_report(report, evidence, readings=matrix)
+    assert page.index('id="readings"') < page.index('id="clauses"') < page.index('id="properties"')
+    header = page[page.index("<header>"):page.index("</header>")]
+    assert header.index("Readings:") < header.index("The check of the reading")
+    md = markdown_report(report, evidence, readings=matrix)
+    assert md.index("## Readings") < md.index("## The check of the reading") < md.index("## Clauses")
+
+
+def test_a_violated_property_s_clauses_say_which_it_breaks() -> None:
+    from pausecheck.checks.drafts import load_draft
+
+    draft = load_draft(Path(__file__).resolve().parent.parent / "examples" / "drafts" / "new_first.py")
+    broken = pausecheck.check(SMALL, rules=draft.rules, liveness=False, companion=False)
+    page = html_report(broken, evidence_of(broken))
+    row = re.search(r'id="prop-write_back_delivers".*?</tr>', page, re.S).group(0)
+    assert "breaks <strong>T7.5 T7.6</strong>; involved T7.4 T7.7" in row
+    assert re.search(r'id="clause-T7\.4".*?involved', page, re.S)
+    assert '<span class="name">write_back_delivers</span>' in page  # a name never wraps mid-identifier

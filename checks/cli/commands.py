@@ -375,7 +375,7 @@ def _mutants(args: argparse.Namespace) -> int:
         written = _write_all(args.golden, golden_documents(matrix))
         print(f"wrote {len(written)} golden traces to {args.golden}/", file=sys.stderr if args.json else sys.stdout)
     untested = [p.name for p in matrix.properties if not p.killers]
-    if matrix.survivors or matrix.refuted:
+    if matrix.survivors or matrix.refuted or matrix.base_broken:  # the base breaking a property is a violation
         return 1
     if matrix.not_applying:  # not every mutant was searched: nothing is established of what the rest would kill
         return 3

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, SWITCHES, Bounds, ReadingError, reading_named
+from pausecheck.model import BOUND_HELP, COMPANIONS, DEFAULT_BOUNDS, SWITCHES, Bounds, ReadingError, reading_named
 from pausecheck.model.config import BOUND_MAXIMUM, FUZZ_BOUNDS
 from pausecheck.traces.input_file import printable
 
@@ -327,8 +327,9 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         help="keep every visited state exactly but packed, each record stored once, in under 100 "
                         "bytes a state (a sixth of the memory, no chance of a collision) at about twice the time")
     parser.add_argument("--no-companion", dest="companion", action="store_false",
-                        help="at the default bounds, skip the companion search with two sessions that judges "
-                        "what one execution cannot exercise (isolation, T7.2)")
+                        help=f"at the default bounds, skip the {len(COMPANIONS)} companion searches "
+                        f"({', '.join(name for name, _ in COMPANIONS)}) that judge what the default bounds cannot "
+                        "exercise (isolation, an interim message, a node failure)")
     parser.add_argument("--no-liveness", dest="liveness", action="store_false",
                         help="skip the liveness properties (judged by default, under weak fairness on the reachable "
                         "graph: no stuck execution, every held artifact eventually delivered or warned, a declined "

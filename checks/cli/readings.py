@@ -15,6 +15,7 @@ from pausecheck.model.ambiguities import AMBIGUITIES
 from pausecheck.traces.itf import dumps
 
 from ..console import Reporter, console, left
+from ..flipbounds import shown_at
 from ..flips import Matrix, Outcome, Row, Variant, flip_matrix, singles
 from .draft import draft_given, rules_of
 
@@ -133,7 +134,8 @@ def _print_row(out: Any, row: Row) -> None:
     faults = _faults(row.outcome)
     where = f" [{_flags(faults)}]" if faults else ""
     if not row.flips:
-        out.print(f"{name}{where}: nothing flips at these bounds", markup=False)
+        shown = shown_at(name) if len(row.switches) == 1 else "pairs are not searched for larger bounds"
+        out.print(f"{name}{where}: nothing flips at these bounds; {shown}", markup=False)
         return
     parts = []
     for f in row.flips:

@@ -189,7 +189,7 @@ def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) 
         say(f"[incomplete] nothing violated in what pan reached, but nothing is established: {reason}")
     elif report.exit_code == 3:
         shown = [v.name for v in report.verdicts if v.status in (NOT_WITNESSED, VACUOUS, UNKNOWN, NOT_EXERCISED)]
-        say("[fail] not established: " + ", ".join(shown) + " (a witness not found, a vacuous property, or one "
+        say("[incomplete] not established: " + ", ".join(shown) + " (a witness not found, a vacuous property, or one "
             "these bounds cannot exercise: --accept-unexercised accepts those; the companion searches of pausecheck "
             "check exercise them)")
     else:

@@ -16,14 +16,15 @@ from pausecheck.traces.render import render, verdict_line
 from ..evidence import command_line
 from ..mutants import mutant_named
 from .drafted import draft_html
-from .readings import readings_html
+from .readings import readings_html, readings_summary
 from .sequence import sequence_svg
 from .verdicts import Report
 
-__all__ = ["html_report", "verdict_summary", "status_class", "anchor", "ordered", "stats_rows", "mutant_target"]
+__all__ = ["html_report", "verdict_summary", "verdict_word", "unexercised_by_bound", "status_class", "anchor",
+           "ordered", "stats_rows", "mutant_target"]
 
 _CLASSES = {"holds": "ok", "witnessed": "ok", "VIOLATED": "bad", "MISSING": "bad", "VACUOUS": "warn",
-            "not exercised": "muted", "excused": "muted", "by construction": "muted"}
+            "involved": "warn", "not exercised": "muted", "excused": "muted", "by construction": "muted"}
 # a clause's strength -> CSS class
 _STRENGTHS = {"full": "ok", "partial": "warn", "by-construction": "muted", "excused": "muted"}
 
@@ -57,6 +58,7 @@ table.matrix abbr { text-decoration: none; cursor: help; } table.matrix code { f
 table.matrix .num { white-space: nowrap; } table.matrix td:first-child code { overflow-wrap: normal; }
 ol.legend { columns: 4 14em; font-size: 13px; padding-left: 0; list-style: none; }
 td, li, p, code { overflow-wrap: anywhere; }
+.name { overflow-wrap: normal; white-space: nowrap; }
 @media print {
   nav { display: none; } body { max-width: none; font-size: 12px; }
   section.trace { break-inside: avoid-page; } details > summary { display: none; }
@@ -80,6 +82,20 @@ def ordered(evidence: list[Any]) -> list[Any]:
     return [e for e in evidence if e.counterexample] + [e for e in evidence if not e.counterexample]
 
 
+def verdict_word(exit_code: int) -> str:
+    """The verdict a report's exit code stands for: [ok] (0), [fail] (1: something is violated), else
+    [incomplete] (3: nothing violated, not everything established)."""
+    return {0: "[ok]", 1: "[fail]"}.get(exit_code, "[incomplete]")
+
+
+def unexercised_by_bound(report: Report) -> list[tuple[str, list[str]]]:
+    """The properties these bounds cannot exercise, grouped by the flags that would, in first-seen order."""
+    by_need: dict[str, list[str]] = {}
+    for p in report.unexercised:
+        by_need.setdefault(p.needs or "(no bound known)", []).append(p.name)
+    return list(by_need.items())
+
+
 def verdict_summary(report: Report) -> tuple[bool, list[str]]:
     """Whether the check passed, and why, as sentences (one per problem, or one saying all is well)."""
     if report.exit_code == 0:
@@ -87,18 +103,20 @@ def verdict_summary(report: Report) -> tuple[bool, list[str]]:
         return True, ["every property holds, every witness was found, and the search was complete"] + (
             [f"{accepted} properties cannot be exercised at these bounds and were accepted (--accept-unexercised); "
              "the property table names the bound each needs"] if accepted else [])
-    why = []
+    why = [f"{p.name} is VIOLATED: {p.message or p.doc}" + (f" (breaks {', '.join(p.blamed)})" if p.blamed else "")
+           for p in report.properties if p.status == "VIOLATED"]  # first, and alone
     for p in report.properties:
         if p.status == "VIOLATED":
-            why.append(f"{p.name} is VIOLATED: {p.message or p.doc}")
-        elif p.status == "VACUOUS":
+            continue
+        if p.status == "VACUOUS":
             why.append(f"{p.name} is VACUOUS: it holds, but its situation {p.situation} was never reached")
         elif p.status == "MISSING":
             why.append(f"{p.name} is MISSING: the bounds allow it, yet no run reaches it (a vacuous model)")
         elif p.failed:
             why.append(f"{p.name}: {p.status}")
     if not report.accept_unexercised:
-        why += [f"{p.name} is not exercised at these bounds: it needs {p.needs}" for p in report.unexercised]
+        why += [f"not exercised at these bounds, {need} would: {', '.join(names)}"
+                for need, names in unexercised_by_bound(report)]
     why += [f"clause {c.id} is MISSING: no property formalises it" for c in report.clauses if c.status == "MISSING"]
     searches = [("search", report.result)] + [(f"companion search ({c.name})", c.result) for c in report.companions]
     for label, result in searches:
@@ -123,19 +141,24 @@ def _table(head: list[str], rows: list[list[str]], *, css: str = "", raw_head: b
 
 
 def _link(name: str, traced: set[str]) -> str:
-    return f'<a href="#{anchor(name)}">{escape(name)}</a>' if name in traced else escape(name)
+    """A property's name, whole (never cut mid-identifier), linked to its trace if it has one."""
+    shown = f'<span class="name">{escape(name)}</span>'
+    return f'<a href="#{anchor(name)}">{shown}</a>' if name in traced else shown
 
 
 def _bounds(bounds: dict[str, int]) -> str:
     return " ".join(f"<code>{escape(k.replace('_', '-'))}={v}</code>" for k, v in bounds.items())
 
 
-def _header(report: Report, title: str) -> str:
+def _header(report: Report, title: str, readings: Any = None) -> str:
     ok, why = verdict_summary(report)
     items = "".join(f"<li>{escape(w)}</li>" for w in why)
-    word = "[ok]" if ok else "[fail]"
+    word = verdict_word(report.exit_code)
+    lead = [] if readings is None else [  # a readings report: the readings first, the check of one reading after
+        f'<p><strong>Readings:</strong> {escape(readings_summary(readings))} (<a href="#readings">below</a>).</p>',
+        f"<p>The check of the reading <code>{escape(report.reading)}</code> at these bounds:</p>"]
     return "\n".join([
-        f"<header><h1>{escape(title)}</h1>",
+        f"<header><h1>{escape(title)}</h1>", *lead,
         f'<p class="small">pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading <code>{escape(report.reading)}'
         f"</code> · exit code {report.exit_code}</p>",
         f'<div class="verdict {"ok" if ok else "bad"}"><strong>{word}</strong><ul>{items}</ul></div>',
@@ -175,9 +198,17 @@ def _property_notes(p: Any) -> str:
     return "<br>".join(notes) or "-"
 
 
+def _property_clauses(p: Any) -> str:
+    """A property's clauses; for a violated one, those its counterexample breaks first, then those involved."""
+    if p.status != "VIOLATED" or not p.blamed or p.blamed == p.clauses:
+        return escape(" ".join(p.clauses)) or "-"
+    rest = " ".join(c for c in p.clauses if c not in p.blamed)
+    return f"breaks <strong>{escape(' '.join(p.blamed))}</strong>" + (f"; involved {escape(rest)}" if rest else "")
+
+
 def _properties(report: Report, traced: set[str]) -> str:
     rows = [[f'<strong id="prop-{escape(p.name)}">{_link(p.name, traced)}</strong>', escape(p.kind),
-             _status(p.status), escape(" ".join(p.clauses)) or "-", escape(p.doc),
+             _status(p.status), _property_clauses(p), escape(p.doc),
              _link(p.situation, traced) if p.situation else "-", _property_notes(p)]
             for p in report.properties]
     head = ["property", "kind", "verdict", "clauses", "meaning", "situation", "notes"]
@@ -233,7 +264,8 @@ def _matrix(matrix: Any) -> str:
     legend = "".join(f"<li><b>P{i}</b> {escape(name)}</li>" for i, name in enumerate(columns, 1))
     verdict = matrix.verdict()
     count = f"{len(matrix.mutants)} mutant" + ("" if len(matrix.mutants) == 1 else "s")
-    body = [
+    base = matrix.base_failure()
+    body = ([f'<p class="verdict bad"><strong>The base fails:</strong> {escape(base)}</p>'] if base else []) + [
         '<p class="small">shortest counterexample (steps) per mutant and killing property; '
         "'.' = not killed; * = the property meant to catch it. Properties that kill nothing are left out. "
         "The columns are numbered; hover a number for its property, or read the legend.</p>",
@@ -251,7 +283,9 @@ def _mutant_verdict(m: Any) -> str:
         return (f'<details><summary><span class="status muted">equivalent</span></summary>'
                 f'<span class="small">{escape(m.reason)}</span></details>')
     cls, word = ("bad", "SURVIVED") if m.survived else ("ok", "killed")
-    return f'<span class="status {cls}">{word}</span>'
+    also = (f'<br><span class="small">also broke {escape(", ".join(m.base_kills))}, which the base breaks too'
+            "</span>") if m.base_kills else ""
+    return f'<span class="status {cls}">{word}</span>{also}'
 
 
 def _adds(matrix: Any) -> list[str]:
@@ -263,6 +297,8 @@ def _adds(matrix: Any) -> list[str]:
         elif p.redundant_with and len(matrix.mutants) > 1:
             jointly = " jointly" if p.jointly else ""
             adds.append(f"<li>{escape(p.name)}: redundant{jointly} with {escape(', '.join(p.redundant_with))}</li>")
+        elif p.name in matrix.base_broken:
+            adds.append(f"<li>{escape(p.name)}: not judged as a killer (the base breaks it)</li>")
         elif not p.killers:
             adds.append(f"<li>{escape(p.name)}: kills nothing</li>")
     return adds
@@ -315,17 +351,18 @@ def html_report(report: Report, evidence: list[Any], matrix: Any = None, *, titl
     """One self-contained HTML5 document of a check report, its evidence and optionally a kill matrix."""
     evidence = ordered(list(evidence))
     traced = {e.name for e in evidence}
-    links = [("draft", "The draft")] if drafted is not None else []
+    links = [("readings", "Readings")] if readings is not None else []  # asked for: first
+    links += [("draft", "The draft")] if drafted is not None else []
     links += [("clauses", "Clauses"), ("properties", "Properties"), ("traces", "Traces")]
     links += [("matrix", "Kill matrix")] if matrix is not None else []
-    links += [("readings", "Readings")] if readings is not None else []
     nav = "<nav>" + "".join(f'<a href="#{i}">{t}</a>' for i, t in links + [("stats", "Statistics")]) + "</nav>"
-    parts = [_header(report, title), nav, "<main>"] + ([draft_html(drafted)] if drafted is not None else [])
+    parts = [_header(report, title, readings), nav, "<main>"]
+    if readings is not None:
+        parts.append(_section("readings", "Readings", readings_html(readings)))
+    parts += [draft_html(drafted)] if drafted is not None else []
     parts += [_clauses(report, traced), _properties(report, traced), _traces(evidence)]
     if matrix is not None:
         parts.append(_matrix(matrix))
-    if readings is not None:
-        parts.append(_section("readings", "Readings", readings_html(readings)))
     parts += [_stats(report), "</main>"]
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',

@@ -21,6 +21,10 @@ VERBOSE_HINT = "the kill matrix: pausecheck mutants --verbose (or pausecheck rep
 def print_mutants(out: Console, matrix: Any, targets: dict[str, str | None], *, every_mutant: bool,
                   verbose: bool = False) -> None:
     """The kill matrix as the command prints it: the whole grid with `verbose`, else a summary."""
+    base = matrix.base_failure()
+    if base is not None:  # first: what the base breaks decides what a kill can mean
+        out.print(Text.assemble(("BASE FAILS", "bold red"), f": {base}"))
+        out.print()
     if verbose:
         print_matrix(out, matrix, targets, every_mutant=every_mutant)
         return
@@ -38,8 +42,11 @@ def print_mutants(out: Console, matrix: Any, targets: dict[str, str | None], *, 
         out.print(f"{plural(len(matrix.not_applying), 'mutant')} not searched, so what each property kills is not "
                   "judged", markup=False)
     elif every_mutant:
-        idle = [p.name for p in matrix.properties if not p.killers]
+        broken = set(matrix.base_broken)
+        idle = [p.name for p in matrix.properties if not p.killers and p.name not in broken]
         sole = sum(1 for p in matrix.properties if p.sole_killers)
+        if broken:
+            out.print(f"not judged as killers (the base breaks them): {', '.join(matrix.base_broken)}", markup=False)
         if idle:
             out.print(Text.assemble(("KILLS NOTHING", "bold red"),
                                     f": {', '.join(idle)} (no mutant shows it can fail)"))
@@ -57,15 +64,19 @@ def _mutant_line(m: Any, target: str | None) -> Text:
     if m.refuted:
         return Text.assemble(f"{m.name}: ", ("marked equivalent, yet killed", "bold red"),
                              " by " + m.refuted.split(": ", 1)[1])
+    also = f" (also broke {', '.join(m.base_kills)}, which the base breaks too)" if m.base_kills else ""
     if m.killed_by:
         kills = []
         for name in m.killed_by:
             steps = m.steps(name)
             kills.append(name if steps is None else f"{name} ({plural(steps, 'step')}"
                          + (", its target)" if name == target else ")"))
-        return Text.assemble(f"{m.name}: ", ("killed", "green"), " by " + ", ".join(kills))
+        return Text.assemble(f"{m.name}: ", ("killed", "green"), " by " + ", ".join(kills) + also)
     if m.equivalent:
         return Text.assemble(f"{m.name}: ", ("equivalent", "cyan"), f" (also with each fault on): {m.reason}")
+    if m.base_kills:
+        return Text.assemble(f"{m.name}: ", ("NOT KILLED", "bold red"), f": it breaks only {', '.join(m.base_kills)}, "
+                             "which the base breaks too")
     return Text.assemble(f"{m.name}: ", ("SURVIVED", "bold red"))
 
 
@@ -81,7 +92,7 @@ def _print_totals(out: Console, matrix: Any) -> None:
         out.print(f"{vetted} of them searched against the default's graph at their bounds, checked beforehand: "
                   "only the steps a mutant changes were checked again for what they break (the same verdicts and "
                   "traces)", markup=False)
-    if matrix.survivors or matrix.refuted:
+    if matrix.survivors or matrix.refuted or matrix.base_broken:
         out.print(Text.assemble(("[fail]", STYLES["[fail]"]), matrix.verdict().removeprefix("[fail]")))
     elif matrix.not_applying:
         out.print(Text.assemble(("[incomplete]", STYLES["[incomplete]"]),
@@ -146,6 +157,8 @@ def print_matrix(out: Console, matrix: Any, targets: dict[str, str | None], *, e
             together = " jointly" if p.jointly else ""
             out.print(f"  {p.name}: no sole killer; redundant{together} with {', '.join(p.redundant_with)}",
                       markup=False)
+        elif p.name in matrix.base_broken:
+            out.print(f"  {p.name}: not judged as a killer (the base breaks it)", markup=False)
         elif every_mutant:
             out.print(Text.assemble(f"  {p.name}: ", ("KILLS NOTHING", "bold red"), ": no mutant shows it can fail"))
     out.print()

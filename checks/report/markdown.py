@@ -8,8 +8,8 @@ from typing import Any
 from pausecheck.traces.render import render, verdict_line
 
 from .drafted import draft_markdown
-from .html import composition_note, mutant_target, ordered, stats_rows, verdict_summary
-from .readings import readings_markdown
+from .html import composition_note, mutant_target, ordered, stats_rows, verdict_summary, verdict_word
+from .readings import readings_markdown, readings_summary
 from .sequence import sequence_text
 from .verdicts import Report
 
@@ -51,7 +51,7 @@ def _header(report: Report) -> list[str]:
     ok, why = verdict_summary(report)
     lines = ["# pausecheck report", "",
              f"pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading `{report.reading}` · exit code {report.exit_code}",
-             "", f"**{'[ok]' if ok else '[fail]'}**", ""]
+             "", f"**{verdict_word(report.exit_code)}**", ""]
     lines += [f"- {w}" for w in why] + ["", f"bounds: {_bounds(report.bounds)}", ""]
     for c in report.companions:
         lines += [f"companion bounds ({c.name}): {_bounds(c.machine.bounds.as_dict())}", ""]
@@ -111,15 +111,20 @@ def _matrix(matrix: Any) -> list[str]:
         target = mutant_target(m.name)
         cells = ["." if m.steps(c) is None else f"{m.steps(c)}" + ("\\*" if c == target else "") for c in columns]
         state = "equivalent: " + _cell(m.reason) if m.equivalent else "**SURVIVED**" if m.survived else "killed"
+        state += f" (also broke {', '.join(m.base_kills)}, which the base breaks too)" if m.base_kills else ""
         rows.append([f"`{m.name}`", " ".join(m.clauses), *cells, state])
-    lines = ["## Kill matrix", "", "Shortest counterexample (steps) per mutant and killing property; "
-             "`.` = not killed; \\* = the property meant to catch it.", ""]
+    base = matrix.base_failure()
+    lines = ["## Kill matrix", ""] + ([f"**The base fails:** {base}", ""] if base else []) + [
+        "Shortest counterexample (steps) per mutant and killing property; "
+        "`.` = not killed; \\* = the property meant to catch it.", ""]
     lines += _table(["mutant", "clauses", *columns, "verdict"], rows)
     for p in matrix.properties:
         if p.sole_killers:
             lines.append(f"- {p.name}: sole killer of {', '.join(p.sole_killers)}")
         elif p.redundant_with:
             lines.append(f"- {p.name}: redundant{' jointly' if p.jointly else ''} with {', '.join(p.redundant_with)}")
+        elif p.name in matrix.base_broken:
+            lines.append(f"- {p.name}: not judged as a killer (the base breaks it)")
         else:
             lines.append(f"- {p.name}: kills nothing")
     verdict = matrix.verdict()
@@ -141,7 +146,13 @@ def markdown_report(report: Report, evidence: list[Any], matrix: Any = None, rea
     """The check report as GitHub Markdown, with a Mermaid diagram per counterexample and witness."""
     evidence = ordered(list(evidence))
     traced = {e.name for e in evidence}
-    lines = _header(report) + (draft_markdown(drafted) if drafted is not None else [])
+    if readings is None:
+        lines = _header(report)
+    else:  # asked for: the readings first, then the check of one reading
+        lines = ["# pausecheck report", "", f"**Readings:** {readings_summary(readings)}.", ""]
+        lines += readings_markdown(readings) + [f"## The check of the reading `{report.reading}`", ""]
+        lines += _header(report)[2:]
+    lines += draft_markdown(drafted) if drafted is not None else []
     lines += _clauses(report, traced) + _properties(report, traced)
     counted = sum(1 for e in evidence if e.counterexample)
     lines += ["## Counterexamples and witnesses", "",
@@ -150,7 +161,5 @@ def markdown_report(report: Report, evidence: list[Any], matrix: Any = None, rea
         lines += _evidence(item)
     if matrix is not None:
         lines += _matrix(matrix)
-    if readings is not None:
-        lines += readings_markdown(readings)
     lines += _stats(report)
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -10,9 +10,10 @@ from typing import Any
 from pausecheck.model import CLAUSES, SWITCH_OF
 from pausecheck.model.ambiguities import AMBIGUITIES, Ambiguity
 
+from ..flipbounds import shown_at
 from .sequence import sequence_svg, sequence_text
 
-__all__ = ["readings_markdown", "readings_html", "rows_of", "shortest", "meaning", "fault_note"]
+__all__ = ["readings_markdown", "readings_html", "readings_summary", "rows_of", "shortest", "meaning", "fault_note"]
 
 _TEXT = {c.id: c.text for c in CLAUSES}
 
@@ -31,13 +32,27 @@ def shortest(row: Any) -> tuple[Any, dict[str, Any]] | None:
     return flip, row.outcome.documents[flip.property]
 
 
+def readings_summary(matrix: Any) -> str:
+    """One sentence a readings report opens with: how many single changes of reading flip a verdict here."""
+    singles = [r for r in matrix.rows if len(r.switches) == 1]
+    flipping = [r for r in singles if r.flips]
+    breaking = [r for r in flipping if any(f.steps is not None for f in r.flips)]
+    return (f"{len(flipping)} of the {len(singles)} single changes of reading flip a verdict at these bounds "
+            f"({len(breaking)} break a property, each with its shortest behaviour below); "
+            f"{len(singles) - len(flipping)} change nothing here, each naming the bounds known to show it")
+
+
 def _broken(row: Any) -> str:
     """What a reading changes, in words: each property it breaks (with the length of its shortest
     counterexample), then each other verdict it changes, before and now."""
     broken = [f"{f.property} (in {f.steps} steps)" for f in row.flips if f.steps is not None]
     changed = [f"{f.property} ({f.was} before, {f.now} now)" for f in row.flips if f.steps is None]
     parts = (["breaks " + ", ".join(broken)] if broken else []) + (["changes " + ", ".join(changed)] if changed else [])
-    return "; ".join(parts) if parts else "breaks nothing at these bounds"
+    if parts:
+        return "; ".join(parts)
+    name = row.reading.removeprefix("conformant+")
+    return "breaks nothing at these bounds; " + (shown_at(name) if len(row.switches) == 1 else
+                                                   "pairs are not searched for larger bounds")
 
 
 def _sentence(text: str | None) -> str:

@@ -11,10 +11,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .html import unexercised_by_bound
 from .verdicts import (
     BY_CONSTRUCTION,
     EXCUSED,
     HOLDS,
+    INVOLVED,
     MISSING,
     PARTLY,
     UNEXERCISED,
@@ -32,7 +34,8 @@ __all__ = ["print_check", "check_json", "liveness_line", "STYLES", "stats_line",
 
 # verdict word -> style; anything not listed is printed plain
 STYLES = {HOLDS: "green", WITNESSED: "green", VIOLATED: "bold red", VACUOUS: "bold red", MISSING: "bold red",
-          UNEXERCISED: "yellow", PARTLY: "yellow", UNREFUTED: "bold red", UNFOUND: "bold red", EXCUSED: "cyan",
+          UNEXERCISED: "yellow", PARTLY: "yellow", INVOLVED: "yellow", UNREFUTED: "bold red", UNFOUND: "bold red",
+          EXCUSED: "cyan",
           BY_CONSTRUCTION: "cyan", "[ok]": "bold green", "[fail]": "bold red",
           "[incomplete]": "bold yellow"}
 
@@ -56,10 +59,11 @@ def _verdict(word: str) -> Text:
 
 
 def plain_table(*columns: str) -> Table:
-    """A borderless table with bold headers whose cells fold rather than overflow."""
+    """A borderless table with bold headers whose cells fold rather than overflow, but the first: a name
+    (of a property, a clause), never cut mid-identifier."""
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold", expand=False)
-    for name in columns:
-        table.add_column(name, overflow="fold")
+    for k, name in enumerate(columns):
+        table.add_column(name, overflow="fold", no_wrap=k == 0)
     return table
 
 
@@ -117,12 +121,17 @@ def _verdict_line(report: Report) -> Text:
     if unexercised and not report.accept_unexercised:
         which = ", ".join(unexercised) if len(unexercised) <= 4 else f"{len(unexercised)} properties"
         parts.append(f"not exercised at these bounds: {which} (listed above; --accept-unexercised accepts them)")
-    return Text.assemble(("[fail]", STYLES["[fail]"]), " " + "; ".join(parts))
+    word = "[fail]" if report.exit_code == 1 else "[incomplete]"  # exit 3: nothing broken, not everything established
+    return Text.assemble((word, STYLES[word]), " " + "; ".join(parts))
 
 
 def plural(count: int, noun: str) -> str:
-    """`count` and `noun`, with an s unless it is one: "1 mutant", "3 mutants"."""
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+    """`count` and `noun`, in the plural unless it is one: "1 mutant", "3 mutants", "2 properties"."""
+    if count == 1:
+        return f"{count:,} {noun}"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return f"{count:,} {noun[:-1]}ies"
+    return f"{count:,} {noun}s"
 
 
 ESTABLISHED = (HOLDS, WITNESSED, EXCUSED, BY_CONSTRUCTION)  # verdicts that need no attention
@@ -177,22 +186,56 @@ def _print_counts(out: Console, report: Report) -> None:
     out.print(line, markup=False)
     out.print(VERBOSE_HINT, markup=False)
     out.print()
-    props = [p for p in report.properties if p.status not in ESTABLISHED]
-    if props:
-        table = plain_table("property", "kind", "verdict", "clauses", "why")
-        for p in props:
-            why = p.message or (f"needs {p.needs}" if p.needs else p.doc)
-            table.add_row(p.name, p.kind, _verdict(p.status), " ".join(p.clauses), why)
-        out.print("needs attention:", markup=False)
+    _print_attention(out, report)
+
+
+def _print_attention(out: Console, report: Report) -> None:
+    """What needs attention, most important first: the violations alone, each with the clauses its
+    counterexample breaks and those only involved; then what else is not established; then what these
+    bounds cannot exercise, one line per bound that would."""
+    violated = [p for p in report.properties if p.status == VIOLATED]
+    if violated:
+        table = plain_table("property", "kind", "breaks", "involved", "why")
+        for p in violated:
+            table.add_row(p.name, p.kind, Text(" ".join(p.blamed) or "-", style=STYLES[VIOLATED]),
+                          " ".join(c for c in p.clauses if c not in p.blamed) or "-", p.message or p.doc)
+        out.print(f"VIOLATED ({plural(len(violated), 'property')}; each counterexample below):", markup=False)
         out.print(table)
         out.print()
-    held = [c for c in report.clauses if c.status not in ESTABLISHED]
-    if held:
+    open_ = [p for p in report.properties if p.status not in ESTABLISHED + (VIOLATED, UNEXERCISED)]
+    if open_:
+        table = plain_table("property", "kind", "verdict", "clauses", "why")
+        for p in open_:
+            table.add_row(p.name, p.kind, _verdict(p.status), " ".join(p.clauses), p.message or p.doc)
+        out.print("not established:", markup=False)
+        out.print(table)
+        out.print()
+    clauses = [c for c in report.clauses if c.status not in ESTABLISHED + (UNEXERCISED, PARTLY)]
+    if clauses:
         table = plain_table("clause", "verdict", "checked by")
-        for c in held:
+        for c in clauses:
             table.add_row(c.id, _verdict(c.status), ", ".join(c.properties) or "-")
         out.print(table)
         out.print()
+    _print_unexercised(out, report)
+
+
+def _print_unexercised(out: Console, report: Report) -> None:
+    """The properties these bounds cannot exercise, folded to one line per bound that would, and the clauses
+    left not exercised or holding only in part."""
+    by_need = unexercised_by_bound(report)
+    if not by_need:
+        return
+    accepted = " (accepted: --accept-unexercised)" if report.accept_unexercised else ""
+    out.print(f"not exercised at these bounds{accepted}: {plural(len(report.unexercised), 'property')}; "
+              "the flags that would exercise them:", markup=False)
+    for need, names in by_need:
+        out.print(f"  {need}: {', '.join(names)}", markup=False)
+    for status, label in ((UNEXERCISED, "clauses not exercised"), (PARTLY, "clauses holding only in part")):
+        ids = [c.id for c in report.clauses if c.status == status]
+        if ids:
+            out.print(f"  {label}: {' '.join(ids)}", markup=False)
+    out.print()
 
 
 def _agree(verdict: str, count: int) -> str:
@@ -266,7 +309,8 @@ def check_json(report: Report, paths: dict[str, str]) -> dict[str, Any]:
         "properties": [
             {"name": p.name, "kind": p.kind, "clauses": list(p.clauses), "holds": p.holds,
              "witnessed": p.witnessed, "status": p.status, "message": p.message, "meaning": p.doc,
-             "situation": p.situation, "trace": paths.get(p.name), "companion": p.companion, "needs": p.needs}
+             "situation": p.situation, "trace": paths.get(p.name), "companion": p.companion, "needs": p.needs,
+             "breaks": list(p.blamed)}
             for p in report.properties
         ],
         "clauses": [

@@ -18,6 +18,7 @@ from pausecheck.model import (
     reading_named,
 )
 from pausecheck.model import clauses as catalogue
+from pausecheck.model.blame import blamed
 from pausecheck.model.config import without_faults
 from pausecheck.model.lang import Rule
 from pausecheck.model.liveness import EVENTUALLY
@@ -30,8 +31,8 @@ from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
 from ..liveness import LivenessGraphTooLarge, LivenessResult, check_liveness
 from ..spread import spread
 
-__all__ = ["PropertyVerdict", "ClauseVerdict", "Companion", "Report", "build_report", "check", "companion_machine",
-           "with_companion", "with_liveness", "strength_note", "LIVENESS_LIMIT", "VIOLATION_EXIT",
+__all__ = ["INVOLVED", "PropertyVerdict", "ClauseVerdict", "Companion", "Report", "build_report", "check",
+           "companion_machine", "with_companion", "with_liveness", "strength_note", "LIVENESS_LIMIT", "VIOLATION_EXIT",
            "UNESTABLISHED_EXIT"]
 
 LIVENESS_LIMIT = 2_000_000  # states: the liveness graph is held whole in memory
@@ -39,6 +40,9 @@ LIVENESS_LIMIT = 2_000_000  # states: the liveness graph is held whole in memory
 HOLDS, VIOLATED, VACUOUS, UNEXERCISED, WITNESSED, MISSING, EXCUSED, BY_CONSTRUCTION = (
     "holds", "VIOLATED", "VACUOUS", "not exercised", "witnessed", "MISSING", "excused", "by construction",
 )
+# A clause of a violated property that the failing part of its formula does not name (`model/blame.py`):
+# not shown broken, not established either.
+INVOLVED = "involved"
 # An incomplete search establishes nothing but the violations and witnesses it found.
 UNREFUTED, UNFOUND = "no violation found (incomplete)", "not found (incomplete)"
 PARTLY = "holds in part"  # a clause some of whose properties hold and the others are not exercised
@@ -63,6 +67,9 @@ class PropertyVerdict:
     doc: str
     needs: str | None = None
     companion: str | None = None  # the companion search that established it (None: the main one)
+    # violated: the clauses its counterexample breaks (the failing part of its formula, `model/blame.py`);
+    # its other clauses are only involved
+    blamed: tuple[str, ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -165,15 +172,24 @@ def _verdict(machine: Machine, result: Result, prop: Any) -> PropertyVerdict:
         status = UNREFUTED
     else:
         status = HOLDS if witnessed else VACUOUS
+    blame = () if violation is None else blamed(prop.name, prop.clauses, machine.bounds, violation.states,
+                                                violation.actions)
     return PropertyVerdict(prop.name, prop.kind, prop.clauses, status, violation is None, witnessed,
-                           violation.message if violation else None, violation, prop.situation, prop.doc, needs)
+                           violation.message if violation else None, violation, prop.situation, prop.doc, needs,
+                           blamed=blame)
 
 
-def _clause_status(props: list[PropertyVerdict]) -> str:
-    """The worst of its properties' verdicts; not exercised only if none of them is."""
+def _clause_status(clause: str, props: list[PropertyVerdict]) -> str:
+    """The worst of its properties' verdicts, where a violated property breaks it only if its counterexample
+    breaks the part of the formula that names it (else the clause is involved); not exercised only if none
+    of them is."""
     if not props:
         return MISSING
-    for status in (VIOLATED, VACUOUS, UNREFUTED):
+    if any(p.status == VIOLATED and clause in p.blamed for p in props):
+        return VIOLATED
+    if any(p.status == VIOLATED for p in props):
+        return INVOLVED
+    for status in (VACUOUS, UNREFUTED):
         if any(p.status == status for p in props):
             return status
     exercised = sum(p.status != UNEXERCISED for p in props)
@@ -280,7 +296,7 @@ def with_liveness(report: Report, live: LivenessResult) -> Report:
         path = v.lasso if not v.holds else v.witness
         found = None if path is None else Discovery(path.states, path.actions[:len(path.states) - 1], v.message)
         verdicts.append(PropertyVerdict(v.name, EVENTUALLY, v.clauses, status, v.holds, v.witnessed, v.message, found,
-                                        None, v.doc, v.needs))
+                                        None, v.doc, v.needs, blamed=() if v.holds else v.clauses))
     properties = report.properties + tuple(verdicts)
     return dataclasses.replace(report, properties=properties, clauses=_clauses(properties), liveness=live)
 
@@ -320,7 +336,7 @@ def _clauses(verdicts: tuple[PropertyVerdict, ...]) -> tuple[ClauseVerdict, ...]
         if unformalised:
             status = EXCUSED if clause.strength == catalogue.EXCUSED else BY_CONSTRUCTION
         else:
-            status = _clause_status(props)
+            status = _clause_status(clause.id, props)
         clauses.append(ClauseVerdict(clause.id, clause.rule, clause.text, tuple(p.name for p in props), witnesses,
                                      status, clause.note if unformalised else None, clause.strength, clause.note))
     return tuple(clauses)

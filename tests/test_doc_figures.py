@@ -1,0 +1,76 @@
+"""Figures in README.md and docs/ that the tool decides: each read from the text and compared with the tool,
+so that a change to the model or the catalogue that moves one fails here instead of leaving the docs stale."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from pausecheck.checks.cli import main
+from pausecheck.model import COMPANIONS, DEFAULT_BOUNDS, SWITCHES
+from pausecheck.model.ambiguities import AMBIGUITIES
+from pausecheck.traces.itf import VARS
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = {name: (ROOT / "docs" / f"{name}.md").read_text(encoding="utf-8") for name in ("commands", "engines",
+                                                                                     "limitations")}
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "nine": 9, "ten": 10, "sixteen": 16, "seventeen": 17,
+           "eighteen": 18}
+
+
+def _number(word: str) -> int:
+    return int(word.replace(",", "")) if word[0].isdigit() else NUMBERS[word.lower()]
+
+
+def test_the_count_of_switches_and_fixed_ambiguities():
+    said = re.search(r"- (\w+) of the \d+ ambiguities are switches the rules branch on .*?the\s+other (\w+)\s+are "
+                     r"fixed", DOCS["limitations"], re.S)
+    assert said, "docs/limitations.md: the sentence counting switched and fixed ambiguities is gone"
+    assert _number(said.group(1)) == len(SWITCHES)
+    assert _number(said.group(2)) == len(AMBIGUITIES) - len(SWITCHES)
+    for each in re.findall(r"for each of the (\d+) ambiguities the rules\s+switch on", README + DOCS["commands"]):
+        assert int(each) == len(SWITCHES)
+
+
+def test_the_itf_doc_counts_the_variables():
+    itf = (ROOT / "docs" / "itf.md").read_text(encoding="utf-8")
+    assert f"always `{str(VARS).replace(chr(39), chr(34))}`" in itf
+    counted = re.findall(r"all (\w+) variables", itf)
+    assert counted and all(_number(w) == len(VARS) for w in counted)
+
+
+def test_the_no_companion_help_names_every_companion(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    said = text[text.rindex("--no-companion"):][:400]
+    assert all(name in said for name, _ in COMPANIONS), said
+
+
+def test_the_state_counts_of_the_default_check(shared_check):
+    """docs/commands.md: the states of the default search and of each companion search."""
+    report = shared_check(DEFAULT_BOUNDS)
+    said = re.search(r"searches ([\d,]+) states, then (\w+) small companion searches\s+\(([^;)]*) states[;)]",
+                     DOCS["commands"])
+    assert said, "docs/commands.md: the sentence with the default check's state counts is gone"
+    assert _number(said.group(1)) == report.result.states
+    assert _number(said.group(2)) == len(report.companions) == len(COMPANIONS)
+    assert [_number(n) for n in said.group(3).split(" + ")] == [c.result.states for c in report.companions]
+
+
+@pytest.mark.slow  # three searches at the default bounds under tracemalloc: minutes
+def test_the_bytes_a_state_of_each_store(monkeypatch):
+    """docs/engines.md: the bytes a state of the exact, compact and fingerprint stores (`benchmarks/bench.py`'s
+    `stored_bytes`), within 5%: tracemalloc's peak moves a little with the Python build."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    from bench import stored_bytes
+
+    said = re.search(r"(\d+) instead of (\d+) bytes a state at the defaults", DOCS["engines"])
+    fingerprints = re.search(r"packs the states still\s+to expand \((\d+) bytes a state", DOCS["engines"])
+    assert said and fingerprints
+    measured = stored_bytes("default")
+    for figure, field in ((said.group(1), "bytes_per_state_compact"), (said.group(2), "bytes_per_state"),
+                          (fingerprints.group(1), "bytes_per_state_fingerprints")):
+        assert abs(int(figure) - measured[field]) <= 0.05 * measured[field], (field, figure, measured)
