@@ -70,7 +70,7 @@ def build() -> str:
         return "interpreted"
     generated = len(prebuilt())
     return f"compiled with mypyc: {len(compiled)} of {len(HOT)} hot modules" + (
-        f", {generated} generated modules" if generated else "")
+        f" and {generated} generated" if generated else "")
 
 
 def make(folder: str | Path, bounds: tuple[object, ...] = (), reading: str = "conformant",
@@ -89,7 +89,7 @@ def make(folder: str | Path, bounds: tuple[object, ...] = (), reading: str = "co
     (folder / "mypy.ini").write_text(MYPY_INI)
     if echo:
         print(f"build: compiling {len(HOT)} hot modules and {len(texts)} generated ones with mypyc in {folder} "
-              "(a minute or two)...", file=sys.stderr, flush=True)
+              "(a few minutes)...", file=sys.stderr, flush=True)
     out, refused = _mypyc(folder, texts), {}
     while out.returncode != 0:  # a generated module mypy refuses stays Python text (`exec`'d), the rest compiled
         errors = (out.stdout + out.stderr).splitlines()

@@ -86,7 +86,7 @@ _new = tuple.__new__  # a record built from its fields' tuple, without the Named
 
 # The names the generated code uses (a build's modules import them from where they are defined).
 _NAMESPACE: dict[str, Any] = {
-    "_new": _new, "_update_last": _update_last, "_fold": _fold, "_insert": _insert, "_act": _act,
+    "_new": _new, "_update_last": _update_last, "_fold": _fold, "_insert": _insert, "_act": _act, "_ACTIONS": _ACTIONS,
     **_RECORDS,
     **{name: getattr(_actions, name) for name in _actions.__all__ if isinstance(getattr(_actions, name), type)},
 }
@@ -581,7 +581,8 @@ def _choices(w: _Writer, rule: Rule, left: list[Choose], values: dict[str, Any],
         w.line(depth, f"if {' and '.join(w.expr(x, env) for x in tests)}:")
         depth += 1
     fields = ", ".join(w.expr(specialize(x, bounds, reading, values), env) for x in rule.fields)
-    action = f"_act(({rule.action.__name__}, {fields}))"
+    key = f"({rule.action.__name__}, {fields})"
+    action = f"(_ACTIONS.get({key}) or _act({key}))"  # the shared action without a call; made on first use
     effect = specialize_block(rule.effect, bounds, reading, values)
     w.block(effect, env, depth, lambda end_env, d: _successor(w, rule, end_env, d, action))
 
