@@ -4,6 +4,7 @@
     python benchmarks/bench.py --quick          # the default bounds only
     python benchmarks/bench.py --json           # the same as one JSON object
     python benchmarks/bench.py --no-compiled    # without the mypyc-compiled search (a minute less)
+    python benchmarks/bench.py --quick --at "calls 3"   # Spin and the compiled search paired at --calls 3
     python benchmarks/bench.py --readme         # and time every documented command: docs/speed.md
 
 `--readme` writes this run's headline figures and the times of the documented commands into docs/speed.md,
@@ -44,17 +45,20 @@ for every fault at once (`--crashes 1 --expiries 1 --races 1 --new-turns 1`), ea
 `spin_two_sessions_seconds` and `spin_all_faults_seconds` are pan's CPU seconds where its search
 completes, else null, and `spin_large` says what each run reached. `--quick` and `--no-spin-large` skip them.
 
-Compiled: `benchmarks/compiled.py` builds a copy of pausecheck in a temporary folder with the search's
-hot modules compiled by mypyc (about 50 s; mypy comes with the `bench` extra, `pip install -e
-'.[bench]'`), and the default bounds are searched again, with and without properties, in processes
-whose path starts with that copy, five times each alternating with the interpreted search, the least CPU
-time of each side counting (a single later run meets the machine in another state; docs/speed.md has both)
-(each row says whether its successor module was the compiled one; a row that was not is reported as FAILED,
-not as a figure). The compiled search must store the same
-states, transitions and violations as the interpreted one, else MISMATCH and no figure.
-`compiled_us_per_state` is its microseconds per state with every property, `compiled_ratio_to_spin`
+Compiled: `benchmarks/compiled.py` builds a copy of pausecheck in a temporary folder (`python -m
+pausecheck.checks.build`, `checks/build.py`) with the search's hot modules and the code the model generates
+for the bounds timed (the successors and the property screens, `model/prebuilt.py`) compiled by mypyc (a few
+minutes; mypy comes with the `bench` extra, `pip install -e '.[bench]'`), and the bounds are searched again,
+with and without properties, in processes whose path starts with that copy, five times each alternating with
+the interpreted search, the least CPU time of each side counting (a single later run met the machine in
+another state: 27.6 us against 18.7 interpreted, where alternating gave 16.3 against 19.1). A row whose
+properties or successors were not the compiled ones is reported as FAILED, not as a figure. The compiled
+search must store the same states, transitions and violations as the interpreted one, else MISMATCH and no
+figure. `compiled_us_per_state` is its microseconds per state with every property, `compiled_ratio_to_spin`
 that over Spin's; both are null where the build is skipped (no mypy, no C compiler, `--no-compiled`)
-or fails, and the column says why. `--quick` keeps it: the target is stated at the default bounds.
+or fails, and the column says why. `--quick` keeps it. `--at SET` times Spin and the compiled search at
+another bound set than the defaults (`--at "calls 3"`: 1,194,347 states, issue 40's target), searched
+interpreted too; the pairings, and `us_per_state`, `ratio_to_spin` and the compiled figures, are then of it.
 Workers: `benchmarks/spread.py` at `--calls 3` (the default bounds with `--quick`; `--no-workers` skips it):
 states/s of one process and of the search spread over 1 and 2 worker processes (`check --workers N`), the CPU
 of the busiest worker (what the wall time would be on idle cores) and the bytes routed between workers per state.
@@ -86,6 +90,8 @@ from pausecheck.checks.spin.pan import parse
 from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, promela
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named
 from pausecheck.model import properties as property_module
+from pausecheck.model.prebuilt import module_name, prebuilt
+from pausecheck.model.pygen import source
 from spread import spread_figures
 
 HERE = Path(__file__).resolve().parent
@@ -94,8 +100,10 @@ SETS: dict[str, Bounds] = {
     "default": DEFAULT_BOUNDS,
     "larger": DEFAULT_BOUNDS.replace(per_call=3, artifacts=5, write_failures=2, observations=2),
     "two sessions": DEFAULT_BOUNDS.replace(sessions=2),
+    "calls 3": DEFAULT_BOUNDS.replace(calls=3),  # 1,194,347 states: searched only as `--at` (issue 40's target)
 }
 CALLS_3 = DEFAULT_BOUNDS.replace(calls=3)  # 1,194,347 states: the spread search's measure
+SEARCHED = ("default", "larger", "two sessions")  # the sets every run searches; `--at` adds its own
 
 
 def changed(bounds: Bounds) -> str:
@@ -123,6 +131,7 @@ def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
             "transitions_per_second": round(result.transitions / cpu),
             "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
             "violations": sorted(result.violations), "compiled": property_module.__file__.endswith(".so"),
+            "generated": module_name(source(machine.bounds, machine.reading)) in prebuilt(),
             "fingerprints": kind == "fingerprints", "compact": kind == "compact"}
 
 
@@ -151,34 +160,38 @@ def in_child(*args: str, path: Path | None = None) -> dict[str, object]:
     return json.loads(out.stdout.splitlines()[-1])
 
 
-def compiled_runs(interpreted: list[dict[str, object]], quiet: bool) -> tuple[list[dict[str, object]], str | None]:
-    """The default bounds searched by a mypyc-compiled copy of pausecheck, with and without properties, each
-    in a process of its own, ROUNDS times alternating with the interpreted search (so that both meet the
-    machine in the same state): the compiled copy's least CPU time of each kind, with the interpreted
-    search's least of the same rounds (`interpreted_us_per_state`), and None, or why there is no figure."""
+def compiled_runs(interpreted: list[dict[str, object]], quiet: bool,
+                  at: str = "default") -> tuple[list[dict[str, object]], str | None]:
+    """The bound set `at` searched by a mypyc-compiled copy of pausecheck (its generated code compiled for those
+    bounds too), with and without properties, each in a process of its own, ROUNDS times alternating with the
+    interpreted search (so that both meet the machine in the same state): the compiled copy's least CPU time of
+    each kind, with the interpreted search's least of the same rounds (`interpreted_us_per_state`), and None,
+    or why there is no figure."""
     runs: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as folder:
-        path, note = build(folder)
+        path, note = build(folder, (SETS[at],))
         if path is None:
             return runs, note if note.startswith("FAILED") else f"skipped: {note}"
         for kind in ("with", "without"):
             compiled, plain = [], []
             for _ in range(ROUNDS):
                 try:
-                    compiled.append(in_child(kind, "default", path=path))
+                    compiled.append(in_child(kind, at, path=path))
                 except subprocess.CalledProcessError as error:
                     return runs, (f"FAILED: the compiled search exited {error.returncode}: "
                                   f"{error.stderr.strip()[-300:]}")
-                plain.append(in_child(kind, "default"))
+                plain.append(in_child(kind, at))
             runs.append({**min(compiled, key=lambda run: run["cpu_seconds"]),
                          "interpreted_us_per_state": min(run["us_per_state"] for run in plain)})
             if not quiet:
                 print(_line(runs[-1]), flush=True)
     for run in runs:
-        same = next(r for r in interpreted if r["set"] == "default" and r["properties"] == run["properties"])
+        same = next(r for r in interpreted if r["set"] == at and r["properties"] == run["properties"])
         how = "with" if run["properties"] else "without"
         if not run["compiled"]:
             return runs, "FAILED: the child imported pausecheck's properties from source, not from the compiled copy"
+        if not run["generated"]:
+            return runs, "FAILED: the child ran the generated code by exec, not from the build's compiled modules"
         if [run[k] for k in ("states", "transitions", "violations")] != [same[k] for k in
                                                                        ("states", "transitions", "violations")]:
             return runs, (f"MISMATCH: {how} properties the compiled search stored {run['states']:,} states "
@@ -207,8 +220,8 @@ PAN = ("./pan", *PAN_FLAGS)  # depth limit far past the search's (~200); 2^20 ha
 ROUNDS = 5  # alternating rounds of pan and pausecheck in the same minutes: the least CPU time of each side counts
 
 
-def spin(python: dict[str, object]) -> dict[str, object]:
-    """Spin's column beside pausecheck's search of the default bounds (`python`: its first run, every
+def spin(python: dict[str, object], at: str = "default") -> dict[str, object]:
+    """Spin's column beside pausecheck's search of the bound set `at` (`python`: its first run, every
     property), or why it is empty. pan and pausecheck alternate, a fresh process each, ROUNDS times;
     each side's figure is its least CPU time (pan's from the rusage of the child, pausecheck's from
     `time.process_time` in its own), so that the machine's load, which only ever adds time, cancels out."""
@@ -220,7 +233,7 @@ def spin(python: dict[str, object]) -> dict[str, object]:
         return {**empty, "spin": "skipped: no C compiler (gcc or cc) on this machine"}
     pythons, pans = [python], []
     with tempfile.TemporaryDirectory() as folder:
-        model = promela(DEFAULT_BOUNDS, reading_named("conformant"), "benchmarks/flowdrop.pml")
+        model = promela(SETS[at], reading_named("conformant"), "benchmarks/flowdrop.pml")
         (Path(folder) / PROMELA.name).write_text(model, encoding="utf-8")
         started = time.perf_counter()
         for command in (SPIN, (compiler, *CC)):
@@ -231,7 +244,7 @@ def spin(python: dict[str, object]) -> dict[str, object]:
             out = subprocess.run(PAN, cwd=folder, capture_output=True, text=True, check=True).stdout
             pans.append({**pan_figures(out), "cpu_seconds": round(children_cpu() - before, 4)})
             if round_:
-                pythons.append(in_child("with", "default"))
+                pythons.append(in_child("with", at))
     best = min(pans, key=lambda run: run["cpu_seconds"])
     fastest = min(pythons, key=lambda run: run["cpu_seconds"])
     best.update(compile_seconds=compile_seconds, commands=[" ".join(c) for c in (SPIN, (compiler, *CC), PAN)],
@@ -329,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--command-seconds", type=float, default=7200.0, metavar="S",
                         help="with --readme: stop a command (Ctrl-C) after S seconds (default 7200)")
     parser.add_argument("--no-workers", action="store_true", help="skip the search spread over 1 and 2 workers")
+    parser.add_argument("--at", choices=list(SETS), default="default", metavar="SET",
+                        help="the bound set at which Spin and the compiled search are timed beside the interpreted "
+                             f"search (default: default; one of {', '.join(SETS)}; 'calls 3' is issue 40's target)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -346,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def measure(args: argparse.Namespace) -> dict[str, object]:
     """The benchmark proper (every search, Spin, the compiled copy, the mutants): printed, and its summary."""
-    names = ["default"] if args.quick else list(SETS)
+    names = (["default"] if args.quick else list(SEARCHED)) + ([args.at] if args.at not in SEARCHED else [])
     runs = []
     for name in names:
         limit = [str(args.two_sessions_seconds)] if name == "two sessions" else []
@@ -355,14 +371,14 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
             runs.append(in_child(kind, name, *limit))
             if not args.json:
                 print(_line(runs[-1]), flush=True)
-    default = next(r for r in runs if r["set"] == "default" and r["properties"] and not r["fingerprints"]
+    default = next(r for r in runs if r["set"] == args.at and r["properties"] and not r["fingerprints"]
                    and not r["compact"])
     thin = next(r for r in runs if r["set"] == "default" and r["fingerprints"])
     packed = next(r for r in runs if r["set"] == "default" and r["compact"])
-    compiled, failure = ([], "skipped: --no-compiled") if args.no_compiled else compiled_runs(runs, args.json)
+    compiled, failure = ([], "skipped: --no-compiled") if args.no_compiled else compiled_runs(runs, args.json, args.at)
     kernel = next((r for r in compiled if r["properties"]), None) if failure is None else None
     memory = in_child("bytes", "default")
-    column = spin(default)
+    column = spin(default, args.at)
     us_per_state = column.pop("us_per_state", default["us_per_state"])
     ratio = (round(float(kernel["us_per_state"]) / float(column["spin_us_per_state"]), 1)
              if kernel and column["ratio_to_spin"] is not None else None)
@@ -372,7 +388,7 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
     if not (args.quick or args.no_spin_large) and column["spin_run"] is not None and compiler is not None:
         large.update(spin_large(compiler, args.spin_seconds))
     summary: dict[str, object] = {
-        "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(),
+        "python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count(), "at": args.at,
         "us_per_state": us_per_state, "bytes_per_state": memory["bytes_per_state"],
         "bytes_per_state_compact": memory["bytes_per_state_compact"],
         "compact_us_per_state": packed["us_per_state"],
@@ -413,7 +429,7 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
 def _compiled(kernel: dict[str, object], without: dict[str, object], ratio: float | None) -> str:
     """The compiled column's line: its figures beside the interpreted search's of the same rounds, and Spin's."""
     speedup = float(kernel["interpreted_us_per_state"]) / float(kernel["us_per_state"])
-    return (f"mypyc, default bounds, least of {ROUNDS} alternating with the interpreted search: "
+    return (f"mypyc, {kernel['set']} bounds, least of {ROUNDS} alternating with the interpreted search: "
             f"{kernel['us_per_state']} us/state with every property ({speedup:.2f}x as fast as interpreted, "
             f"{kernel['interpreted_us_per_state']}), {without['us_per_state']} without (interpreted "
             f"{without['interpreted_us_per_state']}); the same {kernel['states']:,} states; "

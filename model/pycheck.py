@@ -23,6 +23,7 @@ from typing import Any
 
 from .formulas import ACT_FIELDS, ACTION_KINDS, FORMULAS, step_values
 from .lang import Expr, specialize, var
+from .prebuilt import namespace
 from .pygen import _NAMESPACE, _Env, _safe, _same, _Writer
 from .reading import CONFORMANT
 
@@ -110,9 +111,7 @@ def _replaced(x: Any) -> Any:
 
 
 def _compile(code: str) -> dict[str, Any]:
-    namespace = dict(_NAMESPACE)
-    exec(compile(code, "<pausecheck properties>", "exec"), namespace)  # our own generated code
-    return namespace
+    return namespace(code, "<pausecheck properties>", _NAMESPACE)
 
 
 def _function(w: _Writer, name: str, params: str, x: Any, bounds: Any, values: dict[str, Any] | None = None) -> None:
@@ -183,9 +182,14 @@ def _renamed(x: Any, names: dict[str, str]) -> Any:
     return Expr(x.op, _renamed(x.args, names), x.t)
 
 
+# The parameters' types, for a compiler that reads them (a build's mypyc, `checks/build.py`); free in `exec`.
+_TYPES = {"s": "State", "p": "State", "x": "Execution"}
+
+
 def _define(w: _Writer, name: str, params: str, result: str) -> None:
     """A function of `params` returning `result`, the lookups it hoisted computed first."""
-    w.line(0, f"def {name}({params}):")
+    typed = ", ".join(f"{p}: {_TYPES[p]}" if p in _TYPES else p for p in params.split(", "))
+    w.line(0, f"def {name}({typed}):")
     if params.startswith("s"):
         w.line(1, "executions = s[0]")
         w.line(1, "segments = s[1]")

@@ -40,6 +40,7 @@ from .lang import (
     walk,
 )
 from .lowering import lowered
+from .prebuilt import namespace
 from .rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning, id_key
 
@@ -86,8 +87,11 @@ def _act(key: tuple[Any, ...]) -> Any:
     return action
 
 
+_new = tuple.__new__  # a record built from its fields' tuple, without the NamedTuple's Python constructor
+
+# The names the generated code uses (a build's modules import them from where they are defined).
 _NAMESPACE: dict[str, Any] = {
-    "_new": tuple.__new__, "_update_last": _update_last, "_fold": _fold, "_insert": _insert, "_act": _act,
+    "_new": _new, "_update_last": _update_last, "_fold": _fold, "_insert": _insert, "_act": _act, "_ACTIONS": _ACTIONS,
     **_RECORDS,
     **{name: getattr(_actions, name) for name in _actions.__all__ if isinstance(getattr(_actions, name), type)},
 }
@@ -582,7 +586,8 @@ def _choices(w: _Writer, rule: Rule, left: list[Choose], values: dict[str, Any],
         w.line(depth, f"if {' and '.join(w.expr(x, env) for x in tests)}:")
         depth += 1
     fields = ", ".join(w.expr(specialize(x, bounds, reading, values), env) for x in rule.fields)
-    action = f"_act(({rule.action.__name__}, {fields}))"
+    key = f"({rule.action.__name__}, {fields})"
+    action = f"(_ACTIONS.get({key}) or _act({key}))"  # the shared action without a call; made on first use
     effect = specialize_block(rule.effect, bounds, reading, values)
     w.block(effect, env, depth, lambda end_env, d: _successor(w, rule, end_env, d, action))
 
@@ -615,7 +620,7 @@ def _successor(w: _Writer, rule: Rule, env: _Env, depth: int, action: str) -> No
 
 def _write(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> str:
     w = _Writer()
-    w.line(0, "def successors(s):")
+    w.line(0, "def successors(s: State):")  # typed for a compiler that reads it (`checks/build.py`)
     w.line(1, "executions = s[0]")
     w.line(1, "segments = s[1]")
     w.line(1, "out = []")
@@ -658,9 +663,7 @@ _COMPILED: dict[tuple[Any, ...], tuple[Successors, tuple[Rule, ...]]] = {}
 
 def _compiled(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> Successors:
     code = _write(bounds, reading, rules)
-    namespace = dict(_NAMESPACE)
-    exec(compile(code, f"<pausecheck rules {reading.name}>", "exec"), namespace)  # our own generated code
-    return namespace["successors"]
+    return namespace(code, f"<pausecheck rules {reading.name}>", _NAMESPACE)["successors"]
 
 
 def enabled(bounds: Bounds, reading: Reading, state: State, rules: tuple[Rule, ...] = RULES) -> list[Action]:
