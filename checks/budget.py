@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from .explore import Limits, resident_bytes
+from .limits import Limits, resident_bytes
 
 __all__ = ["Budget", "LimitReached", "active", "note", "signals_interrupt_z3", "GRACE", "HARD_STOP"]
 

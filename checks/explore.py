@@ -9,7 +9,6 @@ property, the shortest deadlock, and whether the search was complete.
 from __future__ import annotations
 
 import gc
-import os
 import time
 from array import array
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
@@ -17,8 +16,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from .budget import active
 from .checkpoint import Checkpoint
 from .compact import CompactStates
+from .limits import NO_LIMITS, Limits, resident_bytes
 from .packed import PackedStates
 from .restore import STUCK, restore, snapshot
 
@@ -58,32 +59,6 @@ class Model(Protocol):
 
 
 OPTIONAL = ("canonical", "vetted", "screen", "edge_screen", "spread_key")  # the optional hooks above, by name
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """When to stop early; an early stop makes the result incomplete.
-
-    Reaching `max_depth` counts as stopping early even when the states at that depth happen to have
-    no new successors: they were not expanded, so nothing beyond them is established.
-    """
-
-    max_states: int | None = None
-    max_depth: int | None = None
-    max_seconds: float | None = None
-    max_memory: int | None = None  # bytes of resident memory the process may reach
-
-
-NO_LIMITS = Limits()
-
-
-def resident_bytes() -> int:
-    """This process's resident memory now (Linux /proc; 0 where it cannot be read)."""
-    try:
-        with open("/proc/self/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -509,7 +484,6 @@ def _over(limits: Limits, deadline: float | None, used: Callable[[], int] = resi
     elif limits.max_memory is not None and used() >= limits.max_memory:
         reason = "max-memory"
     if reason is not None:
-        from .budget import active  # the budget module builds on this one
 
         budget = active()
         if budget is not None and budget.over() == reason:

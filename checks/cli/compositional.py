@@ -11,7 +11,7 @@ from pausecheck.model import Bounds
 from ..console import console
 from ..evidence import command_line
 from .draft import rules_of
-from .prove import _flags, with_progress
+from .proving import _flags, with_progress
 
 __all__ = ["compositional_command", "THEOREM"]
 

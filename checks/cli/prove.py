@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
+from pausecheck.model import Bounds, Machine
 from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import ALWAYS, SOMETIMES
@@ -18,24 +18,19 @@ from ..budget import active, note
 from ..console import Reporter, console
 from ..drafts import draft_meta
 from ..evidence import trace_name, trace_of
+from .compositional import compositional_command
 from .draft import draft_given, rules_of
+from .proving import _flags, with_progress
 
 __all__ = ["prove_command", "engines_command", "with_progress"]
 
 _PROPERTY = {p.name: p for p in PROPERTIES}
 
 
-def _flags(bounds: Bounds, keep: tuple[str, ...] = ()) -> str:
-    """The non-default bound flags (and those in `keep`), as a user would type them."""
-    return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
-                    if value != getattr(DEFAULT_BOUNDS, name) or name in keep)
-
-
 def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception], write: Any) -> int:
     if [args.bmc is not None, args.induction, args.compositional].count(True) != 1:
         raise usage("prove needs exactly one of --bmc K, --induction and --compositional")
     if args.compositional:
-        from .compositional import compositional_command
         return compositional_command(args, bounds, reading, usage)
     if args.bmc is not None and args.bmc < 0:
         raise usage("--bmc K needs a depth of 0 or more steps")
@@ -229,14 +224,6 @@ def _stopped(proof: Any) -> str:
         return said + (f"{', '.join(proof.standing)} are inductive with the {len(proof.kept)} kept invariants, but "
                        "fits_capacities was not settled, so nothing is proved for every behaviour")
     return said + "nothing is proved"
-
-
-def with_progress(args: argparse.Namespace, label: str, run: Any) -> Any:
-    """`run(progress, deadline)` with a progress line for `label` while it runs (what a limit's stop reports as
-    reached) and the deadline of --max-seconds."""
-    budget = active()
-    with Reporter("prove", color=not args.no_color) as reporter:
-        return run(reporter.status(label), None if budget is None else budget.deadline)
 
 
 def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str, rules: Any = None) -> dict[str, Any]:

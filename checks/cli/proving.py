@@ -1,0 +1,30 @@
+"""What the proof commands (`prove` and `prove --compositional`) share: the bound flags as a user types them,
+and a proof run under a progress line with the deadline of --max-seconds. Imports no command module, so that
+`prove.py` may hand `--compositional` to `compositional.py` and both build on this one."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pausecheck.model import DEFAULT_BOUNDS, Bounds
+
+from ..budget import active
+from ..console import Reporter
+
+__all__ = ["with_progress"]
+
+
+def _flags(bounds: Bounds, keep: tuple[str, ...] = ()) -> str:
+    """The non-default bound flags (and those in `keep`), as a user would type them."""
+    return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
+                    if value != getattr(DEFAULT_BOUNDS, name) or name in keep)
+
+
+
+def with_progress(args: argparse.Namespace, label: str, run: Any) -> Any:
+    """`run(progress, deadline)` with a progress line for `label` while it runs (what a limit's stop reports as
+    reached) and the deadline of --max-seconds."""
+    budget = active()
+    with Reporter("prove", color=not args.no_color) as reporter:
+        return run(reporter.status(label), None if budget is None else budget.deadline)
