@@ -33,7 +33,7 @@ from compiled import LAYOUT, ROOT
 CHILD = """
 import json, time
 from pausecheck.model import PROPERTIES, Machine
-from pausecheck.checks.explore import explore
+from pausecheck.checks.search.explore import explore
 import pausecheck.model.machine as where
 names = {names!r}
 machine = Machine() if names is None else Machine(properties=tuple(p for p in PROPERTIES if p.name in names),

@@ -17,9 +17,9 @@ adds wall time, not CPU time) and the process's peak resident memory (ru_maxrss:
 interpreter and imports included, which is why bytes per state are measured apart). Bytes per stored
 state come from traced runs without properties (tracemalloc's peak over the search: every stored
 state, the index, parents and the result, divided by the states), once keeping every state as objects,
-once keeping every state exactly but packed (`check --compact`, `checks/compact.py`) and once keeping only
+once keeping every state exactly but packed (`check --compact`, `checks/search/compact.py`) and once keeping only
 fingerprints (`check --fingerprint`: 64-bit hashes of visited states, the states still to expand packed,
-`checks/packed.py`); tracing slows those runs, so their time is not reported: the default bounds run
+`checks/search/packed.py`); tracing slows those runs, so their time is not reported: the default bounds run
 twice more, timed, with every property, compact and with only fingerprints. Two sessions at
 the default bounds run under a time limit (`--two-sessions-seconds`) and are reported as incomplete
 where they reach it; they run a third time with session symmetry. Then
@@ -85,7 +85,7 @@ from pathlib import Path
 
 import speedpage
 from compiled import build
-from pausecheck.checks.explore import Limits, explore
+from pausecheck.checks.search.explore import Limits, explore
 from pausecheck.checks.spin.pan import parse
 from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, promela
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named

@@ -1,7 +1,7 @@
-"""Recompute `checks/flipbounds.py`'s SHOWN_AT: for every single change of reading, the smallest bounds (in
+"""Recompute `checks/mutants/flipbounds.py`'s SHOWN_AT: for every single change of reading, the smallest bounds (in
 the fewest raises of one bound from the tiniest, with the faults it needs) at which a verdict flips.
 
-    python benchmarks/flip_bounds.py            # prints the table to paste into checks/flipbounds.py
+    python benchmarks/flip_bounds.py            # prints the table to paste into checks/mutants/flipbounds.py
     python benchmarks/flip_bounds.py A-T15      # only the readings of these ambiguities
 
 Each candidate bound set is one check of the reading and one of the conformant reading (shared between
@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pausecheck.checks.flipbounds import MAX_RAISES, flags, smallest_flip  # noqa: E402
-from pausecheck.checks.flips import singles  # noqa: E402
+from pausecheck.checks.mutants.flipbounds import MAX_RAISES, flags, smallest_flip  # noqa: E402
+from pausecheck.checks.mutants.flips import singles  # noqa: E402
 from pausecheck.model import DEFAULT_BOUNDS  # noqa: E402
 
 

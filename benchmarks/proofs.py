@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 
-from pausecheck.checks.flips import singles
+from pausecheck.checks.mutants.flips import singles
 from pausecheck.model.config import Bounds
 
 FAULTS: tuple[tuple[str, ...], ...] = ((), ("--crashes", "1"), ("--expiries", "1"), ("--races", "1"),

@@ -21,8 +21,8 @@ import sys
 import time
 from typing import Any
 
-from pausecheck.checks.explore import NO_LIMITS, explore
-from pausecheck.checks.spread import Processes, spread
+from pausecheck.checks.search.explore import NO_LIMITS, explore
+from pausecheck.checks.search.spread import Processes, spread
 from pausecheck.model import DEFAULT_BOUNDS, Machine
 
 __all__ = ["spread_figures"]

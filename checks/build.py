@@ -38,7 +38,7 @@ __all__ = ["HOT", "build", "make", "main"]
 # `Machine.successors` got the successor function back, not its list), and its one line costs nothing
 # interpreted.
 HOT = ("pausecheck.model.properties", "pausecheck.model.witnesses", "pausecheck.model.state",
-       "pausecheck.checks.explore")
+       "pausecheck.checks.search.explore")
 
 # The package's parts -> their place in the copy (the repository maps its top-level folders under one
 # package, which mypyc cannot follow: the copy has the real layout).
@@ -133,7 +133,7 @@ def _copy(folder: Path) -> None:
 def _generated(bounds: tuple[object, ...], reading: str) -> dict[str, str]:
     """Every text the model generates in a search, with every property, of the default bounds and of each of
     `bounds`, under `reading`: module name -> text."""
-    from pausecheck.checks.explore import explore
+    from pausecheck.checks.search.explore import explore
     from pausecheck.model import DEFAULT_BOUNDS, Machine, reading_named
     from pausecheck.model.prebuilt import recording
     with recording() as texts:

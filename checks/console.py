@@ -22,7 +22,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from .budget import note
+from .search.budget import note
 
 __all__ = ["console", "Reporter", "PIPE_WIDTH", "QUIET_SECONDS", "left"]
 

@@ -36,10 +36,10 @@ from pausecheck.traces.itf import trace_document
 from pausecheck.traces.replay import first_difference
 
 from .drafts import Draft, base_of
-from .evidence import evidence_of
-from .explore import Limits
-from .parallel import run_all
+from .mutants.evidence import evidence_of
 from .report import Report, check
+from .search.explore import Limits
+from .search.parallel import run_all
 
 __all__ = ["DIFF_KIND", "behaviour_documents", "summary", "Behaviour", "Walk", "Checked", "Diff", "walk_together",
            "diff", "changed_rules", "make_up"]

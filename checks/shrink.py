@@ -21,9 +21,9 @@ from typing import Any
 
 from pausecheck.model import Machine
 
-from .explore import Discovery, Progress
 from .oracle.conform import Divergence
 from .oracle.minimise import minimise, path_of
+from .search.explore import Discovery, Progress
 
 __all__ = ["shrink"]
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from pausecheck.checks.evidence import replay_file, trace_of
-from pausecheck.checks.explore import Discovery, Limits, Result, explore
+from pausecheck.checks.mutants.evidence import replay_file, trace_of
 from pausecheck.checks.report import Report, check
+from pausecheck.checks.search.explore import Discovery, Limits, Result, explore
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, PROPERTIES, READINGS, BoundError, Bounds, Machine
 from pausecheck.traces.itf import TraceError, load_trace, write_trace
 from pausecheck.traces.replay import Replay, replay

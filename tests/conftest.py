@@ -10,11 +10,11 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
-from pausecheck.checks.flips import flip_matrix
-from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.mutants import MUTANTS
+from pausecheck.checks.mutants.flips import flip_matrix
+from pausecheck.checks.mutants.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.report import check
-from pausecheck.checks.sealing import KEY_VARIABLE
+from pausecheck.checks.search.sealing import KEY_VARIABLE
 from pausecheck.checks.symbolic import compositional, consistency
 from pausecheck.model.reading import reading_named
 
@@ -23,7 +23,7 @@ _CHECKS: dict[str, Any] = {}
 
 def pytest_configure(config: pytest.Config) -> None:
     """Checkpoints sealed under a key of the test run's own (inherited by the commands it starts), never the
-    user's (`checks/sealing.py`)."""
+    user's (`checks/search/sealing.py`)."""
     os.environ[KEY_VARIABLE] = os.path.join(tempfile.mkdtemp(prefix="pausecheck-key-"), "checkpoint.key")
 
 

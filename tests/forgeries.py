@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
-from pausecheck.checks.checkpoint import MAGIC, Checkpoint, CheckpointError, seal
-from pausecheck.checks.explore import explore
-from pausecheck.checks.restore import STUCK
+from pausecheck.checks.search.checkpoint import MAGIC, Checkpoint, CheckpointError, seal
+from pausecheck.checks.search.explore import explore
+from pausecheck.checks.search.restore import STUCK
 
 __all__ = ["Parts", "parts_of", "sign", "packed", "Ladder", "ladder_saved", "figures", "uninterrupted", "forged",
            "forged_case"]
@@ -152,7 +152,7 @@ VALUES = st.one_of(NUMBERS, st.floats(allow_nan=False), st.sampled_from([None, "
 @st.composite
 def forged(draw: st.DrawFn, parts: Parts) -> bytes:
     """One to three edits of what a checkpoint says, each of a kind a forger would make, then signed. Never a
-    discovery deleted: a resume takes their absence on trust (`checks/restore.py`)."""
+    discovery deleted: a resume takes their absence on trust (`checks/search/restore.py`)."""
     for _ in range(draw(st.integers(1, 3))):
         parts = draw(st.sampled_from([_states, _numbers, _counters, _discoveries, _deadlock]))(draw, parts)
     return parts.signed()

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.flips import singles
 from pausecheck.checks.mutants import MUTANTS, WITNESS_LOST, mutant_named, mutate
+from pausecheck.checks.mutants.flips import singles
 from pausecheck.checks.symbolic import agreement as module
 from pausecheck.checks.symbolic.agreement import (
     Variant,

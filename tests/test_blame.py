@@ -1,6 +1,6 @@
 """Clause blame: a counterexample breaks the clauses of the part of the property's formula that failed; the
 property's other clauses are only involved (`model/blame.py`, the parts in `model/formulas.py`). And the kill
-matrix of a base that itself breaks a property (`checks/killmatrix.py`).
+matrix of a base that itself breaks a property (`checks/mutants/killmatrix.py`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pausecheck.checks.cli import main
 from pausecheck.checks.drafts import load_draft
-from pausecheck.checks.golden import GOLDEN_DIR
-from pausecheck.checks.killmatrix import kill_matrix
 from pausecheck.checks.mutants import mutant_named
+from pausecheck.checks.mutants.golden import GOLDEN_DIR
+from pausecheck.checks.mutants.killmatrix import kill_matrix
 from pausecheck.checks.report import check
 from pausecheck.checks.report.verdicts import INVOLVED, VIOLATED
 from pausecheck.model import Bounds

@@ -1,4 +1,4 @@
-"""--max-seconds and --max-memory (`checks/budget.py`): every command that can run long takes them, counts
+"""--max-seconds and --max-memory (`checks/search/budget.py`): every command that can run long takes them, counts
 its set-up inside the limit, and stops with exit 3 and what it established, within the limit plus the
 watchdog's grace; no command accepts a limit it ignores."""
 
@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from pausecheck.checks.budget import GRACE, HARD_STOP
 from pausecheck.checks.cli.parser import parser
+from pausecheck.checks.search.budget import GRACE, HARD_STOP
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = [sys.executable, str(ROOT / "examples" / "sqlite_runtime" / "runtime.py")]
@@ -137,7 +137,7 @@ def test_the_watchdog_ends_what_does_not_stop_in_time() -> None:
 
 
 def test_the_memory_of_worker_processes_counts_too() -> None:
-    from pausecheck.checks.budget import _children_bytes
+    from pausecheck.checks.search.budget import _children_bytes
 
     before = _children_bytes()
     child = subprocess.Popen([sys.executable, "-c", "x = bytearray(100 << 20); print(flush=True); input()"],
@@ -153,8 +153,8 @@ def test_the_memory_of_worker_processes_counts_too() -> None:
 def test_a_search_that_stops_itself_at_the_limit_is_left_to_report() -> None:
     """A search that sees --max-memory reached stops itself; the report that follows (slow on a loaded
     machine) is not cut by the watchdog, although the memory stays over the limit while it runs."""
-    from pausecheck.checks.budget import TICK, Budget
-    from pausecheck.checks.explore import explore, resident_bytes
+    from pausecheck.checks.search.budget import TICK, Budget
+    from pausecheck.checks.search.explore import explore, resident_bytes
     from pausecheck.model import Bounds, Machine
 
     with Budget(None, resident_bytes() + 20 * 2**20, hard_stop=False) as budget:

@@ -1,4 +1,4 @@
-"""Checkpoints (`checks/checkpoint.py`, `checks/restore.py`): numbers only, never code; a resumed search
+"""Checkpoints (`checks/search/checkpoint.py`, `checks/search/restore.py`): numbers only, never code; a resumed search
 ends as one never stopped; a damaged, foreign or hand-made checkpoint of any shape is one line and exit 2."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pausecheck.checks.checkpoint import FILE, MAGIC, Checkpoint, seal
 from pausecheck.checks.cli import main
-from pausecheck.checks.explore import Limits, explore
 from pausecheck.checks.mutants import mutant_named, mutate
+from pausecheck.checks.search.checkpoint import FILE, MAGIC, Checkpoint, seal
+from pausecheck.checks.search.explore import Limits, explore
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.actions import StartWriteBack
 from pausecheck.model.deviate import Effect, deviate, on
@@ -70,7 +70,8 @@ def test_no_file_is_unpickled() -> None:
     root = Path(pausecheck.checks.__file__).parent.parent
     users = sorted(str(p.relative_to(root)) for folder in ("model", "traces", "checks", "pausecheck")
                    for p in (root / folder).rglob("*.py") if "import pickle" in p.read_text("utf-8"))
-    assert users == ["checks/packed.py"] and "pickle.load(" not in (root / "checks/packed.py").read_text("utf-8")
+    packed = "checks/search/packed.py"
+    assert users == [packed] and "pickle.load(" not in (root / packed).read_text("utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """Forged checkpoints (issue 45): well-formed files sealed afresh, as a forger holding the user's key could
-(`checks/sealing.py`; one without it is refused at the seal, tested last), so that only their contents are
+(`checks/search/sealing.py`; one without it is refused at the seal, tested last), so that only their contents are
 wrong. Each is made afresh from a real checkpoint of the current model at small bounds (so
 the suite stays valid as the model changes), then resumed with `pausecheck check --resume`: it must be refused
 with exit 2 and one line naming what is wrong, or resume to exactly the figures, verdicts and trace files of
@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pausecheck.checks.checkpoint import FILE, MAGIC, Checkpoint
 from pausecheck.checks.cli import main
-from pausecheck.checks.explore import explore
-from pausecheck.checks.restore import STUCK
+from pausecheck.checks.search.checkpoint import FILE, MAGIC, Checkpoint
+from pausecheck.checks.search.explore import explore
+from pausecheck.checks.search.restore import STUCK
 
 from .forgeries import Ladder, Parts, figures, ladder_saved, packed, parts_of, sign, uninterrupted
 
@@ -291,7 +291,7 @@ def test_the_fuzzed_ladder_checkpoint_holds_every_kind_of_discovery(tmp_path: Pa
 _MEASURE = """
 import json, os, resource, sys, time
 from pausecheck.checks.cli import main
-from pausecheck.checks.explore import explore
+from pausecheck.checks.search.explore import explore
 def mapped(): return int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
 # A reader that held the file, even once, would need 6 GB: under this limit it dies of MemoryError.
 resource.setrlimit(resource.RLIMIT_AS, (mapped() + (1 << 30), resource.RLIM_INFINITY))

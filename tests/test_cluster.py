@@ -11,10 +11,10 @@ import pytest
 ray = pytest.importorskip("ray", reason="the optional Ray extra is not installed (pip install 'pausecheck[ray]')")
 
 from pausecheck.checks.cli import main  # noqa: E402
-from pausecheck.checks.cluster import connect, ray_spread  # noqa: E402
-from pausecheck.checks.explore import explore  # noqa: E402
-from pausecheck.checks.killmatrix import kill_matrix  # noqa: E402
 from pausecheck.checks.mutants import mutant_named  # noqa: E402
+from pausecheck.checks.mutants.killmatrix import kill_matrix  # noqa: E402
+from pausecheck.checks.search.cluster import connect, ray_spread  # noqa: E402
+from pausecheck.checks.search.explore import explore  # noqa: E402
 from pausecheck.model import Bounds, Machine, reading_named  # noqa: E402
 
 from .test_promela import CASES  # noqa: E402

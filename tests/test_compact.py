@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pausecheck.checks import compact
-from pausecheck.checks.checkpoint import Checkpoint
 from pausecheck.checks.cli import main
-from pausecheck.checks.compact import Arena, Blobs, CompactStates
-from pausecheck.checks.explore import Limits, explore
 from pausecheck.checks.mutants import mutant_named, mutate
+from pausecheck.checks.search.checkpoint import Checkpoint
+from pausecheck.checks.search.compact import Arena, Blobs, CompactStates
+from pausecheck.checks.search.explore import Limits, explore
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named
 
 from .strategies import RICH, reachable

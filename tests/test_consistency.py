@@ -6,8 +6,8 @@ import json
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.explore import Limits, explore
 from pausecheck.checks.mutants import mutant_named
+from pausecheck.checks.search.explore import Limits, explore
 from pausecheck.checks.symbolic import envelope
 from pausecheck.checks.symbolic.consistency import (
     FINISHES,

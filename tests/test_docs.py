@@ -207,7 +207,7 @@ def test_itf_example_replays(tmp_path: Path) -> None:
 
 
 def test_tutorial_shrink_example(tmp_path: Path) -> None:
-    from pausecheck.checks.evidence import machine_for
+    from pausecheck.checks.mutants.evidence import machine_for
     from pausecheck.checks.shrink import shrink
     from pausecheck.traces.replay import decode_actions
 

@@ -1,6 +1,6 @@
 """Drafts: a spec author's rule table, from a file, on every command; an edit never breaks a command.
 
-Mirrors `checks/drafts.py`, `checks/cli/draft.py` and the lazy mutant catalogue (`checks/mutants.py`).
+Mirrors `checks/drafts.py`, `checks/cli/draft.py` and the lazy mutant catalogue (`checks/mutants/catalogue.py`).
 """
 
 from __future__ import annotations

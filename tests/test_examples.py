@@ -30,8 +30,8 @@ import pytest
 from pausecheck.checks.cli import commands, main
 from pausecheck.checks.cli import readings as cli_readings
 from pausecheck.checks.cli.parser import parser
-from pausecheck.checks.killmatrix import kill_matrix
 from pausecheck.checks.mutants import MUTANTS
+from pausecheck.checks.mutants.killmatrix import kill_matrix
 from pausecheck.checks.symbolic import compositional, consistency
 from pausecheck.model import BOUND_HELP
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from pausecheck.checks.cli.parser import DEFAULT_MEMORY
-from pausecheck.checks.explore import Limits, Result, explore
+from pausecheck.checks.search.explore import Limits, Result, explore
 from pausecheck.model import (
     ALWAYS,
     DEFAULT_BOUNDS,
@@ -242,7 +242,7 @@ def test_fingerprints_only_give_the_same_search_and_traces_that_replay() -> None
 
 
 def test_the_fingerprint_set_grows_and_tells_new_from_seen() -> None:
-    from pausecheck.checks.explore import Fingerprints
+    from pausecheck.checks.search.explore import Fingerprints
 
     seen = Fingerprints()
     values = [hash((k, "x")) for k in range(5000)] + [0, -1, 2**63 - 1, -(2**63)]

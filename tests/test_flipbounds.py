@@ -1,11 +1,11 @@
-"""Where a reading shows (`checks/flipbounds.py`): every single change of reading has an entry, and each
+"""Where a reading shows (`checks/mutants/flipbounds.py`): every single change of reading has an entry, and each
 entry's bounds do show a flip (slow: one small check of the reading and one of the conformant reading each)."""
 
 from __future__ import annotations
 
 import pytest
-from pausecheck.checks.flipbounds import SHOWN_AT, flags, flipped, from_flags, shown_at
-from pausecheck.checks.flips import singles
+from pausecheck.checks.mutants.flipbounds import SHOWN_AT, flags, flipped, from_flags, shown_at
+from pausecheck.checks.mutants.flips import singles
 from pausecheck.model import DEFAULT_BOUNDS
 
 READINGS = [v.reading.removeprefix("conformant+") for v in singles(DEFAULT_BOUNDS)]

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.evidence import document_for
-from pausecheck.checks.explore import Discovery
 from pausecheck.checks.mutants import mutant_named, mutate
+from pausecheck.checks.mutants.evidence import document_for
 from pausecheck.checks.oracle import InProcess
 from pausecheck.checks.oracle.fuzz import fuzz
+from pausecheck.checks.search.explore import Discovery
 from pausecheck.model import Machine
 from pausecheck.model.config import FUZZ_BOUNDS
 from pausecheck.traces.replay import replay

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pausecheck.checks.evidence import machine_for
-from pausecheck.checks.golden import GOLDEN_DIR, golden_documents, golden_name
 from pausecheck.checks.mutants import MUTANTS, WITNESS_LOST
+from pausecheck.checks.mutants.evidence import machine_for
+from pausecheck.checks.mutants.golden import GOLDEN_DIR, golden_documents, golden_name
 from pausecheck.model import Machine
 from pausecheck.traces.itf import dumps, load_trace
 from pausecheck.traces.replay import replay

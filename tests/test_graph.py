@@ -8,8 +8,8 @@ from pathlib import Path
 
 import networkx
 import pytest
-from pausecheck.checks.explore import Result
-from pausecheck.checks.graph import (
+from pausecheck.checks.search.explore import Result
+from pausecheck.checks.search.graph import (
     FORMATS,
     GraphTooLarge,
     around,

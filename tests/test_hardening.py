@@ -258,7 +258,7 @@ def test_a_checkpoint_of_another_search_or_a_damaged_one_is_refused(tmp_path: Pa
     assert "no checkpoint to resume from" in capsys.readouterr().err
     from array import array
 
-    from pausecheck.checks.checkpoint import FILE, Checkpoint, Snapshot
+    from pausecheck.checks.search.checkpoint import FILE, Checkpoint, Snapshot
 
     Checkpoint(tmp_path, 1.0, ("other",)).save(Snapshot(array("q"), array("q"), {}))
     assert main(["check", "--resume", str(tmp_path)]) == 2

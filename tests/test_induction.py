@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.flips import singles
+from pausecheck.checks.mutants.flips import singles
 from pausecheck.checks.symbolic.candidates import mine
 from pausecheck.checks.symbolic.inductive import FITS, KEY, prove, sample_states
 from pausecheck.model import Bounds, Machine
@@ -41,7 +41,7 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
     """Stopped as the watchdog stops it (z3 interrupted, LimitReached), in Houdini's third query or in the first
     query after Houdini, the proof reports the states sampled, the candidates mined, the rounds run and what
     they dropped, and which properties Houdini left standing: not zeros."""
-    from pausecheck.checks.budget import LimitReached
+    from pausecheck.checks.search.budget import LimitReached
     from pausecheck.checks.symbolic import inductive
 
     real, asked = inductive.solve, []

@@ -21,11 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pausecheck.checks import budget
-from pausecheck.checks.checkpoint import MAGIC, Checkpoint, CheckpointError, seal
 from pausecheck.checks.cli import main
 from pausecheck.checks.cli.parser import parser
-from pausecheck.checks.explore import explore
 from pausecheck.checks.oracle.vectors import VectorError, load_vectors
+from pausecheck.checks.search.checkpoint import MAGIC, Checkpoint, CheckpointError, seal
+from pausecheck.checks.search.explore import explore
 from pausecheck.model import BOUND_HELP, reading_named
 
 from .forgeries import Parts, figures, forged_case, ladder_saved, uninterrupted
@@ -374,7 +374,7 @@ def test_a_huge_number_is_one_line_and_exit_2_or_only_a_lot(command: str, flag: 
 
 def test_a_pool_asked_for_more_jobs_than_items_starts_one_per_item() -> None:
     """The API's guard behind --jobs: a pool the size asked would fork idle processes (or overflow a C int)."""
-    from pausecheck.checks.parallel import run_all
+    from pausecheck.checks.search.parallel import run_all
 
     assert run_all(abs, [-1, -2, -3], jobs=10**21) == [1, 2, 3]
 

@@ -12,7 +12,7 @@ minimum but artifacts=2 (one for each execution to hold) and held_bound=1 (0 wou
 from __future__ import annotations
 
 import pytest
-from pausecheck.checks.explore import Result, explore
+from pausecheck.checks.search.explore import Result, explore
 from pausecheck.model import (
     PROPERTIES,
     SOMETIMES,

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import pytest
-from pausecheck.checks.evidence import lasso_document
-from pausecheck.checks.liveness import Lasso, LivenessGraphTooLarge, LivenessResult, check_liveness
+from pausecheck.checks.mutants.evidence import lasso_document
+from pausecheck.checks.search.liveness import Lasso, LivenessGraphTooLarge, LivenessResult, check_liveness
 from pausecheck.model import BOUND_HELP, LIVENESS, Bounds, Machine
 from pausecheck.model.actions import Answer, WriteMessage
 from pausecheck.model.deviate import Also, deviate, on

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from pausecheck.checks.explore import explore
-from pausecheck.checks.killmatrix import KillMatrix, kill_matrix, killer_names
 from pausecheck.checks.mutants import (
     DEADLOCK,
     LARGE,
@@ -22,6 +20,8 @@ from pausecheck.checks.mutants import (
     mutant_rules,
     mutate,
 )
+from pausecheck.checks.mutants.killmatrix import KillMatrix, kill_matrix, killer_names
+from pausecheck.checks.search.explore import explore
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
 from pausecheck.model.deviate import Deviation, Only, on
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
@@ -191,7 +191,7 @@ def test_to_json_is_plain_and_complete(matrix: KillMatrix):
 
 
 def test_redundancy_is_a_superset_of_kills():
-    from pausecheck.checks.killmatrix import MutantKill, _columns
+    from pausecheck.checks.mutants.killmatrix import MutantKill, _columns
 
     def row(name: str, *killed: str) -> MutantKill:
         return MutantKill(name, ("T7.1",), DEFAULT_BOUNDS, killed, tuple((k, 1) for k in killed),

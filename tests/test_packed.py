@@ -4,7 +4,7 @@ the order a breadth-first search reads them."""
 from __future__ import annotations
 
 import pytest
-from pausecheck.checks.packed import BLOCK, PackedStates
+from pausecheck.checks.search.packed import BLOCK, PackedStates
 from pausecheck.model import Machine
 from pausecheck.model.state import State
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from pausecheck.checks.flips import flip_matrix
 from pausecheck.checks.mutants import MUTANTS
+from pausecheck.checks.mutants.flips import flip_matrix
 from pausecheck.checks.report.html import html_report
 from pausecheck.model import PROPERTIES
 from pausecheck.model.machine import DEADLOCK

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.explore import explore
 from pausecheck.checks.mutants import bounds_of, mutant_named, mutate
+from pausecheck.checks.search.explore import explore
 from pausecheck.checks.spin.promela import CC_FLAGS, PAN_FLAGS, SPIN_FLAGS, capacities, promela
 from pausecheck.checks.symbolic.relation import Caps
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, reading_named

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.flips import flip_matrix
+from pausecheck.checks.mutants.flips import flip_matrix
 from pausecheck.model import (
     CONFORMANT,
     SWITCHES,

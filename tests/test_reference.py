@@ -4,9 +4,9 @@ steps the default also takes, finds exactly what the plain search finds, trace f
 from __future__ import annotations
 
 import pytest
-from pausecheck.checks.explore import OPTIONAL, Result, explore
 from pausecheck.checks.mutants import MUTANTS, mutant_named, mutate
-from pausecheck.checks.reference import Vetted, reference
+from pausecheck.checks.search.explore import OPTIONAL, Result, explore
+from pausecheck.checks.search.reference import Vetted, reference
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.reading import reading_named
 

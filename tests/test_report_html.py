@@ -9,9 +9,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from pausecheck.checks.evidence import Evidence, evidence_of
-from pausecheck.checks.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.mutants import mutant_named
+from pausecheck.checks.mutants.evidence import Evidence, evidence_of
+from pausecheck.checks.mutants.killmatrix import KillMatrix, kill_matrix
 from pausecheck.checks.report import Report
 from pausecheck.checks.report.html import anchor, html_report
 from pausecheck.checks.report.markdown import markdown_report
@@ -193,7 +193,7 @@ def test_the_two_session_companion_cites_the_compositional_proof(report: Report,
 def test_a_readings_report_leads_with_the_readings(report: Report, evidence: list[Evidence]) -> None:
     """Made with --readings, the page opens with the readings (a summary in the header, the section first),
     and the check of one reading comes after them; the same in Markdown."""
-    from pausecheck.checks.flips import Matrix
+    from pausecheck.checks.mutants.flips import Matrix
 
     matrix = Matrix(SMALL, (), ())  # no row: every ambiguity still has its section
     page = html_report(report, evidence, readings=matrix)

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.explore import explore
 from pausecheck.checks.mutants import MUTANTS, bounds_of, mutate
+from pausecheck.checks.search.explore import explore
 from pausecheck.checks.spin.assertions import Assertions
 from pausecheck.checks.spin.engine import (
     HOLDS,

@@ -11,11 +11,11 @@ from typing import Any, NamedTuple
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.codec import CodecError, codec_for
-from pausecheck.checks.explore import Limits, Result, explore
 from pausecheck.checks.mutants import mutant_named, mutate
-from pausecheck.checks.partition import Partition, step_key
-from pausecheck.checks.spread import spread
+from pausecheck.checks.search.codec import CodecError, codec_for
+from pausecheck.checks.search.explore import Limits, Result, explore
+from pausecheck.checks.search.partition import Partition, step_key
+from pausecheck.checks.search.spread import spread
 from pausecheck.model import Bounds, Machine, reading_named
 
 from .strategies import reachable

@@ -1,5 +1,5 @@
 """Every clause's strength is backed by the code: a `full` clause has a mutant its property kills, an
-excused one is formalised by nothing, every weaker label says why (checks/strength.py)."""
+excused one is formalised by nothing, every weaker label says why (checks/mutants/strength.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from html import escape
 
 import pytest
 from pausecheck.checks.mutants import MUTANTS
-from pausecheck.checks.strength import killing_mutants, strength_problems
+from pausecheck.checks.mutants.strength import killing_mutants, strength_problems
 from pausecheck.model import CLAUSES, PROPERTIES
 from pausecheck.model.clauses import BY_CONSTRUCTION, EXCUSED, FULL, PARTIAL, STRENGTHS, clause
 

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from pausecheck.checks.explore import explore
 from pausecheck.checks.mutants import mutant_named, mutate
+from pausecheck.checks.search.explore import explore
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.actions import ToolInterrupts
 from pausecheck.model.config import COMPANION_BOUNDS

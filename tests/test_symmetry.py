@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from pausecheck.checks.explore import Discovery, Result, explore
 from pausecheck.checks.mutants import MUTANTS, Mutant, bounds_of, mutant_named, mutate
+from pausecheck.checks.search.explore import Discovery, Result, explore
 from pausecheck.model import Bounds, Machine, StartTurn, State
 from pausecheck.model.symmetry import canonical_sessions
 

@@ -6,8 +6,8 @@ import copy
 import json
 
 import pytest
-from pausecheck.checks.evidence import document_for, machine_for
-from pausecheck.checks.explore import explore
+from pausecheck.checks.mutants.evidence import document_for, machine_for
+from pausecheck.checks.search.explore import explore
 from pausecheck.model import Bounds, Machine, property_named
 from pausecheck.traces.itf import VARS, TraceError, dumps, load_trace, write_trace
 from pausecheck.traces.render import render
@@ -108,7 +108,7 @@ def test_render_names_steps_changes_and_verdict(witnesses):
 
 
 def test_explanation_names_the_steps_behind_the_values():
-    from pausecheck.checks.golden import GOLDEN_DIR
+    from pausecheck.checks.mutants.golden import GOLDEN_DIR
     from pausecheck.traces.explain import explain
 
     doc = load_trace(GOLDEN_DIR / "failed_write_lands.itf.json")
@@ -132,7 +132,7 @@ def _run_python(code: str) -> str:
 
 def test_every_golden_counterexample_rebuilds_from_its_python() -> None:
     """The Python printed beside a counterexample, pasted, breaks the same property with the same message."""
-    from pausecheck.checks.golden import GOLDEN_DIR
+    from pausecheck.checks.mutants.golden import GOLDEN_DIR
     from pausecheck.traces.python import reproduction
 
     paths = sorted(GOLDEN_DIR.glob("*.itf.json"))

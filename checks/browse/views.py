@@ -20,7 +20,7 @@ from pausecheck.traces.itf import TraceError, dumps, encode_state, load_trace, t
 from pausecheck.traces.render import changes, flat_view
 from pausecheck.traces.replay import decode_actions
 
-from ..evidence import machine_for
+from ..mutants.evidence import machine_for
 from ..report.sequence import sequence_svg
 
 __all__ = ["ViewError", "view", "itf_of", "load_document", "machine_json", "encode", "MAX_STEPS"]

@@ -15,9 +15,9 @@ from pathlib import Path
 from pausecheck.model.machine import StepError
 from pausecheck.traces.input_file import printable
 
-from ..budget import Budget, LimitReached, signals_interrupt_z3
 from ..drafts import DraftError
 from ..mutants import NoLongerApplies
+from ..search.budget import Budget, LimitReached, signals_interrupt_z3
 from .commands import HANDLERS, UsageError, writable_outputs
 from .parser import parser
 

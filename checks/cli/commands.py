@@ -27,24 +27,24 @@ from pausecheck.traces.replay import decode_actions, replay
 
 from pausecheck import __version__
 
-from ..budget import active
-from ..checkpoint import Checkpoint, CheckpointError
 from ..console import Reporter, console
 from ..diff import behaviour_documents, diff, summary
-from ..evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
-from ..explore import Limits
-from ..flips import flip_matrix
-from ..golden import golden_documents
-from ..graph import GraphTooLarge, around, state_graph, transitions, write_graph
-from ..killmatrix import KillMatrix, kill_matrix
 from ..mutants import Mutant, catalogue, catalogue_problem, mutant_named, unknown_mutant
-from ..parallel import workers
+from ..mutants.evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
+from ..mutants.flips import flip_matrix
+from ..mutants.golden import golden_documents
+from ..mutants.killmatrix import KillMatrix, kill_matrix
 from ..report import Report, check
 from ..report.drafted import DraftSection
 from ..report.html import html_report
 from ..report.killtext import print_mutants
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check
+from ..search.budget import active
+from ..search.checkpoint import Checkpoint, CheckpointError
+from ..search.explore import Limits
+from ..search.graph import GraphTooLarge, around, state_graph, transitions, write_graph
+from ..search.parallel import workers
 from ..shrink import shrink
 from ..spin.promela import TooLarge, capacities, promela
 from .consistency import consistency_command

@@ -9,7 +9,7 @@ from typing import Any
 from pausecheck.model import Bounds
 
 from ..console import console
-from ..evidence import command_line
+from ..mutants.evidence import command_line
 from .draft import rules_of
 from .proving import _flags, with_progress
 

@@ -10,8 +10,8 @@ from typing import Any
 from pausecheck.model import CONFORMANT, Bounds
 from pausecheck.model.reading import SWITCH_OF, reading_named
 
-from ..budget import note
 from ..console import Reporter, console
+from ..search.budget import note
 from .draft import rules_of
 
 __all__ = ["consistency_command", "PARTS"]

@@ -15,9 +15,9 @@ from pausecheck.traces.render import render
 from ..console import Reporter
 from ..diff import DIFF_KIND, Behaviour, Diff, behaviour_documents, diff
 from ..drafts import Draft, check_table, load_draft
-from ..evidence import command_line
-from ..explore import Limits
 from ..mutants import catalogue
+from ..mutants.evidence import command_line
+from ..search.explore import Limits
 from .draft import draft_given
 
 __all__ = ["diff_command", "DIFF_KIND", "how_decided"]

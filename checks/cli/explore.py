@@ -11,8 +11,8 @@ from pausecheck.traces.itf import TraceError, load_trace
 from pausecheck.traces.replay import decode_actions
 
 from ..browse import Explorer, ViewError, view
-from ..evidence import machine_for
 from ..mutants import mutant_named, mutate, unknown_mutant
+from ..mutants.evidence import machine_for
 from .draft import machine_of
 
 __all__ = ["explore_command", "explorer_for"]

@@ -17,10 +17,8 @@ from pausecheck.traces.itf import TraceError, dumps, load_trace
 from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
 
-from ..budget import LimitReached
 from ..console import Reporter, console, left
-from ..evidence import machine_for, trace_of
-from ..explore import Discovery, explore
+from ..mutants.evidence import machine_for, trace_of
 from ..oracle import (
     PROPERTIES,
     STRICT,
@@ -39,6 +37,8 @@ from ..oracle.macros import fine, unchecked
 from ..oracle.minimise import minimise, path_of
 from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
+from ..search.budget import LimitReached
+from ..search.explore import Discovery, explore
 from .draft import machine_of
 from .inputs import not_over
 

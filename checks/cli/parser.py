@@ -18,7 +18,7 @@ from pausecheck.traces.input_file import printable
 from pausecheck import __version__
 
 from ..build import build
-from ..graph import FORMATS
+from ..search.graph import FORMATS
 from ..spin.pan import DEPTH, HASH_BITS, STORES
 from .draft import draft_flag
 

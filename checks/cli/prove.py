@@ -14,10 +14,10 @@ from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import ALWAYS, SOMETIMES
 from pausecheck.traces.itf import dumps
 
-from ..budget import active, note
 from ..console import Reporter, console
 from ..drafts import draft_meta
-from ..evidence import trace_name, trace_of
+from ..mutants.evidence import trace_name, trace_of
+from ..search.budget import active, note
 from .compositional import compositional_command
 from .draft import draft_given, rules_of
 from .proving import _flags, with_progress

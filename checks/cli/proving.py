@@ -9,8 +9,8 @@ from typing import Any
 
 from pausecheck.model import DEFAULT_BOUNDS, Bounds
 
-from ..budget import active
 from ..console import Reporter
+from ..search.budget import active
 
 __all__ = ["with_progress"]
 

@@ -15,8 +15,8 @@ from pausecheck.model.ambiguities import AMBIGUITIES
 from pausecheck.traces.itf import dumps
 
 from ..console import Reporter, console, left
-from ..flipbounds import shown_at
-from ..flips import Matrix, Outcome, Row, Variant, flip_matrix, singles
+from ..mutants.flipbounds import shown_at
+from ..mutants.flips import Matrix, Outcome, Row, Variant, flip_matrix, singles
 from .draft import draft_given, rules_of
 
 __all__ = ["readings_command", "trace_file", "matrix_json", "ambiguities_json", "counter", "first_searches"]

@@ -20,8 +20,8 @@ from pausecheck.traces.input_file import say
 from pausecheck.traces.itf import dumps
 from pausecheck.traces.render import render
 
-from ..budget import active
-from ..evidence import command_line, trace_name
+from ..mutants.evidence import command_line, trace_name
+from ..search.budget import active
 from ..spin.engine import (
     HOLDS,
     NOT_EXERCISED,

@@ -33,9 +33,9 @@ from pausecheck.model import Machine, observe, white_box
 from pausecheck.model.properties import property_named
 from pausecheck.traces.replay import first_difference
 
-from ..budget import LimitReached
-from ..evidence import document_for
-from ..explore import Discovery
+from ..mutants.evidence import document_for
+from ..search.budget import LimitReached
+from ..search.explore import Discovery
 from .adapters import Adapter, RuntimeFault, describe, restart
 from .blackbox import BLACK_BOX, History
 from .cover import Sequence, covering_sequences

@@ -27,7 +27,7 @@ from pausecheck.model import Machine, observe
 from pausecheck.model.config import FUZZ_BOUNDS
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
-from ..budget import note
+from ..search.budget import note
 from .adapters import Adapter, RuntimeFault, describe, restart
 from .conform import STRICT, Divergence, divergence_at, drive, fresh_runtime, handshake, judge_shown
 from .cover import Sequence

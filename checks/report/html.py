@@ -13,8 +13,8 @@ from typing import Any
 
 from pausecheck.traces.render import render, verdict_line
 
-from ..evidence import command_line
 from ..mutants import mutant_named
+from ..mutants.evidence import command_line
 from .drafted import draft_html
 from .readings import readings_html, readings_summary
 from .sequence import sequence_svg

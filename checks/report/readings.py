@@ -10,7 +10,7 @@ from typing import Any
 from pausecheck.model import CLAUSES, SWITCH_OF
 from pausecheck.model.ambiguities import AMBIGUITIES, Ambiguity
 
-from ..flipbounds import shown_at
+from ..mutants.flipbounds import shown_at
 from .sequence import sequence_svg, sequence_text
 
 __all__ = ["readings_markdown", "readings_html", "readings_summary", "rows_of", "shortest", "meaning", "fault_note"]

@@ -25,11 +25,11 @@ from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 from pausecheck.model.rules import RULES
 
-from ..budget import LimitReached
-from ..checkpoint import Checkpoint
-from ..explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
-from ..liveness import LivenessGraphTooLarge, LivenessResult, check_liveness
-from ..spread import spread
+from ..search.budget import LimitReached
+from ..search.checkpoint import Checkpoint
+from ..search.explore import NO_LIMITS, Discovery, Limits, Progress, Result, explore
+from ..search.liveness import LivenessGraphTooLarge, LivenessResult, check_liveness
+from ..search.spread import spread
 
 __all__ = ["INVOLVED", "PropertyVerdict", "ClauseVerdict", "Companion", "Report", "build_report", "check",
            "companion_machine", "with_companion", "with_liveness", "strength_note", "LIVENESS_LIMIT", "VIOLATION_EXIT",
@@ -259,7 +259,7 @@ def _main_search(machine: Machine, limits: Limits, progress: Progress | None, ch
     if cluster is not None:
         if checkpoint is not None:
             raise ValueError("a search spread over processes cannot be checkpointed")
-        from ..cluster import ray_spread  # Ray is an optional extra
+        from ..search.cluster import ray_spread  # Ray is an optional extra
 
         return ray_spread(machine, None if workers == 1 else workers, cluster or None, limits=limits,
                           progress=progress, fingerprints=fingerprints, compact=compact)

@@ -27,7 +27,7 @@ from pausecheck.model import Bounds, Machine
 from pausecheck.model.machine import DEADLOCK_DOC
 from pausecheck.model.reading import Reading
 
-from ..evidence import command_line, document_for
+from ..mutants.evidence import command_line, document_for
 from ..symbolic.relation import Caps
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
 from .pan import DEPTH, HASH_BITS, PanRun, SpinError, compile_model, run_pan

@@ -22,7 +22,7 @@ from pausecheck.model.machine import Machine
 from pausecheck.model.rules import EXECUTIONS, SEGMENTS, SESSIONS
 from pausecheck.model.state import State
 
-from ..explore import Discovery
+from ..search.explore import Discovery
 from .promela import Model, Option
 
 __all__ = ["TrailError", "trail_options", "path_of"]

@@ -26,8 +26,8 @@ from pausecheck.model.reading import SWITCH_OF, SWITCHES, reading_named
 from pausecheck.model.state import State
 
 from ..drafts import base_of
-from ..explore import Limits, Result, explore
-from ..parallel import run_all
+from ..search.explore import Limits, Result, explore
+from ..search.parallel import run_all
 from .relation import Caps
 from .unrolled import KIND, NAMES, BmcResult, Drift, bmc
 

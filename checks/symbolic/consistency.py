@@ -37,7 +37,7 @@ from pausecheck.model.property import ALWAYS, SOMETIMES, TRANSITION
 from pausecheck.model.reading import CONFORMANT, SWITCHES, Reading, reading_named
 from pausecheck.model.rules import RULES
 
-from ..explore import Discovery
+from ..search.explore import Discovery
 from .envelope import Envelope, EnvelopeUnrolling
 from .relation import Caps
 from .terms import term_of

@@ -28,7 +28,7 @@ from pausecheck.model.property import ALWAYS, SOMETIMES
 from pausecheck.model.reading import Reading
 from pausecheck.model.rules import RULES, S
 
-from ..explore import Discovery
+from ..search.explore import Discovery
 from .crosscheck import action_of
 from .relation import Caps, Move, decode, fresh, initial, moves, post_fits, well_formed
 from .terms import state_term, step_term, term_of

@@ -22,7 +22,7 @@ from pausecheck.model import CLAUSES, PROPERTIES, Clause, Property
 from pausecheck.model.clauses import BY_CONSTRUCTION, EXCUSED, FULL, PARTIAL, STRENGTHS
 from pausecheck.model.properties import SOMETIMES
 
-from .mutants import MUTANTS, Mutant
+from . import MUTANTS, Mutant
 
 __all__ = ["strength_problems", "killing_mutants"]
 

@@ -12,11 +12,11 @@ from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.itf import TraceError, load_trace, trace_document, write_trace
 from pausecheck.traces.replay import Replay, replay
 
-from .drafts import DraftError, base_of, draft_of, load_draft
-from .explore import Discovery
-from .liveness import LivenessVerdict
-from .mutants import mutant_named, mutate
-from .report import Report
+from ..drafts import DraftError, base_of, draft_of, load_draft
+from ..report import Report
+from ..search.explore import Discovery
+from ..search.liveness import LivenessVerdict
+from . import mutant_named, mutate
 
 __all__ = ["Evidence", "evidence_of", "command_line", "document_for", "trace_of", "write_discovery", "machine_for",
            "trace_name", "replay_file", "lasso_document"]
@@ -198,7 +198,8 @@ def lasso_document(machine: Any, verdict: LivenessVerdict, command: str | None =
     steps = len(lasso.states) - 1
     if command is None:
         bounds = ", ".join(f"{k}={v}" for k, v in machine.bounds.as_dict().items())
-        command = (f"python -c 'from pausecheck.checks.liveness import check_liveness; from pausecheck.model import "
+        command = ("python -c 'from pausecheck.checks.search.liveness import check_liveness; "
+                   f"from pausecheck.model import "
                    f"Bounds, Machine, reading_named; print(check_liveness(Machine(Bounds({bounds}), "
                    f"reading_named(\"{machine.reading.name}\"))))'")
     discovery = Discovery(lasso.states, lasso.actions[:steps], verdict.message)

@@ -32,7 +32,7 @@ from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.rules import RULES
 from pausecheck.model.state import State
 
-from .drafts import derived
+from ..drafts import derived
 
 __all__ = ["DEADLOCK", "WITNESS_LOST", "LARGE", "Mutant", "catalogue", "catalogue_problem", "mutant_named",
            "unknown_mutant",

@@ -43,11 +43,11 @@ from typing import Any
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
-from .drafts import Draft, base_of
-from .explore import Discovery, Progress, explore
-from .mutants import DEADLOCK, WITNESS_LOST, Mutant, bounds_of, mutant_named, mutate
-from .parallel import run_all, workers
-from .reference import Reference, Vetted, reference
+from ..drafts import Draft, base_of
+from ..search.explore import Discovery, Progress, explore
+from ..search.parallel import run_all, workers
+from ..search.reference import Reference, Vetted, reference
+from . import DEADLOCK, WITNESS_LOST, Mutant, bounds_of, mutant_named, mutate
 
 __all__ = ["MutantKill", "PropertyKills", "KillMatrix", "kill_matrix", "killer_names"]
 
@@ -389,7 +389,7 @@ def kill_matrix(
             _reference(b, draft)
     base_runs = tuple(_base_run(b, draft) for b in shared)
     if on_ray:
-        from .cluster import ray_run_all  # the optional extra: imported only when asked for
+        from ..search.cluster import ray_run_all  # the optional extra: imported only when asked for
 
         if not registered:
             raise ValueError("only registry mutants run on Ray (they travel by name)")

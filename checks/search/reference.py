@@ -26,7 +26,7 @@ from pausecheck.model.properties import ALWAYS, TRANSITION
 from pausecheck.model.rules import RULES
 from pausecheck.model.state import State
 
-from .drafts import draft_of
+from ..drafts import draft_of
 from .explore import stutter_proof
 
 __all__ = ["Steps", "Reference", "reference", "Vetted"]

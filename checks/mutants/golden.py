@@ -13,9 +13,9 @@ from typing import Any
 from pausecheck.model import Machine, property_named
 from pausecheck.model.machine import DEADLOCK_DOC
 
+from . import DEADLOCK, Mutant, mutant_named, mutate
 from .evidence import document_for
 from .killmatrix import KillMatrix
-from .mutants import DEADLOCK, Mutant, mutant_named, mutate
 
 __all__ = ["GOLDEN_DIR", "golden_name", "golden_document", "golden_documents"]
 

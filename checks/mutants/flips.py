@@ -27,11 +27,11 @@ from typing import Any
 
 from pausecheck.model import CONFORMANT, DEFAULT_BOUNDS, FAULTS, SWITCH_OF, SWITCHES, Bounds, reading_named
 
-from .drafts import Draft, base_of
+from ..drafts import Draft, base_of
+from ..report import check
+from ..search.explore import Limits
+from ..search.parallel import run_all, workers
 from .evidence import evidence_of
-from .explore import Limits
-from .parallel import run_all, workers
-from .report import check
 
 __all__ = ["Variant", "Outcome", "Flip", "Row", "Matrix", "flip_matrix", "singles", "run_variant", "workers"]
 
