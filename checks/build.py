@@ -161,7 +161,8 @@ def _write(package: Path, texts: dict[str, str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m pausecheck.checks.build FOLDER [bound flags] [--reading NAME]`."""
-    from pausecheck.checks.cli.parser import _reading, bound_flags
+    from pausecheck.checks.flags import bound_flags
+    from pausecheck.checks.flags import reading as _reading
     from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds
     parser = argparse.ArgumentParser(prog="python -m pausecheck.checks.build",
                                      description="Build a mypyc-compiled copy of pausecheck in FOLDER, the "

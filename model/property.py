@@ -54,3 +54,9 @@ class Property:
     # break it; () where no such step can, whatever its kind. The explorer skips it on the others' stutter
     # steps (a poll, a late answer): tests/test_stutter.py checks the claim on every reachable state.
     stutter: tuple[type, ...] | None = None
+
+
+def stutter_proof(prop: Property, action_type: type) -> bool:
+    """Can no step of this kind that changes nothing break this transition property (its `stutter`)?"""
+    kinds = getattr(prop, "stutter", None)
+    return kinds is not None and action_type not in kinds

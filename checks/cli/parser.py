@@ -11,13 +11,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import BOUND_HELP, COMPANIONS, DEFAULT_BOUNDS, SWITCHES, Bounds, ReadingError, reading_named
-from pausecheck.model.config import BOUND_MAXIMUM, FUZZ_BOUNDS
+from pausecheck.model import COMPANIONS, DEFAULT_BOUNDS, SWITCHES, Bounds
+from pausecheck.model.config import FUZZ_BOUNDS
 from pausecheck.traces.input_file import printable
 
 from pausecheck import __version__
 
 from ..build import build
+from ..flags import bound_flags
+from ..flags import reading as _reading
 from ..search.graph import FORMATS
 from ..spin.pan import DEPTH, HASH_BITS, STORES
 from .draft import draft_flag
@@ -172,16 +174,6 @@ error or a draft that cannot be used; 3 a search or the walk was cut short (--ma
 --max-memory) before a difference was found."""
 
 
-def _reading(text: str) -> str:
-    """A reading's canonical name, checked."""
-    try:
-        return reading_named(text).name
-    except ReadingError as error:
-        close = difflib.get_close_matches(text.split("+")[0], ["conformant"], n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]}?)" if close and close[0] != text.split("+")[0] else ""
-        raise argparse.ArgumentTypeError(f"{error}{hint}") from None
-
-
 def _physical_memory() -> int:
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
@@ -284,15 +276,6 @@ def budget_flags(parser: argparse.ArgumentParser) -> None:
                         help="stop gracefully, with exit 3, when the resident memory of the command (its worker "
                         "processes included) reaches SIZE (200M, "
                         f"2G, ...; default {DEFAULT_MEMORY >> 20:,}M, three quarters of this machine)")
-
-
-def bound_flags(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
-    """One flag per bound (`BOUND_HELP`), with its meaning, its default and its range."""
-    group = parser.add_argument_group("bounds (every field of the search configuration)")
-    for name, (minimum, meaning) in BOUND_HELP.items():
-        default = getattr(defaults, name)
-        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
-                           help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
 
 
 def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: Bounds = DEFAULT_BOUNDS,

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from pausecheck.model.property import stutter_proof
+
 from .budget import active
 from .checkpoint import Checkpoint
 from .compact import CompactStates
@@ -313,12 +315,6 @@ class _Search:
             self.by_type.clear()
             self.still.clear()
             self.wanted.clear()
-
-
-def stutter_proof(prop: Any, action_type: type) -> bool:
-    """Can no step of this kind that changes nothing break this transition property (its `stutter`)?"""
-    kinds = getattr(prop, "stutter", None)
-    return kinds is not None and action_type not in kinds
 
 
 def explore(

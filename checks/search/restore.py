@@ -27,6 +27,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from pausecheck.model.property import stutter_proof
+
 from .checkpoint import Checkpoint, Snapshot
 
 __all__ = ["snapshot", "restore", "STUCK"]
@@ -87,8 +89,6 @@ class _Rerun:
     claimed properties (`pending`) checked as the search checks them until each is found."""
 
     def __init__(self, search: Any, saved: Snapshot, pending: list[Any], bad: Any) -> None:
-        from .explore import stutter_proof  # the explorer builds on this module
-
         self.search, self.saved, self.bad, self.stutter_proof = search, saved, bad, stutter_proof
         self.always = [p for p in pending if p.kind == "always"]
         self.edge = [p for p in pending if p.kind != "always"]
