@@ -10,17 +10,16 @@ from pathlib import Path
 
 import pytest
 from pausecheck.checks.cli import main
-from pausecheck.checks.flips import singles
 from pausecheck.checks.explore import explore
+from pausecheck.checks.flips import singles
 from pausecheck.checks.mutants import mutant_named
 from pausecheck.checks.symbolic.candidates import Candidate, mine, screen
-from pausecheck.checks.symbolic.inductive import FITS, KEY, MINING, prove
-from pausecheck.checks.symbolic.inductive import Step
+from pausecheck.checks.symbolic.inductive import FITS, KEY, MINING, Step, prove
 from pausecheck.checks.symbolic.judge import Judge
 from pausecheck.checks.symbolic.refute import Refuter
-from pausecheck.model.formulas import S
 from pausecheck.checks.symbolic.sampling import reach
 from pausecheck.model import Bounds, Machine
+from pausecheck.model.formulas import S
 from pausecheck.model.reading import reading_named
 
 SMALL = Bounds(calls=1, pauses=1, artifacts=1, observations=0, write_failures=1, held_bound=1)
