@@ -33,7 +33,7 @@ from pausecheck.model.state import INITIAL, State
 
 from .candidates import Candidate, mine
 from .crosscheck import action_of
-from .refute import Refuter
+from .refute import Refuter, nearby
 from .relation import Caps, decode, fresh, moves, post_fits, well_formed
 from .sampling import reach, sample_states
 from .terms import state_term, step_term, term_of
@@ -295,8 +295,13 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
 
     refuter = Refuter(machine, st, items, late=late)
 
+    # Before z3: what steps from states one edit away from reachable ones break, where every item holds there.
+    early = refuter.scout(nearby(reached.sample), items)
+    proof.dropped = proof.refuted = len(early)
+    say(f"{len(early)} dropped by steps around {refuter.explored:,} states near reachable ones, before z3")
+
     def seen(rounds: int, active: list[Any], dropped: list[Any]) -> None:
-        proof.rounds, proof.dropped, proof.left = rounds, len(dropped), len(active)
+        proof.rounds, proof.dropped, proof.left = rounds, len(early) + len(dropped), len(active)
         proof.standing = [c for c in active if isinstance(c, str)]
         proof.explored = refuter.explored
 
@@ -307,7 +312,7 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
         return more
 
     # Houdini over the candidates and the state properties together (each may need the others).
-    active, _ = houdini(st, items, deadline, say, seen, around)
+    active, _ = houdini(st, _without(items, early), deadline, say, seen, around)
     proof.stage = GOALS
     pre = {id(c): st.state(c, st.s0) for c in active}
     proof.kept = [c for c in active if isinstance(c, Candidate)]

@@ -20,10 +20,13 @@ inductive and it holds initially.
 
 from __future__ import annotations
 
+import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
+from pausecheck.model.lang import RECORDS, SeqOf
 from pausecheck.model.machine import Machine
 from pausecheck.model.state import State
 
@@ -32,9 +35,10 @@ from .relation import decode, lift, moves, post_fits
 from .terms import state_term, term_of
 from .values import CONCRETE, TooSmall
 
-__all__ = ["BUDGET", "Refuter"]
+__all__ = ["BUDGET", "EDITS", "Refuter", "nearby"]
 
 BUDGET = 2_000  # states whose steps are taken around each counterexample to induction, at most
+EDITS = 20_000  # states one edit away from reachable ones tried before z3's first round
 
 
 class Refuter:
@@ -83,6 +87,30 @@ class Refuter:
         self.explored += taken
         return dropped
 
+    def scout(self, states: Iterable[State], active: list[Any], budget: int = 200) -> list[Any]:
+        """Before z3's first round: the items of `active` that steps around `states` break, from each of those
+        states where every item still kept holds (a counterexample to induction needs no z3 to be found when a
+        state one edit away from a reachable one satisfies every candidate and steps to one that breaks some)."""
+        active = list(active)
+        dropped: list[Any] = []
+        check = self.judge.screen(active)
+        budget, self.budget = self.budget, budget
+        try:
+            for state in states:
+                if self.late():
+                    break
+                if state in self.seen or check(state) != ([], []):
+                    continue
+                more = self.refute(state, state, active)
+                if more:
+                    dropped += more
+                    gone = {id(c) for c in more}
+                    active = [c for c in active if id(c) not in gone]
+                    check = self.judge.screen(active)
+        finally:
+            self.budget = budget
+        return dropped
+
     def _confirmed(self, before: State, after: State, item: Any, active: list[Any]) -> bool:
         """Is (before, after) a counterexample to induction for `item` in the relation z3 sees, with `active` kept?"""
         try:
@@ -120,3 +148,45 @@ class Refuter:
                     found.add(decode(move.post))
             self.lowered[state] = found
         return found
+
+
+def nearby(sample: list[State], count: int = EDITS, seed: int = 0) -> Iterator[State]:
+    """`count` states one small edit away from states of the sample (seeded, the same every run): a number one
+    more or one less, a word another the same field takes in the sample, a flag flipped, a list's last element
+    dropped or repeated, anywhere in the state."""
+    chooser = random.Random(seed)
+    words: dict[tuple[type, str], set[Any]] = {}
+    for state in sample[:: max(1, len(sample) // 2000)]:
+        _words(state, State, words)
+    seen = {k: sorted(v) for k, v in words.items()}
+    for _ in range(count):
+        yield _edit(chooser.choice(sample), State, chooser, seen)
+
+
+def _words(value: Any, t: Any, out: dict[tuple[type, str], set[Any]]) -> None:
+    for (name, ft), v in zip(FIELD_TYPES[t].items(), value, strict=True):
+        if ft is str:
+            out.setdefault((t, name), set()).add(v)
+        elif isinstance(ft, SeqOf) and ft.item in RECORDS:
+            for item in v:
+                _words(item, ft.item, out)
+
+
+def _edit(value: Any, t: Any, chooser: random.Random, words: dict[tuple[type, str], list[Any]]) -> Any:
+    """The record `value` of type `t` with one edit somewhere inside it."""
+    name, ft = chooser.choice(list(FIELD_TYPES[t].items()))
+    v = getattr(value, name)
+    if ft is bool:
+        new: Any = not v
+    elif ft is int:
+        new = max(0, v + chooser.choice((-1, 1)))
+    elif ft is str:
+        new = chooser.choice(words.get((t, name)) or [v])
+    elif not v:
+        return value
+    elif ft.item in RECORDS and chooser.random() < 0.7:
+        k = chooser.randrange(len(v))
+        new = v[:k] + (_edit(v[k], ft.item, chooser, words),) + v[k + 1:]
+    else:
+        new = v[:-1] if chooser.random() < 0.5 else v + v[-1:]
+    return value._replace(**{name: new})
