@@ -52,6 +52,7 @@ class Refuter:
         self.sure: set[State] = set()  # states every then-kept item held in, by the lowering
         self.doubted: dict[State, int] = {}  # states where the lowering broke a kept item: how many were kept
         self.lowered: dict[State, set[State]] = {}  # the relation's successors of a state (fitting the capacities)
+        self.last: tuple[Any, Any] = (None, None)  # the state last lifted to values, and its values
         self.explored = 0  # states whose steps were taken, over all rounds
         self.unconfirmed = 0  # breaks the lowering did not confirm
 
@@ -87,7 +88,7 @@ class Refuter:
         self.explored += taken
         return dropped
 
-    def scout(self, states: Iterable[State], active: list[Any], budget: int = 200) -> list[Any]:
+    def scout(self, states: Iterable[State], active: list[Any], budget: int = 2) -> list[Any]:
         """Before z3's first round: the items of `active` that steps around `states` break, from each of those
         states where every item still kept holds (a counterexample to induction needs no z3 to be found when a
         state one edit away from a reachable one satisfies every candidate and steps to one that breaks some)."""
@@ -114,25 +115,33 @@ class Refuter:
     def _confirmed(self, before: State, after: State, item: Any, active: list[Any]) -> bool:
         """Is (before, after) a counterexample to induction for `item` in the relation z3 sees, with `active` kept?"""
         try:
-            ok = self._holds_all(before, active) and after in self._successors(before) and not self._holds(item, after)
+            ok = not self._holds(item, after) and after in self._successors(before) and self._holds_all(before, active)
         except (*ODD, TooSmall):
             ok = False
         self.unconfirmed += not ok
         return ok
 
     def _holds(self, item: Any, state: State) -> bool:
+        return self._holds_in(item, self._lifted(state))
+
+    def _holds_in(self, item: Any, value: Any) -> bool:
         st = self.st
-        value = lift(CONCRETE, st.caps, state)
         if isinstance(item, str):
             return bool(state_term(item, st.caps, st.bounds, value, CONCRETE))
         return bool(term_of(item.expr, st.caps, st.bounds, value, CONCRETE))
+
+    def _lifted(self, state: State) -> Any:
+        if self.last[0] is not state:
+            self.last = (state, lift(CONCRETE, self.st.caps, state))
+        return self.last[1]
 
     def _holds_all(self, state: State, active: list[Any]) -> bool:
         if state in self.sure:
             return True
         if self.doubted.get(state, len(active) + 1) <= len(active):  # refused with as many kept: still refused
             return False
-        if all(self._holds(c, state) for c in active):
+        value = self._lifted(state)
+        if all(self._holds_in(c, value) for c in active):
             self.sure.add(state)
             return True
         self.doubted[state] = len(active)
@@ -143,7 +152,7 @@ class Refuter:
         if found is None:
             st = self.st
             found = set()
-            for move in moves(st.caps, st.bounds, st.reading, lift(CONCRETE, st.caps, state), CONCRETE, st.rules):
+            for move in moves(st.caps, st.bounds, st.reading, self._lifted(state), CONCRETE, st.rules):
                 if move.guard and post_fits(CONCRETE, move.post):
                     found.add(decode(move.post))
             self.lowered[state] = found
