@@ -33,7 +33,7 @@ from pausecheck.model.state import INITIAL, State
 
 from .candidates import Candidate, mine
 from .crosscheck import action_of
-from .refute import Refuter, nearby
+from .refute import AROUND, EDITS, Edits, Refuter
 from .relation import Caps, decode, fresh, moves, post_fits, well_formed
 from .sampling import reach, sample_states
 from .terms import state_term, step_term, term_of
@@ -295,8 +295,9 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
 
     refuter = Refuter(machine, st, items, late=late)
 
-    # Before z3: what steps from states one edit away from reachable ones break, where every item holds there.
-    early = refuter.scout(nearby(reached.sample), items)
+    # Before z3: what steps from states a few edits away from reachable ones break, where every item holds there.
+    edits = Edits(reached.sample)
+    early = refuter.wander(reached.sample, items, edits, EDITS)
     proof.dropped = proof.refuted = len(early)
     say(f"{len(early)} dropped by steps around {refuter.explored:,} states near reachable ones, before z3")
 
@@ -307,7 +308,10 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
 
     def around(model: z3.ModelRef, active: list[Any]) -> list[Any]:
         cti = st.cti(model, machine)
-        more = [] if cti is None else refuter.refute(cti.pre, cti.post, active)
+        if cti is None:
+            return []
+        more = refuter.refute(cti.pre, cti.post, active)
+        more += refuter.wander([cti.pre, cti.post], _without(active, more), edits, AROUND, proof.rounds)
         proof.refuted += len(more)
         return more
 

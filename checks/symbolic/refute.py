@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
@@ -35,10 +35,12 @@ from .relation import decode, lift, moves, post_fits
 from .terms import state_term, term_of
 from .values import CONCRETE, TooSmall
 
-__all__ = ["BUDGET", "EDITS", "Refuter", "nearby"]
+__all__ = ["BUDGET", "EDITS", "AROUND", "WALK", "Edits", "Refuter"]
 
 BUDGET = 2_000  # states whose steps are taken around each counterexample to induction, at most
-EDITS = 20_000  # states one edit away from reachable ones tried before z3's first round
+EDITS = 20_000  # edits tried from reachable states before z3's first round
+AROUND = 4_000  # edits tried from each counterexample to induction z3 finds
+WALK = 50  # edits in one walk
 
 
 class Refuter:
@@ -56,7 +58,7 @@ class Refuter:
         self.explored = 0  # states whose steps were taken, over all rounds
         self.unconfirmed = 0  # breaks the lowering did not confirm
 
-    def refute(self, pre: State, post: State, active: list[Any]) -> list[Any]:
+    def refute(self, pre: State, post: State, active: list[Any], budget: int | None = None) -> list[Any]:
         """The items of `active` (every one holds in `pre`, and in `post`) that a step from a state around them,
         where every item still kept holds, breaks; confirmed, in the order found."""
         active = list(active)
@@ -65,7 +67,8 @@ class Refuter:
         queue = deque(s for s in (pre, post) if s not in self.seen)
         self.seen.update(queue)
         taken = 0
-        while queue and taken < self.budget and not (taken % 64 == 0 and self.late()):
+        budget = self.budget if budget is None else budget
+        while queue and taken < budget and not (taken % 64 == 0 and self.late()):
             before = queue.popleft()
             taken += 1
             try:
@@ -88,28 +91,31 @@ class Refuter:
         self.explored += taken
         return dropped
 
-    def scout(self, states: Iterable[State], active: list[Any], budget: int = 2) -> list[Any]:
-        """Before z3's first round: the items of `active` that steps around `states` break, from each of those
-        states where every item still kept holds (a counterexample to induction needs no z3 to be found when a
-        state one edit away from a reachable one satisfies every candidate and steps to one that breaks some)."""
+    def wander(self, starts: list[State], active: list[Any], edits: Edits, steps: int, seed: int = 0) -> list[Any]:
+        """The items of `active` broken by steps from states found by walking from `starts` (states where every
+        item of `active` holds) by small edits (`Edits`), through states where every item still kept holds;
+        each walk `WALK` edits long. A counterexample to induction needs no z3 where such a state, reachable or
+        not, steps to one that breaks an item; z3's own are the best places to start from."""
+        chooser = random.Random(seed)
         active = list(active)
         dropped: list[Any] = []
         check = self.judge.screen(active)
-        budget, self.budget = self.budget, budget
-        try:
-            for state in states:
-                if self.late():
-                    break
-                if state in self.seen or check(state) != ([], []):
-                    continue
-                more = self.refute(state, state, active)
-                if more:
-                    dropped += more
-                    gone = {id(c) for c in more}
-                    active = [c for c in active if id(c) not in gone]
-                    check = self.judge.screen(active)
-        finally:
-            self.budget = budget
+        state = starts[0]
+        for k in range(steps):
+            if k % 64 == 0 and self.late():
+                break
+            if k % WALK == 0:
+                state = chooser.choice(starts)
+            moved = edits.edit(state, chooser)
+            if moved in self.seen or check(moved) != ([], []):
+                continue
+            state = moved
+            more = self.refute(moved, moved, active, budget=1)
+            if more:
+                dropped += more
+                gone = {id(c) for c in more}
+                active = [c for c in active if id(c) not in gone]
+                check = self.judge.screen(active)
         return dropped
 
     def _confirmed(self, before: State, after: State, item: Any, active: list[Any]) -> bool:
@@ -159,17 +165,18 @@ class Refuter:
         return found
 
 
-def nearby(sample: list[State], count: int = EDITS, seed: int = 0) -> Iterator[State]:
-    """`count` states one small edit away from states of the sample (seeded, the same every run): a number one
-    more or one less, a word another the same field takes in the sample, a flag flipped, a list's last element
-    dropped or repeated, anywhere in the state."""
-    chooser = random.Random(seed)
-    words: dict[tuple[type, str], set[Any]] = {}
-    for state in sample[:: max(1, len(sample) // 2000)]:
-        _words(state, State, words)
-    seen = {k: sorted(v) for k, v in words.items()}
-    for _ in range(count):
-        yield _edit(chooser.choice(sample), State, chooser, seen)
+class Edits:
+    """Small edits of a state, anywhere inside it: a number one more or one less, a word another that the same
+    field takes in `sample`, a flag flipped, a list's last element dropped or repeated."""
+
+    def __init__(self, sample: list[State]) -> None:
+        words: dict[tuple[type, str], set[Any]] = {}
+        for state in sample[:: max(1, len(sample) // 2000)]:
+            _words(state, State, words)
+        self.words = {k: sorted(v) for k, v in words.items()}
+
+    def edit(self, state: State, chooser: random.Random) -> State:
+        return _edit(state, State, chooser, self.words)
 
 
 def _words(value: Any, t: Any, out: dict[tuple[type, str], set[Any]]) -> None:
