@@ -295,9 +295,9 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
 
     refuter = Refuter(machine, st, items, late=late)
 
-    # Before z3: what steps from states a few edits away from reachable ones break, where every item holds there.
+    # Before z3: what steps from states one edit away from reachable ones break, where every item holds there.
     edits = Edits(reached.sample)
-    early = refuter.wander(reached.sample, items, edits, EDITS)
+    early = refuter.scout(reached.sample, items, edits, EDITS)
     proof.dropped = proof.refuted = len(early)
     say(f"{len(early)} dropped by steps around {refuter.explored:,} states near reachable ones, before z3")
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
@@ -38,7 +38,7 @@ from .values import CONCRETE, TooSmall
 __all__ = ["BUDGET", "EDITS", "AROUND", "WALK", "Edits", "Refuter"]
 
 BUDGET = 2_000  # states whose steps are taken around each counterexample to induction, at most
-EDITS = 20_000  # edits tried from reachable states before z3's first round
+EDITS = 20_000  # states one edit away from reachable ones tried before z3's first round
 AROUND = 4_000  # edits tried from each counterexample to induction z3 finds
 WALK = 50  # edits in one walk
 
@@ -91,26 +91,42 @@ class Refuter:
         self.explored += taken
         return dropped
 
+    def scout(self, sample: list[State], active: list[Any], edits: Edits, count: int, seed: int = 0) -> list[Any]:
+        """The items of `active` broken by steps (two states deep) from states one edit away from states of
+        `sample` (where every item of `active` holds), wherever every item still kept holds in them."""
+        chooser = random.Random(seed)
+        return self._tried((edits.edit(chooser.choice(sample), chooser) for _ in range(count)), active, 2)
+
     def wander(self, starts: list[State], active: list[Any], edits: Edits, steps: int, seed: int = 0) -> list[Any]:
         """The items of `active` broken by steps from states found by walking from `starts` (states where every
-        item of `active` holds) by small edits (`Edits`), through states where every item still kept holds;
-        each walk `WALK` edits long. A counterexample to induction needs no z3 where such a state, reachable or
-        not, steps to one that breaks an item; z3's own are the best places to start from."""
+        item of `active` holds) by small edits, through states where every item still kept holds, each walk
+        `WALK` edits long: z3's counterexamples to induction are the best places to start from."""
         chooser = random.Random(seed)
+        where = [starts[0]]
+
+        def walk() -> Iterator[State]:
+            for k in range(steps):
+                if k % WALK == 0:
+                    where[0] = chooser.choice(starts)
+                yield edits.edit(where[0], chooser)
+
+        return self._tried(walk(), active, 1, where)
+
+    def _tried(self, states: Iterable[State], active: list[Any], budget: int, where: list[State] | None = None
+               ) -> list[Any]:
+        """The items of `active` broken by steps from each of `states` where every item still kept holds (`budget`
+        states deep); `where[0]` is set to each such state."""
         active = list(active)
         dropped: list[Any] = []
         check = self.judge.screen(active)
-        state = starts[0]
-        for k in range(steps):
+        for k, state in enumerate(states):
             if k % 64 == 0 and self.late():
                 break
-            if k % WALK == 0:
-                state = chooser.choice(starts)
-            moved = edits.edit(state, chooser)
-            if moved in self.seen or check(moved) != ([], []):
+            if state in self.seen or check(state) != ([], []):
                 continue
-            state = moved
-            more = self.refute(moved, moved, active, budget=1)
+            if where is not None:
+                where[0] = state
+            more = self.refute(state, state, active, budget)
             if more:
                 dropped += more
                 gone = {id(c) for c in more}
