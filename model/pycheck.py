@@ -27,7 +27,7 @@ from .prebuilt import namespace
 from .pygen import _NAMESPACE, _Env, _safe, _same, _Writer
 from .reading import CONFORMANT
 
-__all__ = ["Tests", "compiled_for", "compiled_expr", "compiled_step_expr", "source"]
+__all__ = ["Tests", "compiled_for", "compiled_expr", "compiled_step_expr", "compiled_all", "source"]
 
 _ENV = {"S": "s", "P": "p", "x": "x", **{f"act.{f}": f"a.{f}" for f in ACT_FIELDS}}
 
@@ -251,3 +251,9 @@ def compiled_step_expr(x: Any, bounds: Any, kind: type) -> Callable[[Any, Any, A
     w = _Writer(hoist=True)
     _function(w, "value", "s, a, p", x, bounds, step_values(kind))
     return _compile("\n".join(w.lines) + "\n")["value"]
+
+
+def compiled_all(xs: list[Any], bounds: Any) -> Callable[[Any], bool]:
+    """One test that every expression over the state `S` of `xs` holds, their walks over one sequence joined
+    (`_merged`), so that a screen of many candidate invariants pays one loop per sequence, not one each."""
+    return _combined(bounds, "s", xs, [])

@@ -4,15 +4,22 @@ formulas, and strengthening invariants mined from the reachable states and cut d
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 from pausecheck.checks.cli import main
+from pausecheck.checks.mutants import mutant_named
 from pausecheck.checks.mutants.flips import singles
-from pausecheck.checks.symbolic.candidates import mine
-from pausecheck.checks.symbolic.inductive import FITS, KEY, prove, sample_states
+from pausecheck.checks.search.explore import explore
+from pausecheck.checks.symbolic.candidates import Candidate, mine, screen
+from pausecheck.checks.symbolic.inductive import FITS, KEY, MINING, Step, prove
+from pausecheck.checks.symbolic.judge import Judge
+from pausecheck.checks.symbolic.refute import Refuter
+from pausecheck.checks.symbolic.sampling import reach
 from pausecheck.model import Bounds, Machine
+from pausecheck.model.formulas import S
 from pausecheck.model.reading import reading_named
 
 SMALL = Bounds(calls=1, pauses=1, artifacts=1, observations=0, write_failures=1, held_bound=1)
@@ -27,20 +34,87 @@ def test_the_six_key_properties_are_proved_at_small_bounds() -> None:
     assert proof.kept and len(proof.kept) <= proof.mined and not proof.incomplete
 
 
-def test_candidates_hold_on_the_states_they_were_mined_from() -> None:
+def test_candidates_hold_on_every_state_they_were_screened_on() -> None:
+    """Instantiated from a thinned sample, screened on every state reached: what the sample missed widens a
+    range (a template instantiated again with the state that broke it), and nothing that a reached state breaks
+    is kept."""
+    bounds = SMALL.replace(calls=2, pauses=2)  # 12,193 states
+    machine = Machine(bounds)
+    reached = reach(machine, sample=500)
+    assert len(reached.states) > 10 * len(reached.sample) and reached.complete
+    thin = mine(reached.sample, bounds)
+    found = mine(reached.sample, bounds, states=reached.states)
+    assert len(found) > 50 and any("refs name artifacts" in c.name for c in found)
+    check = Judge(found, bounds).screen(found)
+    assert all(check(state) == ([], []) for state in reached.states)
+    missed = {c.name for c in thin} - {c.name for c in found}
+    widened = {c.name for c in found} - {c.name for c in thin}
+    assert missed and widened  # a range the sample missed comes back wider
+    assert screen(thin, reached.states, bounds)[0] == [c for c in thin if c.name not in missed]
+
+
+def test_each_counterexample_to_induction_drops_every_candidate_the_states_around_it_break() -> None:
+    """A Houdini round drops what z3's step breaks and what steps around it break, several candidates at once (and
+    before the first, what steps around states one edit away from reachable ones break)."""
+    said: list[str] = []
+    proof = prove(SMALL, progress=said.append)
+    assert proof.proved and proof.refuted > 0 and proof.explored > 0
+    rounds = [line for line in said if line.startswith("Houdini round")]
+    around = [int(re.search(r", (\d+) by steps around it", line)[1]) for line in rounds]
+    early = int(next(re.match(r"(\d+) dropped by steps around [\d,]+ states near reachable ones, before z3", line)[1]
+                     for line in said if "before z3" in line))
+    assert max(around + [early]) >= 2 and early + sum(around) == proof.refuted and proof.dropped > proof.rounds
+
+
+@pytest.mark.slow
+def test_houdini_keeps_the_same_invariants_with_or_without_the_states_around_its_counterexamples(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the states around z3's counterexamples drop, z3 would have dropped: the same greatest inductive
+    subset, in fewer rounds."""
+    from pausecheck.checks.symbolic import inductive
+    proof = prove(SMALL)
+    monkeypatch.setattr(inductive.Refuter, "refute", lambda self, pre, post, active, budget=None: [])
+    alone = prove(SMALL)
+    assert proof.proved and alone.proved and alone.refuted == 0 and alone.rounds > proof.rounds
+    assert [c.name for c in alone.kept] == [c.name for c in proof.kept]
+
+
+def test_a_break_the_relation_does_not_confirm_drops_nothing() -> None:
+    """Around a counterexample, a candidate is dropped only where the relation's lowering confirms the step and
+    the break: with no step confirmed (as where the explicit model and the lowering part), none is."""
     machine = Machine(SMALL)
-    sample = sample_states(machine)
-    found = mine(sample, SMALL)
-    assert len(found) > 50
-    names = [c.name for c in found]
-    assert any("refs name artifacts" in n for n in names)
+    reached = reach(machine)
+    found = mine(reached.sample, SMALL, states=reached.states)
+    st = Step(SMALL, machine.reading, machine.rules)
+    items = list(found)
+    pre = next(s for s in reached.states if s.segments)
+    tight = [Candidate("no execution completes", S.executions.all_of(lambda x: x.status != "completed"))]
+    refuter = Refuter(machine, st, items + tight)
+    assert refuter.refute(pre, pre, items + tight) == tight and refuter.unconfirmed == 0
+    doubting = Refuter(machine, st, items + tight)
+    doubting._successors = lambda state: set()  # no step of the relation: nothing confirmed
+    assert doubting.refute(pre, pre, items + tight) == [] and doubting.unconfirmed > 0
+
+
+@pytest.mark.parametrize("name", ["interrupt_keeps_running", "failed_write_back_releases_collected",
+                                  "interrupt_recorded_failed"])
+def test_a_mutant_whose_property_is_false_is_not_proved(name: str) -> None:
+    """Soundness: under a mutant whose target property fails in a reachable state, candidates mined from its own
+    states and dropped around its counterexamples, the target is never proved."""
+    mutant = mutant_named(name)
+    rules = mutant.table()
+    proof = prove(SMALL, rules=rules)
+    target = next(o for o in proof.outcomes if o.name == mutant.target)
+    assert not proof.incomplete and not target.proved and not proof.proved
+    assert mutant.target in explore(Machine(SMALL, rules=rules)).violations  # the property is false at these bounds
 
 
 @pytest.mark.parametrize("stage", ["Houdini", "the goals"])
 def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     """Stopped as the watchdog stops it (z3 interrupted, LimitReached), in Houdini's third query or in the first
-    query after Houdini, the proof reports the states sampled, the candidates mined, the rounds run and what
-    they dropped, and which properties Houdini left standing: not zeros."""
+    query after Houdini, the proof reports the states reached and screened, the candidates mined, the rounds run
+    and what they dropped (and how many of those the states around its counterexamples dropped), what is left,
+    and which properties Houdini left standing: not zeros."""
     from pausecheck.checks.search.budget import LimitReached
     from pausecheck.checks.symbolic import inductive
 
@@ -55,26 +129,51 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
     monkeypatch.setattr(inductive, "solve", stopping)
     assert main(["prove", "--induction", *FLAGS, "--json"]) == 3
     out = json.loads(capsys.readouterr().out)
-    sample = sample_states(Machine(SMALL))
-    mined = len(mine(sample, SMALL))
+    reached = reach(Machine(SMALL))
+    mined = len(mine(reached.sample, SMALL, states=reached.states))
     properties = ["no_double_delivery", "no_loss", "held_hidden", "no_phantom_pause"]  # the state properties of KEY
     stopped = out["stopped"]
     rounds = asked.count("houdini") - 1 if stage == "Houdini" else asked.count("houdini")
-    assert stopped == {"by": "max-seconds", "stage": stage, "sampled": len(sample), "mined": mined,
-                       "rounds": rounds, "dropped": stopped["dropped"], "left": mined + 4 - stopped["dropped"],
-                       "properties_left": properties, "templates_tested": [stopped["templates_tested"][1]] * 2}
+    found = len(reached.states)
+    assert stopped == {"by": "max-seconds", "stage": stage, "sampled": found, "screened": [found, found],
+                       "mined": mined, "rounds": rounds, "dropped": stopped["dropped"], "refuted": stopped["refuted"],
+                       "explored": stopped["explored"], "left": mined + 4 - stopped["dropped"],
+                       "properties_left": properties}
     assert rounds == 2 if stage == "Houdini" else rounds > 2
-    assert 0 < stopped["dropped"] < mined and stopped["templates_tested"][1] >= mined and not out["complete"]
+    assert 0 < stopped["refuted"] < stopped["dropped"] < mined and stopped["explored"] > 0 and not out["complete"]
     # The goals: the properties Houdini kept are proved (relative to the invariants), nothing else was settled.
     assert [p["name"] for p in out["properties"]] == ([] if stage == "Houdini" else properties)
     assert len(out["invariants"]) == (0 if stage == "Houdini" else stopped["left"] - 4)
     asked.clear()
     assert main(["prove", "--induction", *FLAGS]) == 3
     text = capsys.readouterr().out
-    assert f"  reached: stopped in {stage}: sampled {len(sample)} reachable states; mined {mined} candidate " in text
+    assert f"  reached: stopped in {stage}: sampled {found} reachable states; mined {mined} candidate " in text
+    assert re.search(r"dropped \d+ \(\d+ of them by \d+ states around its counterexamples\)", text)
     assert "[incomplete] stopped at --max-seconds after " in text and f"in {stage}: " in text
     assert ("nothing is proved" if stage == "Houdini" else "but fits_capacities was not settled") in text
     assert "0 of 0" not in text
+
+
+def test_a_proof_stopped_while_mining_says_how_many_states_it_screened(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pausecheck.checks.symbolic import candidates, inductive
+
+    real = candidates.screen
+
+    def stopping(found, states, bounds, late, screened):  # the deadline passes once half the states are screened
+        def told(done: int, of: int) -> None:
+            screened(done, of)
+            if done >= of // 2:
+                raise KeyboardInterrupt
+        return real(found, states, bounds, late, told)
+
+    monkeypatch.setattr(candidates, "screen", stopping)
+    monkeypatch.setattr(inductive, "reach", lambda machine, **given: reach(machine, sample=300, **given))
+    proof = prove(SMALL.replace(calls=2, pauses=2))  # 12,193 states
+    assert proof.incomplete and proof.stage == MINING and proof.stopped == "interrupted"
+    done, of = proof.screened
+    assert proof.sampled == of > 4096 and 0 < done < of
+    assert proof.progress().startswith(f"stopped in mining candidate invariants: sampled {of:,} reachable states; "
+                                       f"screened the candidates on {done:,} of them")
 
 
 @pytest.mark.slow

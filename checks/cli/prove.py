@@ -175,13 +175,14 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
              f"under the reading {reading.name}")
     # A stopped proof's figures are those it reached, not a strengthening it proved.
     strengthening = proof.progress() if proof.incomplete else (
-        f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "
-        f"states, kept by Houdini in {proof.rounds} rounds (each proved inductive with the others)")
+        f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled:,} reachable "
+        f"states, kept by Houdini in {proof.rounds} rounds (each proved inductive with the others; "
+        f"{proof.dropped} dropped, {proof.refuted} of them by {proof.explored:,} states around its counterexamples)")
     if args.json:
         stopped = None if not proof.incomplete else {
-            "by": proof.stopped, "stage": proof.stage, "sampled": proof.sampled, "mined": proof.mined,
-            "rounds": proof.rounds, "dropped": proof.dropped, "left": proof.left, "properties_left": proof.standing,
-            "templates_tested": list(proof.templates)}
+            "by": proof.stopped, "stage": proof.stage, "sampled": proof.sampled, "screened": list(proof.screened),
+            "mined": proof.mined, "rounds": proof.rounds, "dropped": proof.dropped, "refuted": proof.refuted,
+            "explored": proof.explored, "left": proof.left, "properties_left": proof.standing}
         print(json.dumps({"method": "1-induction", "k": 1, "scope": scope, "bounds": bounds.as_dict(),
                           "reading": reading.name, "strengthening": strengthening,
                           "invariants": [c.name for c in proof.kept], "seconds": round(proof.seconds, 2),

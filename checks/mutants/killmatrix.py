@@ -1,6 +1,6 @@
 """The kill matrix: which property catches which mutant, and what each property adds.
 
-Every mutant is explored exhaustively (`checks.explore.explore` on `mutate(Machine(bounds), m)`), where
+Every mutant is explored exhaustively (`checks.search.explore.explore` on `mutate(Machine(bounds), m)`), where
 several share bounds against the default's vetted graph, which re-checks only the steps the mutant
 changes (`reference.py`: same verdicts, counts and traces).
 A mutant is *killed by* each `always` or `transition` property its search violates, and by the

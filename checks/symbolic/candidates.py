@@ -24,7 +24,9 @@ from pausecheck.model.lang import B, Expr, base_of, exec_id, is_race, ite, lift
 from pausecheck.model.pycheck import compiled_expr
 from pausecheck.model.state import Artifact, Attempt, Execution, Question, Segment, State, Warning
 
-__all__ = ["Candidate", "mine"]
+from .judge import Judge
+
+__all__ = ["Candidate", "WIDEN", "mine", "screen", "templates"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -301,11 +303,11 @@ def _types(bounds: Bounds) -> list[Candidate]:
     ]
 
 
-def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False,
-         tested: Callable[[int, int], None] = lambda done, of: None) -> list[Candidate]:
-    """The candidate invariants that hold on every state of the sample (see the module's doc); `late` says
-    when to give up (what is returned then is cut short); `tested(done, of)` is told how many of the
-    templates were tested on the sample as each is, so that a proof stopped here says how far it got."""
+WIDEN = 3  # times a template some screened state breaks is instantiated again, with that state in the sample
+
+
+def templates(sample: list[State], bounds: Bounds) -> list[Candidate]:
+    """Every template instantiated with what the sample shows (see the module's doc)."""
     out = _fixed() + _types(bounds) + _typed(sample, bounds) + _linked(sample, bounds)
     out += _records(sample, bounds, S.executions, "status", _EXECUTION_MEASURES, "execution")
     out += _records(sample, bounds, S.segments, "phase", _SEGMENT_MEASURES, "segment")
@@ -313,14 +315,52 @@ def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda:
         read = compiled_expr(measure(S), bounds)
         values = [read(state) for state in sample]
         out += _ranges(name, lambda test: test(S), values, measure, None, "the state")
-    holding = []
-    for done, c in enumerate(out):
-        tested(done, len(out))
-        if late():
+    return out
+
+
+def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False,
+         screened: Callable[[int, int], None] = lambda done, of: None,
+         states: list[State] | None = None) -> list[Candidate]:
+    """The candidate invariants instantiated from `sample` that hold on every state of `states` (of the sample,
+    if none is given). A candidate a state breaks is not kept, but its template is instantiated again with
+    that state in the sample (a range widened to cover it), up to `WIDEN` times, so that what a thinned sample
+    missed costs a constant, not the invariant. `late` says when to give up (what is returned then is cut
+    short); `screened(done, of)` hears how many states the screen has judged, so that a proof stopped here
+    says how far it got."""
+    pool = sample if states is None else states
+    sample = list(sample)
+    kept: dict[str, Candidate] = {}
+    broken: set[str] = set()
+    for _ in range(1 + WIDEN):
+        found = [c for c in templates(sample, bounds) if c.name not in kept and c.name not in broken]
+        held, witnesses = screen(found, pool, bounds, late, screened)
+        kept.update((c.name, c) for c in held)
+        broken.update(c.name for c in found if c not in held)
+        if not witnesses or late():
             break
-        test = compiled_expr(c.expr, bounds)
-        if all(test(state) for state in sample):
-            holding.append(c)
+        sample += witnesses
+    return list(kept.values())
+
+
+def screen(found: list[Candidate], states: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False,
+           screened: Callable[[int, int], None] = lambda done, of: None) -> tuple[list[Candidate], list[State]]:
+    """The candidates that hold (and are judged) on every state, in order, and the states that broke the others
+    (once `late()`: those that held on the states judged by then)."""
+    judge = Judge(found, bounds)
+    active = list(found)
+    check = judge.screen(active)
+    witnesses = []
+    for done, state in enumerate(states):
+        if done % 4096 == 0:
+            screened(done, len(states))
+            if late():
+                break
+        broken, odd = check(state)
+        if broken or odd:
+            gone = {id(c) for c in broken + odd}
+            active = [c for c in active if id(c) not in gone]
+            check = judge.screen(active)
+            witnesses.append(state)
     else:
-        tested(len(out), len(out))
-    return holding
+        screened(len(states), len(states))
+    return active, witnesses

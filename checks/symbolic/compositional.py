@@ -173,7 +173,7 @@ def prove_compositional(bounds: Bounds, reading: Reading = CONFORMANT, rules: tu
 def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rules: tuple[Rule, ...],
            say: Callable[[str], None], deadline: float | None) -> None:
     machine = Machine(many, reading, rules)
-    sample = sample_states(machine, deadline=deadline)
+    sample = sample_states(machine, late=lambda: deadline is not None and time.perf_counter() >= deadline)
     say(f"mining candidate invariants from {len(sample)} reachable {many.sessions}-session states")
     candidates = mine(sample, many, lambda: deadline is not None and time.perf_counter() >= deadline)
     st = Step(many, reading, rules)

@@ -16,7 +16,6 @@ it says that the proof needs a stronger invariant, or, where the property fails 
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +33,9 @@ from pausecheck.model.state import INITIAL, State
 
 from .candidates import Candidate, mine
 from .crosscheck import action_of
+from .refute import AROUND, EDITS, Edits, Refuter
 from .relation import Caps, decode, fresh, moves, post_fits, well_formed
+from .sampling import reach, sample_states
 from .terms import state_term, step_term, term_of
 from .values import Z3, reader, same
 
@@ -47,7 +48,6 @@ KEY: tuple[str, ...] = ("no_double_delivery", "no_loss", "held_hidden", "interru
                         "one_question_per_pause")
 FITS = "fits_capacities"  # every enabled step's successor fits the symbolic capacities
 _ON = {p.name: p.on for p in PROPERTIES}
-SAMPLE = 20_000  # reachable states the candidates are mined from, at most (breadth-first, evenly thinned)
 
 
 @dataclass(frozen=True)
@@ -87,12 +87,14 @@ class Proof:
     mined: int = 0  # candidates mined
     rounds: int = 0  # Houdini's rounds finished
     seconds: float = 0.0
-    sampled: int = 0
+    sampled: int = 0  # reachable states found (breadth first, then by the simulation): those screened
     incomplete: bool = False  # stopped (deadline, interrupt, z3 gave up): nothing is established
     stage: str = SAMPLING  # the stage reached (where a stopped proof was stopped)
     stopped: str | None = None  # what stopped it: "max-seconds", "max-memory", "interrupted" or "z3 gave up"
-    templates: tuple[int, int] = (0, 0)  # candidate templates tested on the sample, of all (mining)
+    screened: tuple[int, int] = (0, 0)  # states the candidates were screened on, of those found (mining)
     dropped: int = 0  # candidates and state properties Houdini dropped
+    refuted: int = 0  # of those, the ones dropped by states around a counterexample to induction (`refute.py`)
+    explored: int = 0  # states whose steps Houdini took around its counterexamples to induction
     left: int = 0  # candidates and state properties Houdini has not dropped
     standing: list[str] = field(default_factory=list)  # the state properties among those left (once Houdini
     # is done: the properties proved inductive with the kept invariants)
@@ -103,17 +105,18 @@ class Proof:
 
     def progress(self) -> str:
         """How far a stopped proof got, in words: the figures of each stage it finished or was in."""
-        said = [f"sampled {self.sampled:,} reachable states"] if self.stage != SAMPLING else []
+        said = [f"{'found' if self.stage == SAMPLING else 'sampled'} {self.sampled:,} reachable states"]
         if self.stage == MINING:
-            tested, of = self.templates
-            said.append(f"tested {tested:,} of {of:,} candidate templates on them" if of else "mining candidates")
+            done, of = self.screened
+            said.append(f"screened the candidates on {done:,} of them" if of else "instantiating the templates")
         if self.stage in (BUILDING, HOUDINI, GOALS):
             said.append(f"mined {self.mined:,} candidate invariants")
+        around = f" ({self.refuted:,} of them by {self.explored:,} states around its counterexamples)"
         if self.stage == HOUDINI:
-            said.append(f"Houdini ran {self.rounds} round(s), dropped {self.dropped:,}, {self.left:,} left "
+            said.append(f"Houdini ran {self.rounds} round(s), dropped {self.dropped:,}{around}, {self.left:,} left "
                         f"(not yet proved inductive), among them the properties {', '.join(self.standing) or 'none'}")
         if self.stage == GOALS:
-            said.append(f"Houdini kept {len(self.kept):,} in {self.rounds} round(s), dropped {self.dropped:,}; "
+            said.append(f"Houdini kept {len(self.kept):,} in {self.rounds} round(s), dropped {self.dropped:,}{around}; "
                         f"inductive with them: {', '.join(self.standing) or 'no property'}")
             if self.outcomes:
                 said.append("settled: " + ", ".join(f"{o.name} {'proved' if o.proved else 'NOT proved'}"
@@ -121,50 +124,11 @@ class Proof:
         return f"stopped in {self.stage}: " + "; ".join(said) if said else f"stopped in {self.stage}"
 
 
-def sample_states(machine: Machine, limit: int = SAMPLE, deadline: float | None = None) -> list[State]:
-    """Reachable states, breadth first: all if there are at most `limit`, else the first 4 * limit thinned to
-    `limit` (the candidates are only a guess: Houdini checks them)."""
-    order = list(machine.init_states())
-    seen = set(order)
-    for i, state in enumerate(order):
-        if len(order) >= 4 * limit:
-            break
-        if deadline is not None and i % 512 == 0 and time.perf_counter() >= deadline:
-            raise Late
-        for _, post in machine.successors(state):
-            if post not in seen:
-                seen.add(post)
-                order.append(post)
-    step = max(1, len(order) // limit)
-    return order[::step] + _walks(machine, seen, deadline)
-
-
-def _walks(machine: Machine, seen: set[State], deadline: float | None, walks: int = 200,
-           length: int = 400) -> list[State]:
-    """States deeper than a breadth-first prefix reaches: the ends of seeded random walks (the same every
-    run), each stopped where no step leads anywhere new."""
-    chooser = random.Random(0)
-    out = []
-    for _ in range(walks):
-        state = machine.init_states()[0]
-        for _ in range(length):
-            options = [post for _, post in machine.successors(state) if post != state]
-            if not options:
-                break
-            state = chooser.choice(options)
-            if state not in seen:
-                seen.add(state)
-                out.append(state)
-        if deadline is not None and time.perf_counter() >= deadline:
-            raise Late
-    return out
-
-
 class Step:
     """One symbolic step: a state `s0` (well formed), a move from it chosen by `which`, the state `s1`."""
 
     def __init__(self, bounds: Bounds, reading: Reading, rules: tuple[Rule, ...], caps: Caps | None = None) -> None:
-        self.bounds, self.reading = bounds, reading
+        self.bounds, self.reading, self.rules = bounds, reading, rules
         self.caps = caps or Caps.of(bounds, reading)
         self.s0, self.s1 = fresh(self.caps, "s0"), fresh(self.caps, "s1")
         self.moves = list(moves(self.caps, bounds, reading, self.s0, Z3, rules))
@@ -252,11 +216,12 @@ def solve(solver: z3.Solver, deadline: float | None, assumptions: list[Any] | No
 
 
 def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None],
-            seen: Callable[[int, list[Any], list[Any]], None] = lambda rounds, active, dropped: None
-            ) -> tuple[list[Any], int]:
+            seen: Callable[[int, list[Any], list[Any]], None] = lambda rounds, active, dropped: None,
+            around: Callable[[Any, list[Any]], list[Any]] | None = None) -> tuple[list[Any], int]:
     """The largest subset of `items` (candidates and state properties, each holding initially) that is
-    inductive together over the step `st`, and the rounds it took: each round drops what a step from a
-    state where all the rest hold breaks. One solver context throughout: each item is switched on by a
+    inductive together over the step `st`, and the rounds it took: each round drops every item that z3's
+    step, from a state where all those kept hold, breaks, and with `around(model, kept)` every item that
+    steps around it break (`Refuter.refute`). One solver context throughout: each item is switched on by a
     literal assumed true while it is kept and false once dropped, so what z3 learns in a round serves the next.
     `seen(rounds, active, dropped)` is told after each round, so that a stop part way knows how far it got."""
     active = list(items)
@@ -276,14 +241,21 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
                 return active, rounds
             model = st.solver.model()
             failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
-            active = [c for c in active if all(c is not f for f in failed)]
-            dropped += failed
+            active = _without(active, failed)
+            more = around(model, active) if around is not None else []
+            active = _without(active, more)
+            dropped += failed + more
             seen(rounds, active, dropped)
             kind = st.moves[model.eval(st.which, model_completion=True).as_long()].kind.__name__
-            say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(active)} left: "
-                + "; ".join(c if isinstance(c, str) else c.name for c in failed))
+            say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(more)} by steps around it, "
+                f"{len(active)} left: " + "; ".join(c if isinstance(c, str) else c.name for c in failed + more))
     finally:
         st.solver.pop()
+
+
+def _without(items: list[Any], gone: list[Any]) -> list[Any]:
+    out = {id(c) for c in gone}
+    return [c for c in items if id(c) not in out]
 
 
 def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: Callable[[str], None],
@@ -291,21 +263,29 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
     """The proof, recorded in `proof` as it goes (its stage and figures), so that a stop keeps them."""
     bounds, reading = proof.bounds, proof.reading
     machine = Machine(bounds, reading, rules)
-    sample = sample_states(machine, deadline=deadline)
-    proof.sampled, proof.stage = len(sample), MINING
-    say(f"mining candidate invariants from {len(sample)} reachable states")
 
-    def tested(done: int, of: int) -> None:
-        proof.templates = (done, of)
+    def late() -> bool:
+        return deadline is not None and time.perf_counter() >= deadline
 
-    candidates = mine(sample, bounds, lambda: deadline is not None and time.perf_counter() >= deadline, tested)
-    if deadline is not None and time.perf_counter() >= deadline:
+    def found(count: int) -> None:
+        proof.sampled = count
+
+    def screened(done: int, of: int) -> None:
+        proof.screened = (done, of)
+
+    reached = reach(machine, late=late, told=found)
+    if late():
+        raise Late
+    proof.sampled, proof.stage = len(reached.states), MINING
+    say(f"mining candidate invariants from {len(reached.sample):,} reachable states, screened on {proof.sampled:,}")
+    candidates = mine(reached.sample, bounds, late, screened, reached.states)
+    if late():
         raise Late
     proof.mined, proof.stage = len(candidates), BUILDING
     say(f"{len(candidates)} candidates; building the symbolic step")
     # A table other than the rules (a mutant's, a draft's) may hold longer lists than the bounds' capacities
-    # (an artifact held twice): widened to cover every state sampled, so that what it breaks can be said.
-    st = Step(bounds, reading, rules, None if rules is RULES else Caps.of(bounds, reading).covering(sample))
+    # (an artifact held twice): widened to cover every state reached, so that what it breaks can be said.
+    st = Step(bounds, reading, rules, None if rules is RULES else Caps.of(bounds, reading).covering(reached.states))
     always = [n for n in names if not FORMULAS[n].step]
     steps = [n for n in names if FORMULAS[n].step]
     # Base: what does not hold initially is no candidate, and no property.
@@ -313,12 +293,30 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
     items = list(candidates) + [n for n in always if n not in base_broken]
     proof.stage, proof.left, proof.standing = HOUDINI, len(items), [c for c in items if isinstance(c, str)]
 
+    refuter = Refuter(machine, st, items, late=late)
+
+    # Before z3: what steps from states one edit away from reachable ones break, where every item holds there.
+    edits = Edits(reached.sample)
+    early = refuter.scout(reached.sample, items, edits, EDITS)
+    proof.dropped = proof.refuted = len(early)
+    say(f"{len(early)} dropped by steps around {refuter.explored:,} states near reachable ones, before z3")
+
     def seen(rounds: int, active: list[Any], dropped: list[Any]) -> None:
-        proof.rounds, proof.dropped, proof.left = rounds, len(dropped), len(active)
+        proof.rounds, proof.dropped, proof.left = rounds, len(early) + len(dropped), len(active)
         proof.standing = [c for c in active if isinstance(c, str)]
+        proof.explored = refuter.explored
+
+    def around(model: z3.ModelRef, active: list[Any]) -> list[Any]:
+        cti = st.cti(model, machine)
+        if cti is None:
+            return []
+        more = refuter.refute(cti.pre, cti.post, active)
+        more += refuter.wander([cti.pre, cti.post], _without(active, more), edits, AROUND, proof.rounds)
+        proof.refuted += len(more)
+        return more
 
     # Houdini over the candidates and the state properties together (each may need the others).
-    active, _ = houdini(st, items, deadline, say, seen)
+    active, _ = houdini(st, _without(items, early), deadline, say, seen, around)
     proof.stage = GOALS
     pre = {id(c): st.state(c, st.s0) for c in active}
     proof.kept = [c for c in active if isinstance(c, Candidate)]
