@@ -4,14 +4,14 @@ the model checks it.
 The strength of a clause says what its verdict is worth:
 
 - `full`: a property can fail on the clause's own subject, and a mutant shows it (a mutant of
-  `checks/mutants.py` names the clause and is caught by its target property, which cites the clause);
+  `checks/mutants/catalogue.py` names the clause and is caught by its target property, which cites the clause);
 - `partial`: formalised, but some part of the clause cannot fail in the model as it is (`note` says
   which part);
 - `by-construction`: the model cannot express the clause's failure at all (`note` says why);
 - `excused`: out of scope (`note` says why).
 
 Which properties formalise a clause is derived from the property registry, never written here.
-`checks/strength.py` checks these labels against the properties and the mutant catalogue.
+`checks/mutants/strength.py` checks these labels against the properties and the mutant catalogue.
 """
 
 from __future__ import annotations

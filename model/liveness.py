@@ -3,7 +3,7 @@
 Each property names, per state, its *pending* facts (an unfinished execution, a held artifact, a
 declined question whose execution has not finished). It holds when every fair behaviour resolves
 every pending fact: no behaviour ends circling a loop (or stuttering in an end state) in every state
-of which one fact is pending. `checks/liveness.py` decides this on the reachable graph; the
+of which one fact is pending. `checks/search/liveness.py` decides this on the reachable graph; the
 functions here judge one recorded lasso or witness, so that a trace file replays on its own.
 
 A witness of a liveness property is a finite path through a state with a pending fact to a final

@@ -277,7 +277,7 @@ reemitted = span(1, S.artifacts.size + 1).filter(
     & done_calls.any_of(lambda a: a.call == S.artifacts.at(r - 1).call))
 new_first = reads("A-G3", "new-first")
 # The superseded attempt is closed as cancelled (G6.4); A-G1 "leave": a decline closes nothing. Named, as the
-# re-issue is, for the mutants that deviate there (`checks/mutants.py`).
+# re-issue is, for the mutants that deviate there (`checks/mutants/catalogue.py`).
 close_superseded = When(approve.ref | reads("A-G1", "cancel"),
                         (Set(e.attempts, cancel_interrupted(e.attempts, var("call", str))),))
 # The consumer is re-fired and re-issues the same call: a new attempt of its own (G6.3).

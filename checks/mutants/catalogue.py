@@ -1,7 +1,7 @@
 """Mutants: named, minimal deviations a real runtime could make, each a deviation of the rule table.
 
 A mutant never edits `model/rules.py`. It is a few named edits of a rule table (`model/deviate.py`: a guard
-or an effect replaced, an action added or withheld; the edits are in `checks/deviations.py`), applied to
+or an effect replaced, an action added or withheld; the edits are in `checks/mutants/deviations.py`), applied to
 the table of the machine it mutates (`mutate`: the rules, or a spec author's draft), so that every engine
 derived from a table runs it: the explicit successors, `pygen.step` (a counterexample replays step by
 step), the z3 relation, the Promela. The catalogue is built when first asked for (`catalogue()`), and a

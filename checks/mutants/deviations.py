@@ -5,7 +5,7 @@ Each constant is the deviation of one mutant (named as the mutant, in capitals):
 way, a guard narrowed, a rule added), applied only when a mutant is used, to whichever base it deviates
 from (the rules, or a spec author's draft). Every engine derived from a table runs it (the explicit
 successors and `pygen.step`, the z3 relation, the Promela). The catalogue that names them, with the
-clauses they break and what must catch them, is `checks/mutants.py`; it imports this module only when
+clauses they break and what must catch them, is `checks/mutants/catalogue.py`; it imports this module only when
 it is first asked for, so that an edit of the rules that removes a statement named here is reported
 as the mutants no longer applying, not raised by every command.
 

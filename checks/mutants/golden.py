@@ -19,7 +19,7 @@ from .killmatrix import KillMatrix
 
 __all__ = ["GOLDEN_DIR", "golden_name", "golden_document", "golden_documents"]
 
-GOLDEN_DIR = Path(__file__).resolve().parent.parent / "traces" / "golden"
+GOLDEN_DIR = Path(__file__).resolve().parents[2] / "traces" / "golden"
 COMMAND = "pausecheck mutants --golden traces/golden"
 
 def golden_name(mutant: Mutant) -> str:

@@ -2,7 +2,7 @@
 
 Every mutant is explored exhaustively (`checks.search.explore.explore` on `mutate(Machine(bounds), m)`), where
 several share bounds against the default's vetted graph, which re-checks only the steps the mutant
-changes (`reference.py`: same verdicts, counts and traces).
+changes (`search/reference.py`: same verdicts, counts and traces).
 A mutant is *killed by* each `always` or `transition` property its search violates, and by the
 pseudo-property "deadlock" if some unfinished run can never move. Witnesses (`sometimes`) never
 kill: a vanished witness says the model went vacuous, not that a rule was broken. A mutant nothing
@@ -55,7 +55,7 @@ FAULTS = ("crashes", "expiries", "races", "new_turns")  # each turned on in turn
 FAULT_BOUNDS = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1)
 
 # Where at least this many mutants share bounds, each is searched against the default's vetted graph at
-# those bounds (`reference.py`): building it costs about one and a half default searches, and a mutant
+# those bounds (`search/reference.py`): building it costs about one and a half default searches, and a mutant
 # search saves from nothing (it leaves the default's states at once) to nearly all of one.
 VET_FROM = 4
 
@@ -75,7 +75,7 @@ class MutantKill:
     complete: bool
     seconds: float
     evidence: Discovery | None = None  # the target's shortest counterexample, for golden traces
-    vetted: bool = False  # searched against the default's vetted graph at its bounds (`reference.py`)
+    vetted: bool = False  # searched against the default's vetted graph at its bounds (`search/reference.py`)
     # an equivalent mutant's kills with a fault on: (the flag, the property, its shortest counterexample's steps)
     under_faults: tuple[tuple[str, str, int], ...] = ()
     problem: str | None = None  # why its edits no longer apply to the base table (then it was not searched)
@@ -232,7 +232,7 @@ _REFERENCES: dict[tuple[Bounds, Draft | None], Reference | None] = {}
 
 
 def _reference(bounds: Bounds, draft: Draft | None = None) -> Reference | None:
-    """The base machine's vetted graph at these bounds (`reference.py`; one per bounds, remembered)."""
+    """The base machine's vetted graph at these bounds (`search/reference.py`; one per bounds, remembered)."""
     if (bounds, draft) not in _REFERENCES:
         _REFERENCES[bounds, draft] = reference(Machine(bounds, rules=base_of(draft)))
     return _REFERENCES[bounds, draft]

@@ -221,7 +221,7 @@ def check(
     With `accept_unexercised`, the
     properties these bounds cannot exercise do not fail the check (they are still reported).
     With `liveness` (the default), the liveness properties are judged on the main search's graph
-    when that search is complete (`checks/liveness.py`). `checkpoint` and `resume` apply to the main
+    when that search is complete (`checks/search/liveness.py`). `checkpoint` and `resume` apply to the main
     search (`checks/checkpoint.py`). With `symmetry`, the searches store one state per class of states
     equal up to renaming sessions (`model/symmetry.py`); liveness is judged on the full graph. With
     `fingerprints`, the main search keeps only 64-bit hashes of the states it visited; with `compact`, it keeps
