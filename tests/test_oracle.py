@@ -250,7 +250,8 @@ README_FLAGS = ("--calls", "1")  # the bounds of README's conform example
 @pytest.mark.parametrize("bug", [pytest.param(b, marks=[] if b == "drop-oldest" else [pytest.mark.slow])
                                  for b in sorted(BUGS)])
 def test_every_bug_at_the_readme_example_bounds(bug: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """What README's row (in full in docs/commands.md) claims at its example's bounds: seven bugs caught; drop-oldest, which needs an overflow,
+    """What README's row (in full in docs/commands.md) claims at its example's bounds: seven bugs caught;
+    drop-oldest, which needs an overflow,
     is not, and the run says so (exit 3: T7.13-T7.15 not exercised, --calls 2 would), never an [ok]."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| `pausecheck conform"))

@@ -32,7 +32,8 @@ def widest_matrix() -> SimpleNamespace:
     and every mutant marked equivalent shows its reason."""
     names = [p.name for p in PROPERTIES if p.kind in (ALWAYS, TRANSITION)] + [DEADLOCK]  # the matrix's columns
     mutants = [SimpleNamespace(name=m.name, clauses=m.clauses, equivalent=m.equivalent,
-                               reason=m.reason or "", survived=False, base_kills=(), killed_by=() if m.equivalent else tuple(names),
+                               reason=m.reason or "", survived=False, base_kills=(),
+                               killed_by=() if m.equivalent else tuple(names),
                                steps=(lambda _: None) if m.equivalent else (lambda _: 12)) for m in MUTANTS]
     killers = tuple(m.name for m in mutants if m.killed_by)
     properties = [SimpleNamespace(name=n, killers=killers, sole_killers=(), redundant_with=tuple(names[:3]),
