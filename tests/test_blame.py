@@ -65,12 +65,14 @@ def test_a_draft_s_clause_table_marks_only_the_clauses_that_failed(draft, broken
 OTHER_CLAUSE = {"answer_leaves_question_pending": "G6.5", "put_back_merged_bounded": "T7.10"}
 
 
-@pytest.mark.parametrize("path", sorted(GOLDEN_DIR.glob("*.itf.json")), ids=lambda p: p.name)
+# the golden traces that break a property (a deadlock names none, so it blames no clause)
+VIOLATIONS = [p for p in sorted(GOLDEN_DIR.glob("*.itf.json")) if load_trace(p)["#meta"]["verdict"] == "violation"]
+
+
+@pytest.mark.parametrize("path", VIOLATIONS, ids=lambda p: p.name)
 def test_a_mutant_s_counterexample_blames_the_clause_it_breaks(path):
     document = load_trace(path)
     meta = document["#meta"]
-    if meta["verdict"] != "violation":
-        pytest.skip("a deadlock names no property")
     states = [decode_state(s) for s in document["states"]]
     found = blamed(meta["property"], tuple(meta["clauses"]), Bounds(**meta["bounds"]), states,
                    decode_actions(document, str(path)))
