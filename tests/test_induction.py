@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import z3
 from pausecheck.checks.cli import main
 from pausecheck.checks.mutants import mutant_named
 from pausecheck.checks.mutants.flips import singles
@@ -111,20 +112,24 @@ def test_a_mutant_whose_property_is_false_is_not_proved(name: str) -> None:
 
 @pytest.mark.parametrize("stage", ["Houdini", "the goals"])
 def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    """Stopped as the watchdog stops it (z3 interrupted, LimitReached), in Houdini's third query or in the first
-    query after Houdini, the proof reports the states reached and screened, the candidates mined, the rounds run
-    and what they dropped (and how many of those the states around its counterexamples dropped), what is left,
-    and which properties Houdini left standing: not zeros."""
+    """Stopped as the watchdog stops it (z3 interrupted, LimitReached), in Houdini's first query after its
+    second round (a move's counterexample to induction) or in the first query after Houdini, the proof reports
+    the states reached and screened, the candidates mined, the rounds run and what they dropped (and how many
+    of those the states around its counterexamples dropped), what is left, and which properties Houdini left
+    standing: not zeros."""
     from pausecheck.checks.search.budget import LimitReached
     from pausecheck.checks.symbolic import inductive
 
-    real, asked = inductive.solve, []
+    real, asked, found_sat = inductive.solve, [], []
 
     def stopping(solver, deadline, assumptions=None):  # in place of solve: the watchdog's stop, on cue
         asked.append(sys._getframe(1).f_code.co_name)
-        if (len(asked) == 3) if stage == "Houdini" else (asked[-1] != "houdini"):
+        if len(found_sat) == 2 if stage == "Houdini" else (asked[-1] != "houdini"):
             raise LimitReached("max-seconds")
-        return real(solver, deadline, assumptions)
+        verdict = real(solver, deadline, assumptions)
+        if verdict == z3.sat and asked[-1] == "houdini":
+            found_sat.append(len(asked))  # a round: a counterexample to induction
+        return verdict
 
     monkeypatch.setattr(inductive, "solve", stopping)
     assert main(["prove", "--induction", *FLAGS, "--json"]) == 3
@@ -133,7 +138,7 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
     mined = len(mine(reached.sample, SMALL, states=reached.states))
     properties = ["no_double_delivery", "no_loss", "held_hidden", "no_phantom_pause"]  # the state properties of KEY
     stopped = out["stopped"]
-    rounds = asked.count("houdini") - 1 if stage == "Houdini" else asked.count("houdini")
+    rounds = len(found_sat)
     found = len(reached.states)
     assert stopped == {"by": "max-seconds", "stage": stage, "sampled": found, "screened": [found, found],
                        "mined": mined, "rounds": rounds, "dropped": stopped["dropped"], "refuted": stopped["refuted"],
@@ -145,6 +150,7 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
     assert [p["name"] for p in out["properties"]] == ([] if stage == "Houdini" else properties)
     assert len(out["invariants"]) == (0 if stage == "Houdini" else stopped["left"] - 4)
     asked.clear()
+    found_sat.clear()
     assert main(["prove", "--induction", *FLAGS]) == 3
     text = capsys.readouterr().out
     assert f"  reached: stopped in {stage}: sampled {found} reachable states; mined {mined} candidate " in text

@@ -17,6 +17,7 @@ it says that the proof needs a stronger invariant, or, where the property fails 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,6 +138,37 @@ class Step:
         self.solver.add(well_formed(Z3, self.s0), well_formed(Z3, self.s1))
         self.solver.add(z3.Or([z3.And(self.which == k, m.guard, same(Z3, self.s1, m.post))
                                for k, m in enumerate(self.moves)]))
+        self.linked = z3.Bool("linked")  # assumed: s1 is the move's successor (`part`)
+        self._parts: dict[int, z3.Solver] = {}
+
+    def part(self, k: int) -> z3.Solver:
+        """The solver of move k alone (built on first use): a well-formed state s0 where the move is enabled,
+        and, while `linked` is assumed, its successor s1 (well formed). One move's query is far smaller than
+        the disjunction of all of them, and z3 bit-blasts it (QF_BV: the terms are bit-vectors and Booleans
+        only), where the disjunction goes to its slower incremental core: at every fault at the defaults, a
+        query of the whole step took one to two minutes, one of a move a few seconds (docs/speed.md)."""
+        solver = self._parts.get(k)
+        if solver is None:
+            m = self.moves[k]
+            solver = self._parts[k] = z3.SolverFor("QF_BV")
+            solver.add(well_formed(Z3, self.s0), m.guard,
+                       z3.Implies(self.linked, z3.And(well_formed(Z3, self.s1), same(Z3, self.s1, m.post))))
+        return solver
+
+    def refuted(self, hypotheses: list[Any], goal: Callable[[int], Any], deadline: float | None,
+                linked: bool = True) -> tuple[int, z3.ModelRef] | None:
+        """A move k and a model where `hypotheses` hold and `goal(k)` (a term over s0, the move's fields and
+        s1) does, move by move; None where no move has one. Without `linked`, s1 is left free."""
+        for k in range(len(self.moves)):
+            solver = self.part(k)
+            solver.push()
+            solver.add(hypotheses + [goal(k)])
+            try:
+                if solve(solver, deadline, [self.linked] if linked else []) == z3.sat:
+                    return k, solver.model()
+            finally:
+                solver.pop()
+        return None
 
     def state(self, name_or_candidate: Any, s: Any) -> Any:
         if isinstance(name_or_candidate, Candidate):
@@ -145,9 +177,14 @@ class Step:
 
     def step(self, name: str) -> Any:
         """The transition property `name` kept by the chosen step."""
-        on = _ON[name]
-        return z3.And([z3.Implies(self.which == k, step_term(name, self.caps, self.bounds, self.s0, m, self.s1))
-                       for k, m in enumerate(self.moves) if not on or m.kind in on])
+        return z3.And([z3.Implies(self.which == k, self.kept_by(name, k)) for k in range(len(self.moves))])
+
+    def kept_by(self, name: str, k: int) -> Any:
+        """The transition property `name` kept by move k (true of a move it does not look at)."""
+        m, on = self.moves[k], _ON[name]
+        if on and m.kind not in on:
+            return z3.BoolVal(True)
+        return step_term(name, self.caps, self.bounds, self.s0, m, self.s1)
 
     def fits(self) -> Any:
         return z3.And([z3.Implies(m.guard, post_fits(Z3, m.post)) for m in self.moves])
@@ -163,11 +200,12 @@ class Step:
                     return f"a {m.kind.__name__} step"
         return "a step"
 
-    def cti(self, model: z3.ModelRef, machine: Machine) -> Cti | None:
+    def cti(self, model: z3.ModelRef, machine: Machine, k: int | None = None) -> Cti | None:
+        """The counterexample to induction in a model of the whole step, or of move k's (`part`)."""
         read = reader(model)
         try:
             pre, post = decode(self.s0, read), decode(self.s1, read)
-            action = action_of(self.moves[read(self.which)], read)
+            action = action_of(self.moves[read(self.which) if k is None else k], read)
         except (IndexError, ValueError, KeyError):
             return None
         try:
@@ -217,40 +255,53 @@ def solve(solver: z3.Solver, deadline: float | None, assumptions: list[Any] | No
 
 def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None],
             seen: Callable[[int, list[Any], list[Any]], None] = lambda rounds, active, dropped: None,
-            around: Callable[[Any, list[Any]], list[Any]] | None = None) -> tuple[list[Any], int]:
+            around: Callable[[Any, int, list[Any]], list[Any]] | None = None) -> tuple[list[Any], int]:
     """The largest subset of `items` (candidates and state properties, each holding initially) that is
-    inductive together over the step `st`, and the rounds it took: each round drops every item that z3's
-    step, from a state where all those kept hold, breaks, and with `around(model, kept)` every item that
-    steps around it break (`Refuter.refute`). One solver context throughout: each item is switched on by a
-    literal assumed true while it is kept and false once dropped, so what z3 learns in a round serves the next.
-    `seen(rounds, active, dropped)` is told after each round, so that a stop part way knows how far it got."""
+    inductive together over the step `st`, and the rounds it took. Move by move (`Step.part`), z3 is asked
+    for a step from a state where all the items kept hold to one where some item fails; each such
+    counterexample is a round, which drops every item the step breaks, and with `around(model, k, kept)` every
+    item that steps around it break (`Refuter.refute`); after a drop every move is asked again, from the one
+    that broke something. Done when no move breaks anything. Each item is switched on by a literal assumed
+    true while it is kept and false once dropped, so each move's solver keeps what it learned from round to
+    round. `seen(rounds, active, dropped)` is told after each round, so that a stop part way knows how far
+    it got."""
     active = list(items)
     on = {id(c): z3.Bool(f"houdini.{n}") for n, c in enumerate(items)}
     post = {id(c): st.state(c, st.s1) for c in items}
-    st.solver.push()
-    st.solver.add([z3.Implies(on[id(c)], st.state(c, st.s0)) for c in items])
-    st.solver.add(z3.Or([z3.And(on[id(c)], z3.Not(post[id(c)])) for c in items]))
+    hypotheses = [z3.Implies(on[id(c)], st.state(c, st.s0)) for c in items]
+    broken = z3.Or([z3.And(on[id(c)], z3.Not(post[id(c)])) for c in items])
     dropped: list[Any] = []
-    rounds = 0
+    rounds, used = 0, []
+    pending = deque(range(len(st.moves)))
     try:
-        while True:
+        while pending:
+            k = pending[0]
+            solver = st.part(k)
+            if k not in used:
+                used.append(k)
+                solver.push()
+                solver.add(hypotheses + [broken])
+            assumptions = [st.linked] + [on[id(c)] for c in active] + [z3.Not(on[id(c)]) for c in dropped]
+            if solve(solver, deadline, assumptions) != z3.sat:
+                pending.popleft()
+                continue
             rounds += 1
-            verdict = solve(st.solver, deadline, [on[id(c)] for c in active] + [z3.Not(on[id(c)]) for c in dropped])
-            if verdict != z3.sat:
-                seen(rounds, active, dropped)
-                return active, rounds
-            model = st.solver.model()
+            model = solver.model()
             failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
             active = _without(active, failed)
-            more = around(model, active) if around is not None else []
+            more = around(model, k, active) if around is not None else []
             active = _without(active, more)
             dropped += failed + more
             seen(rounds, active, dropped)
-            kind = st.moves[model.eval(st.which, model_completion=True).as_long()].kind.__name__
-            say(f"Houdini round {rounds}: {len(failed)} dropped by a {kind} step, {len(more)} by steps around it, "
-                f"{len(active)} left: " + "; ".join(c if isinstance(c, str) else c.name for c in failed + more))
+            pending = deque(list(range(k, len(st.moves))) + list(range(k)))
+            say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[k].kind.__name__} step, {len(more)} "
+                f"by steps around it, {len(active)} left: " + "; ".join(c if isinstance(c, str) else c.name
+                                                                      for c in failed + more))
+        seen(rounds, active, dropped)
+        return active, rounds
     finally:
-        st.solver.pop()
+        for k in used:
+            st.part(k).pop()
 
 
 def _without(items: list[Any], gone: list[Any]) -> list[Any]:
@@ -306,8 +357,8 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
         proof.standing = [c for c in active if isinstance(c, str)]
         proof.explored = refuter.explored
 
-    def around(model: z3.ModelRef, active: list[Any]) -> list[Any]:
-        cti = st.cti(model, machine)
+    def around(model: z3.ModelRef, k: int, active: list[Any]) -> list[Any]:
+        cti = st.cti(model, machine, k)
         if cti is None:
             return []
         more = refuter.refute(cti.pre, cti.post, active)
@@ -324,13 +375,11 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
     outcomes = proof.outcomes
     hypotheses = [pre[id(c)] for c in active]
 
-    def refuted(goal: Any, extra: list[Any]) -> Cti | None:
-        st.solver.push()
-        st.solver.add(hypotheses + extra + [z3.Not(goal)])
-        verdict = solve(st.solver, deadline)
-        found = st.cti(st.solver.model(), machine) if verdict == z3.sat else None
-        st.solver.pop()
-        return found if verdict == z3.sat else None
+    def refuted(goal: Callable[[int], Any], extra: list[Any], linked: bool = True) -> tuple[int, z3.ModelRef] | None:
+        return st.refuted(hypotheses + extra, goal, deadline, linked)
+
+    def cti(found: tuple[int, z3.ModelRef] | None) -> Cti | None:
+        return None if found is None else st.cti(found[1], machine, found[0])
 
     for name in always:
         if name in base_broken:
@@ -338,17 +387,16 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
         elif name in proved_always:
             outcomes.append(Outcome(name, True))
         else:
-            cti = refuted(st.state(name, st.s1), [st.state(name, st.s0)])
+            after = z3.Not(st.state(name, st.s1))
+            found = cti(refuted(lambda k: after, [st.state(name, st.s0)]))  # noqa: B023 - used at once
             outcomes.append(Outcome(name, False, "not inductive: a step from a state where it and every kept "
-                                    "invariant hold breaks it", cti))
+                                    "invariant hold breaks it", found))
     for name in steps:
-        cti = refuted(st.step(name), [])
-        outcomes.append(Outcome(name, cti is None, "" if cti is None else
-                                "not inductive: a step from a state where every kept invariant holds breaks it", cti))
-    st.solver.push()
-    st.solver.add(hypotheses + [z3.Not(st.fits())])
-    fits = solve(st.solver, deadline) != z3.sat
-    overflow = None if fits else st.overflow(st.solver.model())
-    st.solver.pop()
+        found = cti(refuted(lambda k: z3.Not(st.kept_by(name, k)), []))  # noqa: B023 - used at once
+        outcomes.append(Outcome(name, found is None, "" if found is None else
+                                "not inductive: a step from a state where every kept invariant holds breaks it", found))
+    over = refuted(lambda k: z3.Not(post_fits(Z3, st.moves[k].post)), [], linked=False)
+    fits = over is None
+    overflow = None if over is None else st.overflow(over[1])
     outcomes.append(Outcome(FITS, fits, "" if fits else "a step from a state where every kept invariant holds "
                             f"overflows a capacity ({overflow}): the proof does not cover every behaviour"))
