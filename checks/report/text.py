@@ -100,9 +100,11 @@ def _verdict_line(report: Report) -> Text:
     r = report.result
     unexercised = [p.name for p in report.unexercised]
     if report.exit_code == 0:
-        text = " every property holds and every witness was found"
-        if unexercised:
-            text += f"; accepted as not exercised at these bounds: {', '.join(unexercised)}"
+        if unexercised:  # named above, folded by the flags that would exercise them
+            text = (f" every property exercised at these bounds holds and every witness was found; {len(unexercised)} "
+                    f"propert{'ies' if len(unexercised) != 1 else 'y'} not exercised, accepted (listed above)")
+        else:
+            text = " every property holds and every witness was found"
         if report.liveness_skipped == "":
             text += "; liveness not judged (--no-liveness)"
         return Text.assemble(("[ok]", STYLES["[ok]"]), text)
