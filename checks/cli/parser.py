@@ -22,6 +22,7 @@ from ..flags import bound_flags
 from ..flags import reading as _reading
 from ..search.graph import FORMATS
 from ..spin.pan import DEPTH, HASH_BITS, STORES
+from ..symbolic.sampling import PREFIX
 from .draft import draft_flag
 
 __all__ = ["parser"]
@@ -624,6 +625,10 @@ def parser() -> argparse.ArgumentParser:
     pv.add_argument("--k", type=int, default=1, metavar="K", help="with --induction: the induction depth (default 1)")
     pv.add_argument("--all", action="store_true",
                     help="with --induction: try every invariant and transition property, not only the six key ones")
+    pv.add_argument("--screen", type=_whole(1, 10 ** 9), default=PREFIX, metavar="N",
+                    help=f"with --induction: screen the mined candidates on the first N reachable states, breadth "
+                    f"first, before z3 sees them (default {PREFIX:,}; fewer start z3 sooner, leaving more for "
+                    "Houdini to drop)")
     pv.add_argument("--out", type=Path, metavar="DIR",
                     help="write as ITF here: counterexamples and witnesses (--bmc), counterexamples to induction")
     pv.add_argument("--json", action="store_true",

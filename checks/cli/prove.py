@@ -147,7 +147,7 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
     rules = rules_of(args, bounds, reading)
     try:
         proof = with_progress(args, "induction", lambda progress, deadline: prove(
-            bounds, reading, names, rules=rules, progress=progress, deadline=deadline))
+            bounds, reading, names, rules=rules, progress=progress, deadline=deadline, screen=args.screen))
     except TooSmall as error:
         raise usage(f"prove --induction: these bounds do not fit the symbolic encoding ({error})") from None
     command = f"pausecheck prove --induction {_flags(bounds)}".strip() + (

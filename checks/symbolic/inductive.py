@@ -36,7 +36,7 @@ from .candidates import Candidate, mine
 from .crosscheck import action_of
 from .refute import AROUND, EDITS, Edits, Refuter
 from .relation import Caps, decode, fresh, moves, post_fits, well_formed
-from .sampling import reach, sample_states
+from .sampling import PREFIX, reach, sample_states
 from .terms import state_term, step_term, term_of
 from .values import Z3, reader, same
 
@@ -221,15 +221,15 @@ class Late(Exception):
 
 def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] = KEY,
           rules: tuple[Rule, ...] = RULES, progress: Callable[[str], None] | None = None,
-          deadline: float | None = None) -> Proof:
+          deadline: float | None = None, screen: int = PREFIX) -> Proof:
     """1-induction of `names` at these bounds and reading under `rules` (a mutant's table: its candidates are
     mined from its own states, and a counterexample replays on its own explicit model), with the
-    strengthening invariants Houdini keeps; `deadline` (on `time.perf_counter`) cuts it short, as an
-    incomplete proof."""
+    strengthening invariants Houdini keeps, the candidates screened on the first `screen` reachable states;
+    `deadline` (on `time.perf_counter`) cuts it short, as an incomplete proof."""
     started = time.perf_counter()
     proof = Proof(bounds, reading)
     try:
-        _prove(proof, names, rules, progress or (lambda text: None), deadline)
+        _prove(proof, names, rules, progress or (lambda text: None), deadline, screen)
     except Late:
         late = deadline is not None and time.perf_counter() >= deadline
         proof.incomplete, proof.stopped = True, "max-seconds" if late else "z3 gave up"
@@ -310,7 +310,7 @@ def _without(items: list[Any], gone: list[Any]) -> list[Any]:
 
 
 def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: Callable[[str], None],
-           deadline: float | None) -> None:
+           deadline: float | None, screen: int = PREFIX) -> None:
     """The proof, recorded in `proof` as it goes (its stage and figures), so that a stop keeps them."""
     bounds, reading = proof.bounds, proof.reading
     machine = Machine(bounds, reading, rules)
@@ -324,7 +324,7 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
     def screened(done: int, of: int) -> None:
         proof.screened = (done, of)
 
-    reached = reach(machine, late=late, told=found)
+    reached = reach(machine, prefix=screen, late=late, told=found)
     if late():
         raise Late
     proof.sampled, proof.stage = len(reached.states), MINING

@@ -13,8 +13,10 @@ ends are, which words a field takes), with every walk's states, since those are 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pausecheck.model.machine import Machine
 from pausecheck.model.state import State
@@ -64,23 +66,62 @@ def reach(machine: Machine, prefix: int = PREFIX, sample: int = SAMPLE, walks: i
 
 
 def _walks(machine: Machine, seen: set[State], walks: int, late: Callable[[], bool]) -> list[State]:
-    """The states seeded random walks reach that `seen` does not hold (added to it), in the order found (those
-    found by then, once `late()`)."""
+    """The states seeded walks reach that `seen` does not hold (added to it), in the order found (those found
+    by then, once `late()`). Half the walks choose each step at random; the other half climb: each has its
+    own random weights on the counts of a state (`_counts`) and takes, of three steps drawn at random, the one
+    that raises their weighted sum most (one step in five at random), so that counts reach the largest
+    values the bounds allow, which a random walk rarely does. A candidate's range is instantiated from what
+    the walks saw: one whose bound is below what is reachable is no invariant, and Houdini would spend a
+    round of z3 on each."""
     chooser = random.Random(0)
     out = []
     start = machine.init_states()[0]
-    for _ in range(walks):
+    for n in range(walks):
+        weights: dict[Any, float] | None = None if n % 2 == 0 else {}
         state = start
         for _ in range(LENGTH):
             options = [post for _, post in machine.successors(state) if post != state]
             if not options:
                 break
-            state = chooser.choice(options)
+            if weights is None or chooser.random() < 0.2:
+                state = chooser.choice(options)
+            else:
+                drawn = chooser.sample(options, min(3, len(options)))
+                state = max(drawn, key=lambda post: _weighed(post, weights, chooser))
             if state not in seen:
                 seen.add(state)
                 out.append(state)
         if late():
             break
+    return out
+
+
+def _weighed(state: State, weights: dict[Any, float], chooser: random.Random) -> float:
+    """The sum of a state's counts, each by its weight (drawn on first sight)."""
+    total = 0.0
+    for key, count in _counts(state).items():
+        weight = weights.get(key)
+        if weight is None:
+            weight = weights[key] = chooser.random()
+        total += weight * count
+    return total
+
+
+def _counts(value: Any, path: str = "", out: Counter | None = None) -> Counter:
+    """Every count of a state, summed over the items of its lists: the numbers, the lists' lengths, and how
+    often each word stands in each field (attempts by status, say)."""
+    out = Counter() if out is None else out
+    if isinstance(value, bool | int):
+        out[path] += value
+    elif isinstance(value, str):
+        out[path, value] += 1
+    elif isinstance(value, tuple) and hasattr(value, "_fields"):
+        for name, item in zip(value._fields, value, strict=True):
+            _counts(item, f"{path}.{name}", out)
+    elif isinstance(value, tuple):
+        out[path] += len(value)
+        for item in value:
+            _counts(item, path + "[]", out)
     return out
 
 
