@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -14,7 +15,7 @@ from pausecheck.checks.cli import main
 from pausecheck.checks.mutants import mutant_named, mutate
 from pausecheck.checks.search.codec import CodecError, codec_for
 from pausecheck.checks.search.explore import Limits, Result, explore
-from pausecheck.checks.search.partition import Partition, step_key
+from pausecheck.checks.search.partition import Partition, share, step_key
 from pausecheck.checks.search.spread import spread
 from pausecheck.model import Bounds, Machine, reading_named
 
@@ -108,6 +109,15 @@ def test_the_spread_key_is_integers_and_shares_the_states_out() -> None:
     assert 0.3 < sum(owners) / len(owners) < 0.7  # neither worker holds most of the states
 
 
+def test_a_new_group_goes_where_it_was_found_within_an_even_share_of_the_level() -> None:
+    # Worker 0 keeps 10 new states of known groups, worker 1 keeps 12 and was sent 2: with the 7 states of the
+    # groups found in this level, an even share is 15.5. The largest new group goes where it was found (14);
+    # the next would take worker 1 past an even share, so goes to the one with the fewest (0, on a tie at 14).
+    censuses = [([10, 2], {(1,): 4}), ([0, 12], {(2,): 2, (3,): 1})]
+    assert share(censuses) == {(1,): 0, (2,): 0, (3,): 1}
+    assert share([(found, dict(reversed(groups.items()))) for found, groups in censuses]) == share(censuses)
+
+
 def test_a_spread_key_that_is_not_integers_is_refused() -> None:
     class Named(WithoutSpreadKey):
         def spread_key(self) -> Any:
@@ -136,6 +146,22 @@ def test_equal_states_give_equal_bytes_whatever_their_objects() -> None:
     rebuilt = state._replace(executions=tuple(e._replace(id="".join(list(e.id))) for e in state.executions))
     codec = codec_for(state)
     assert codec.encode(rebuilt) == codec.encode(copy) == codec.encode(state)
+
+
+def strings(value: Any) -> list[str]:
+    """Every string in a state, at any depth."""
+    if isinstance(value, str):
+        return [value]
+    return [s for item in value for s in strings(item)] if isinstance(value, tuple) else []
+
+
+def test_a_state_read_back_shares_its_strings_with_the_states_made_here() -> None:
+    state = reachable(TWO)[-1]
+    codec = codec_for(state)
+    back = codec.decode(codec.encode(state))
+    texts = strings(back)
+    assert back == state and len(texts) > 5
+    assert all(text is sys.intern(text) for text in texts)  # read fresh, a string would be a copy
 
 
 class Loose(NamedTuple):

@@ -40,6 +40,7 @@ import time
 import zlib
 from array import array
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from .codec import codec_for
@@ -77,6 +78,9 @@ def share(censuses: list[Census]) -> dict[Any, int]:
 def step_key(ordinal: int) -> bytes:
     """A successor number as path-key bytes whose byte order is the numbers' order."""
     return bytes((ordinal,)) if ordinal < 255 else b"\xff" + ordinal.to_bytes(4, "big")
+
+
+STEPS = tuple(step_key(ordinal) for ordinal in range(255))  # the one-byte step keys, looked up
 
 
 def pack(fields: list[bytes], numbers: array) -> bytes:
@@ -138,7 +142,7 @@ class Partition:
         self.screen: Any = None
         self.always_checks: tuple[Any, ...] = ()
         self.edge: list[Any] = []
-        self.by_kind: dict[tuple[type, bool], tuple[Any, ...]] = {}
+        self.by_kind: tuple[dict[type, tuple[Any, ...]], ...] = ({}, {})  # by stutter, then action kind
         self.forget(set())
         self.transitions = self.deadlocks = 0
         # The entries of the states new in this level: [path key, key, parent's home, parent's number there,
@@ -163,16 +167,16 @@ class Partition:
         self.screen, rest = screener(self.always, self.ctx) if screener is not None else (None, self.always)
         self.always_checks = tuple(p.check for p in rest)
         self.edge = [p for p in props if p.kind in (TRANSITION, SOMETIMES)]
-        self.by_kind = {}
+        self.by_kind = ({}, {})
 
     def _edge_checks(self, kind: type, stutter: bool) -> tuple[Any, ...]:
-        checks = self.by_kind.get((kind, stutter))
+        checks = self.by_kind[stutter].get(kind)
         if checks is None:
             props = [p for p in self.edge if (not p.on or kind in p.on)
                      and not (stutter and p.kind == TRANSITION and stutter_proof(p, kind))]
             screen = getattr(self.model, "edge_screen", None)
             checks = tuple(p.check for p in props) if screen is None else screen(props, kind, stutter)
-            self.by_kind[(kind, stutter)] = checks
+            self.by_kind[stutter][kind] = checks
         return checks
 
     def _suspect(self, state: Any, parent: Any) -> bool:
@@ -258,16 +262,16 @@ class Partition:
         suspect = self._suspect
         groups: dict[Any, int] = {}
         self.out = out = [([], [], [], array("q")) for _ in range(parts)]
-        stopped = False
+        stopped, transitions = False, 0
         for count, (path, state, number) in enumerate(self.frontier):
             if (count & 255) == 255 and stop():
                 stopped = True
                 break
             moved = False
             for ordinal, (action, post) in enumerate(successors(state)):
-                self.transitions += 1
+                transitions += 1
                 stutter = post is state or post == state
-                checks = by_kind.get((type(action), stutter))
+                checks = by_kind[stutter].get(type(action))
                 if checks is None:
                     checks = self._edge_checks(type(action), stutter)
                 for check in checks:
@@ -280,6 +284,7 @@ class Partition:
                     continue
                 moved = True
                 key = post if canonical is None else canonical(post)
+                step = path + (STEPS[ordinal] if ordinal < 255 else step_key(ordinal))
                 if parts == 1:
                     home = me
                 elif spread_key is None:
@@ -288,12 +293,12 @@ class Partition:
                     group = spread_key(key)
                     home = owners.get(group, -1)
                     if home < 0:  # a group found for the first time: held until the driver names its owner
-                        entry = [path + step_key(ordinal), key, me, number, ordinal, post, state]
+                        entry = [step, key, me, number, ordinal, post, state]
                         if held.setdefault(key, (group, entry))[1] is entry:
                             groups[group] = groups.get(group, 0) + 1
                         continue
                 if home == me:
-                    entry = [path + step_key(ordinal), key, me, number, ordinal, post, state]
+                    entry = [step, key, me, number, ordinal, post, state]
                     if exact:  # one look-up: new, seen, or found here before (through a lesser path key)
                         if index.setdefault(key, entry) is entry:
                             pending.append(entry)
@@ -302,7 +307,7 @@ class Partition:
                 else:
                     keys, paths, bodies, numbers = out[home]
                     keys.append(encode(key))
-                    paths.append(path + step_key(ordinal))
+                    paths.append(step)
                     bodies.append(b"" if key is post or key == post else encode(post))
                     numbers.extend((number, ordinal, suspect(post, state)))  # screened here, beside its parent
             if not moved and not is_final(state):
@@ -310,6 +315,7 @@ class Partition:
                 if self.deadlock is None or (level, path) < self.deadlock[:2]:
                     self.deadlock = (level, path, number)
         self.frontier = []
+        self.transitions += transitions
         found = [len(pending) if k == me else len(keys) for k, (keys, _, _, _) in enumerate(out)]
         return (found, groups), stopped
 
@@ -371,7 +377,7 @@ class Partition:
     def adopt(self, level: int, cut: bytes | None = None) -> int:
         """Make the new states (those before the cut, if any) states of the next level (`level + 1`): remembered,
         numbered here, checked where their screen failed. How many were left out by the cut."""
-        entries = sorted(self.pending)  # in runs already sorted: this process's findings, then each other's
+        entries = sorted(self.pending, key=itemgetter(0))  # by path key (each its own), in runs already sorted
         chosen = entries if cut is None else [entry for entry in entries if entry[0] < cut]
         left = len(entries) - len(chosen)
         decode, suspect, index, seen, exact = self.codec.decode, self._suspect, self.index, self.seen, self.exact

@@ -201,6 +201,7 @@ class _Driver:
         self.summaries: list[dict[str, Any]] = []
         self.stopped: str | None = None
         self.critical = 0.0  # CPU seconds: the sum over the levels of the slowest worker's
+        self.crowded = 0  # states: the sum over the levels of the new states of the worker with the most
 
     def call(self, command: str, args: Sequence[Any]) -> list[Any]:
         answers, reason = self.team.call(command, args, self.deadline)
@@ -211,6 +212,8 @@ class _Driver:
     def gather(self, summaries: list[dict[str, Any]]) -> None:
         if self.summaries:  # the CPU of the slowest worker in this level: the levels wait for it
             self.critical += max(s["cpu"] - t["cpu"] for s, t in zip(summaries, self.summaries, strict=True))
+        self.crowded += max(s["states"] - (t["states"] if self.summaries else 0)
+                            for s, t in zip(summaries, self.summaries or summaries, strict=True))
         self.summaries = summaries
         for home, summary in enumerate(summaries):
             for found in summary["discoveries"]:
@@ -243,6 +246,7 @@ class _Driver:
         if self.stopped is not None and self.stopped != "max-states":
             complete = False
         self.team.usage = {"cpu": [s["cpu"] for s in self.summaries], "levels_cpu": self.critical,  # for benchmarks
+                           "levels_states": self.crowded,
                            "routed": sum(s["routed"] for s in self.summaries),
                            "sent": sum(s["sent"] for s in self.summaries),
                            "crossed": sum(s["crossed"] for s in self.summaries)}
