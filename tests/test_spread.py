@@ -109,12 +109,13 @@ def test_the_spread_key_is_integers_and_shares_the_states_out() -> None:
     assert 0.3 < sum(owners) / len(owners) < 0.7  # neither worker holds most of the states
 
 
-def test_a_new_group_goes_where_it_was_found_within_an_even_share_of_the_level() -> None:
-    # Worker 0 keeps 10 new states of known groups, worker 1 keeps 12 and was sent 2: with the 7 states of the
-    # groups found in this level, an even share is 15.5. The largest new group goes where it was found (14);
-    # the next would take worker 1 past an even share, so goes to the one with the fewest (0, on a tie at 14).
-    censuses = [([10, 2], {(1,): 4}), ([0, 12], {(2,): 2, (3,): 1})]
-    assert share(censuses) == {(1,): 0, (2,): 0, (3,): 1}
+def test_a_new_group_goes_where_it_was_found_unless_that_crowds_the_level() -> None:
+    # Worker 0 keeps 2 new states of known groups, worker 1 keeps 30: with the 14 of the groups found in this
+    # level, an even share is 23. Group (1,), found by worker 0, stays there; group (2,), found by worker 1,
+    # would take it 17 states past an even share, which costs more than sending its 10 states to worker 0.
+    censuses = [([2, 0], {(1,): 4}), ([0, 30], {(2,): 10})]
+    assert share(censuses) == {(1,): 0, (2,): 0}
+    assert share([([2, 0], {(1,): 4}), ([0, 20], {(2,): 10})]) == {(1,): 0, (2,): 1}  # 12 past: kept
     assert share([(found, dict(reversed(groups.items()))) for found, groups in censuses]) == share(censuses)
 
 

@@ -4,8 +4,8 @@ Every state has an *owner*, the process that remembers it as one process's searc
 with fingerprints a 64-bit hash of it; with `compact`, packed), decides whether it is new, expands it and
 checks it. With the model's `spread_key` (a few integers of a state), the states of one key, a *group*, have
 one owner, which the driver names the first time the group is found (`share`): the process that found most of
-its states, unless that would give it more than an even share of the level's new states (then the one with the
-fewest); the initial states' groups by the hash of the key. Without a key, the owner is the CRC-32 of the
+its states, unless that would take it too far past an even share of the level's new states; the initial
+states' groups by the hash of the key. Without a key, the owner is the CRC-32 of the
 state's bytes (`codec.py`) modulo the number of processes. The key changes on few steps, so most successors
 are their parent's process's own: those stay objects, and only the others are written as bytes and sent. A
 level goes in four steps, each a barrier for the driver:
@@ -51,13 +51,16 @@ __all__ = ["Partition", "Census", "share", "step_key", "pack", "unpack"]
 
 Stop = Callable[[], bool]
 Census = tuple[list[int], dict[Any, int]]  # a process's new states of a level by owner, and by group without one
+# What sending a state to its owner costs (writing it, reading it back, screening it beside its parent), against
+# expanding a state: about one and a half (benchmarks/spread.py; docs/speed.md).
+SEND = 1.5
 
 
 def share(censuses: list[Census]) -> dict[Any, int]:
     """The owner of each group first found in a level, from every process's census of it: the groups from the
-    largest, each to the process that found most of its states (the lowest number on a tie), unless that gives
-    it more than an even share of the level's new states, else to the process with the fewest. The same answer
-    from the same censuses, whatever their order of arrival: the groups are sorted by size, then by their text."""
+    largest, each to the process where it costs least, counting the states it would take that process past an
+    even share of the level's new states, and SEND for each of its states found elsewhere (sent there). The same
+    answer from the same censuses, whatever their order of arrival: the groups are sorted by size, then by text."""
     parts = len(censuses)
     load = [sum(found[k] for found, _ in censuses) for k in range(parts)]
     sizes: dict[Any, list[int]] = {}
@@ -68,8 +71,7 @@ def share(censuses: list[Census]) -> dict[Any, int]:
     owners = {}
     for group, votes in sorted(sizes.items(), key=lambda item: (-sum(item[1]), repr(item[0]))):
         size = sum(votes)
-        home = next((k for k in sorted(range(parts), key=lambda k: -votes[k]) if load[k] + size <= even),
-                    min(range(parts), key=load.__getitem__))
+        home = min(range(parts), key=lambda k: (max(0.0, load[k] + size - even) + SEND * (size - votes[k]), load[k], k))
         owners[group] = home
         load[home] += size
     return owners
