@@ -7,8 +7,10 @@
 The one-process search (`explore`) runs first, then the spread search (`spread`) at each number of workers,
 each with every property, in this process and its forked workers. For each: the wall time and states/s; the
 CPU seconds of the busiest worker and of the driver (`time.process_time` in each), whose sum is what the
-wall time would be on idle cores, one per worker, since the levels wait for the slowest worker; and the bytes
-of the batches the workers sent each other, per state. A shared machine adds wall time, not CPU time: compare
+wall time would be on idle cores, one per worker, since the levels wait for the slowest worker; the sum over
+the levels of the slowest worker's CPU in each; how evenly the states are shared out (the new states of the
+worker with the most in each level, summed over the levels, against an even share); and the bytes of the
+batches the workers sent each other, per state. A shared machine adds wall time, not CPU time: compare
 the CPU figures there. The figures must be the one-process search's (states, transitions, depth): a mismatch
 is reported as such, not as a speed.
 """
@@ -51,6 +53,7 @@ def spread_figures(bounds: Any = DEFAULT_BOUNDS, workers: tuple[int, ...] = (1, 
             "idle_cores_seconds": round(busiest + driver, 2),
             "idle_cores_states_per_second": round(result.states / (busiest + driver)) if same else None,
             "slowest_per_level_cpu_seconds": round(team.usage["levels_cpu"], 2),
+            "busiest_per_level_states_vs_even": round(team.usage["levels_states"] * n / max(1, result.states), 3),
             "routed_bytes_per_state": round(team.usage["routed"] / max(1, result.states), 1),
             "sent_per_transition": round(team.usage["sent"] / max(1, result.transitions), 3),
             "sent_new_there": round(team.usage["crossed"] / max(1, team.usage["sent"]), 3),

@@ -131,9 +131,13 @@ INITIAL = State()
 def spread_key(state: State) -> tuple[int, ...]:
     """A few counts of a state, integers only (so hashed alike in every process), by which a search spread over
     processes shares out the states: they change on few steps (most successors stay with their parent's process),
-    yet take enough values in each level to share it about evenly (ids, statuses and phases are left out)."""
-    return (len(state.warnings), len(state.artifacts), state.write_failures, state.crashes, len(state.new_turns),
-            state.races) + tuple((e.calls, len(e.attempts), len(e.questions), len(e.held)) for e in state.executions)
+    yet take enough values in each level to share it about evenly. Ids, statuses and phases are left out, and so
+    are the held refs, which a pause and a write-back change (a key with them changes on twice the steps)."""
+    key = [len(state.warnings), len(state.artifacts), state.write_failures, state.crashes, len(state.new_turns),
+           state.races]
+    for execution in state.executions:
+        key += (execution.calls, len(execution.attempts), len(execution.questions))
+    return tuple(key)
 
 
 def ref_name(ref: int) -> str:

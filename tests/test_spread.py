@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -14,7 +15,7 @@ from pausecheck.checks.cli import main
 from pausecheck.checks.mutants import mutant_named, mutate
 from pausecheck.checks.search.codec import CodecError, codec_for
 from pausecheck.checks.search.explore import Limits, Result, explore
-from pausecheck.checks.search.partition import Partition, step_key
+from pausecheck.checks.search.partition import Partition, share, step_key
 from pausecheck.checks.search.spread import spread
 from pausecheck.model import Bounds, Machine, reading_named
 
@@ -108,6 +109,16 @@ def test_the_spread_key_is_integers_and_shares_the_states_out() -> None:
     assert 0.3 < sum(owners) / len(owners) < 0.7  # neither worker holds most of the states
 
 
+def test_a_new_group_goes_where_it_was_found_unless_that_crowds_the_level() -> None:
+    # Worker 0 keeps 2 new states of known groups, worker 1 keeps 30: with the 14 of the groups found in this
+    # level, an even share is 23. Group (1,), found by worker 0, stays there; group (2,), found by worker 1,
+    # would take it 17 states past an even share, which costs more than sending its 10 states to worker 0.
+    censuses = [([2, 0], {(1,): 4}), ([0, 30], {(2,): 10})]
+    assert share(censuses) == {(1,): 0, (2,): 0}
+    assert share([([2, 0], {(1,): 4}), ([0, 20], {(2,): 10})]) == {(1,): 0, (2,): 1}  # 12 past: kept
+    assert share([(found, dict(reversed(groups.items()))) for found, groups in censuses]) == share(censuses)
+
+
 def test_a_spread_key_that_is_not_integers_is_refused() -> None:
     class Named(WithoutSpreadKey):
         def spread_key(self) -> Any:
@@ -136,6 +147,22 @@ def test_equal_states_give_equal_bytes_whatever_their_objects() -> None:
     rebuilt = state._replace(executions=tuple(e._replace(id="".join(list(e.id))) for e in state.executions))
     codec = codec_for(state)
     assert codec.encode(rebuilt) == codec.encode(copy) == codec.encode(state)
+
+
+def strings(value: Any) -> list[str]:
+    """Every string in a state, at any depth."""
+    if isinstance(value, str):
+        return [value]
+    return [s for item in value for s in strings(item)] if isinstance(value, tuple) else []
+
+
+def test_a_state_read_back_shares_its_strings_with_the_states_made_here() -> None:
+    state = reachable(TWO)[-1]
+    codec = codec_for(state)
+    back = codec.decode(codec.encode(state))
+    texts = strings(back)
+    assert back == state and len(texts) > 5
+    assert all(text is sys.intern(text) for text in texts)  # read fresh, a string would be a copy
 
 
 class Loose(NamedTuple):

@@ -76,8 +76,8 @@ class RayTeam:
 
     def call(self, command: str, args: Sequence[Any], deadline: float | None = None) -> tuple[list[Any], str | None]:
         """As `Processes.call`: every actor's answer, and the reason a stop was asked, if one was."""
-        if command == "expand":
-            refs = [actor.expand.options(num_returns=self.parts + 1).remote(*arg) for actor, arg in
+        if command == "route":
+            refs = [actor.route.options(num_returns=self.parts + 1).remote(*arg) for actor, arg in
                     zip(self.actors, args, strict=True)]
             self.batches = [r[1:] for r in refs]
             waiting = [r[0] for r in refs]
@@ -145,10 +145,13 @@ class _Worker:
         self.part.adopt(-1)
         return self.part.summary()
 
-    def expand(self, level: int, found: set[str]) -> list[Any]:
+    def expand(self, arg: tuple[int, set[str]]) -> Any:
+        level, found = arg
         self.part.forget(found)
-        batches, stopped = self.part.expand(level, self._stop)
-        return [stopped, *batches]
+        return self.part.expand(level, self._stop)[0]
+
+    def route(self, level: int, owners: dict[Any, int]) -> list[Any]:
+        return [level, *self.part.route(owners)]
 
     def dedup(self, me: int, *batches: bytes) -> int:
         for finder, batch in enumerate(batches):

@@ -1,10 +1,12 @@
 """One breadth-first search spread over processes: `spread(model, workers=N)` returns what `explore` returns.
 
 The states are partitioned by a few integers of each (`partition.py`); the driver only runs the levels: for
-each, every process expands its states and writes a batch of successors (bytes) for each other process,
-then each process takes the batches written to it, then numbers and checks its new states. Batches go from
-process to process (here, files in a folder in memory; on Ray, objects of its store: `cluster.py`); what the
-driver receives at a barrier is counts and the discoveries made, a few hundred bytes.
+each, every process expands its states and counts the successors it found in groups that have no owner yet,
+the driver names their owners (`partition.share`: where they were found, within an even share of the level),
+every process writes a batch of successors (bytes) for each other process, then each process takes the
+batches written to it, then numbers and checks its new states. Batches go from process to process (here,
+files in a folder in memory; on Ray, objects of its store: `cluster.py`); what the driver receives at a
+barrier is counts, the new groups and the discoveries made, a few kilobytes.
 
 Every figure equals one process's: states, transitions, depth, deadlocks; and every discovery is the one its
 breadth-first search makes first, with the same trace, rebuilt by asking each state's owner for its parent
@@ -31,7 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .explore import NO_LIMITS, Discovery, Limits, Progress, Result, _over, resident_bytes
-from .partition import Partition
+from .partition import Partition, share
 from .restore import STUCK
 
 __all__ = ["spread", "Processes", "SpreadError"]
@@ -146,12 +148,14 @@ def _run(part: Partition, command: str, arg: Any, halt: Any, folder: str) -> Any
     if command == "expand":
         level, found = arg
         part.forget(found)
-        batches, stopped = part.expand(level, halt.is_set)
-        for k, batch in enumerate(batches):
+        return part.expand(level, halt.is_set)[0]
+    if command == "route":
+        level, owners = arg
+        for k, batch in enumerate(part.route(owners)):
             if batch:
                 with open(os.path.join(folder, f"{level}.{part.me}.{k}"), "wb") as out:
                     out.write(batch)
-        return stopped
+        return None
     if command == "dedup":
         for k in range(part.parts):
             name = os.path.join(folder, f"{arg}.{k}.{part.me}")
@@ -197,6 +201,7 @@ class _Driver:
         self.summaries: list[dict[str, Any]] = []
         self.stopped: str | None = None
         self.critical = 0.0  # CPU seconds: the sum over the levels of the slowest worker's
+        self.crowded = 0  # states: the sum over the levels of the new states of the worker with the most
 
     def call(self, command: str, args: Sequence[Any]) -> list[Any]:
         answers, reason = self.team.call(command, args, self.deadline)
@@ -207,6 +212,8 @@ class _Driver:
     def gather(self, summaries: list[dict[str, Any]]) -> None:
         if self.summaries:  # the CPU of the slowest worker in this level: the levels wait for it
             self.critical += max(s["cpu"] - t["cpu"] for s, t in zip(summaries, self.summaries, strict=True))
+        self.crowded += max(s["states"] - (t["states"] if self.summaries else 0)
+                            for s, t in zip(summaries, self.summaries or summaries, strict=True))
         self.summaries = summaries
         for home, summary in enumerate(summaries):
             for found in summary["discoveries"]:
@@ -224,7 +231,8 @@ class _Driver:
                 depth, complete, self.stopped = level, False, "max-depth"
                 break
             depth = level
-            self.call("expand", [(level, set(self.best))] * parts)
+            owners = share(self.call("expand", [(level, set(self.best))] * parts))
+            self.call("route", [(level, owners)] * parts)
             pending = sum(self.call("dedup", [level] * parts))
             cut = self.cut(pending)
             answers = self.call("adopt", [(level, cut)] * parts)
@@ -238,6 +246,7 @@ class _Driver:
         if self.stopped is not None and self.stopped != "max-states":
             complete = False
         self.team.usage = {"cpu": [s["cpu"] for s in self.summaries], "levels_cpu": self.critical,  # for benchmarks
+                           "levels_states": self.crowded,
                            "routed": sum(s["routed"] for s in self.summaries),
                            "sent": sum(s["sent"] for s in self.summaries),
                            "crossed": sum(s["crossed"] for s in self.summaries)}
