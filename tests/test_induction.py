@@ -243,3 +243,25 @@ def test_screen_caps_the_states_the_candidates_are_screened_on(capsys: pytest.Ca
         out = json.loads(capsys.readouterr().out)
         screened[bool(flag)] = int(re.search(r"mined from ([\d,]+) reachable states", out["strengthening"])[1])
     assert 40 <= screened[True] < screened[False], screened
+
+
+def test_an_interrupt_inside_a_ctypes_call_of_z3_stops_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGTERM or Ctrl-C that comes while z3's terms are built arrives inside one of z3's ctypes calls,
+    which wraps it in a ctypes.ArgumentError: the proof is stopped as interrupted, not an internal error."""
+    import ctypes
+
+    from pausecheck.checks.symbolic import inductive
+
+    def building(*args, **kwargs):
+        raise ctypes.ArgumentError("argument 1: KeyboardInterrupt: ")
+
+    monkeypatch.setattr(inductive, "Step", building)
+    proof = prove(SMALL)
+    assert proof.incomplete and proof.stopped == "interrupted" and proof.stage == inductive.BUILDING
+
+    def broken(*args, **kwargs):
+        raise ctypes.ArgumentError("argument 1: TypeError: wrong type")
+
+    monkeypatch.setattr(inductive, "Step", broken)
+    with pytest.raises(ctypes.ArgumentError):
+        prove(SMALL)

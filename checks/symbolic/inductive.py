@@ -16,6 +16,7 @@ it says that the proof needs a stronger invariant, or, where the property fails 
 
 from __future__ import annotations
 
+import ctypes
 import time
 from collections import deque
 from collections.abc import Callable
@@ -235,6 +236,10 @@ def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] 
         proof.incomplete, proof.stopped = True, "max-seconds" if late else "z3 gave up"
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM (the CLI maps it), or a limit's watchdog: report what was
         proof.incomplete, proof.stopped = True, getattr(stop, "reason", "interrupted")  # reached, as a search does
+    except ctypes.ArgumentError as error:  # an interrupt that came while z3's terms were built, inside a ctypes call,
+        if "KeyboardInterrupt" not in str(error):  # arrives wrapped by ctypes (its reason lost): the same stop
+            raise
+        proof.incomplete, proof.stopped = True, "interrupted"
     proof.seconds = time.perf_counter() - started
     return proof
 
