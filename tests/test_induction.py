@@ -259,6 +259,13 @@ def test_an_interrupt_inside_a_ctypes_call_of_z3_stops_the_proof(monkeypatch: py
     proof = prove(SMALL)
     assert proof.incomplete and proof.stopped == "interrupted" and proof.stage == inductive.BUILDING
 
+    def limited(*args, **kwargs):
+        raise ctypes.ArgumentError("argument 1: LimitReached: max-memory")
+
+    monkeypatch.setattr(inductive, "Step", limited)
+    proof = prove(SMALL)
+    assert proof.incomplete and proof.stopped == "max-memory" and proof.stage == inductive.BUILDING
+
     def broken(*args, **kwargs):
         raise ctypes.ArgumentError("argument 1: TypeError: wrong type")
 

@@ -17,7 +17,7 @@ from pausecheck.traces.input_file import printable
 
 from ..drafts import DraftError
 from ..mutants import NoLongerApplies
-from ..search.budget import Budget, LimitReached, signals_interrupt_z3
+from ..search.budget import Budget, LimitReached, signals_interrupt_z3, wrapped_stop
 from .commands import HANDLERS, UsageError, writable_outputs
 from .parser import parser
 
@@ -77,12 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(f"pausecheck: {error}")
         return 3
     except KeyboardInterrupt:  # outside a search (which reports what it reached itself): what the command noted
-        said = "; ".join(budget.notes.values())
-        _say(f"pausecheck: interrupted after {budget.elapsed():.1f} s: {said or 'nothing established yet'}")
-        return 3
+        return _interrupted(budget)
     except OSError as error:  # a reader gone (broken pipe), a full disk, a closed terminal, a path not writable
         return _cannot_write(error)
     except Exception as error:
+        if budget.reason is None and wrapped_stop(error) == "interrupted":  # Ctrl-C or SIGTERM inside a z3 call
+            return _interrupted(budget)
         if budget.reason is None and getattr(args, "draft", None) is not None:
             # A draft's table reached a state the model's checks cannot read (an artifact with no record, a
             # segment of no execution): the draft's doing, said in one line.
@@ -95,6 +95,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The limit interrupted z3 ("canceled") or a runtime before LimitReached itself landed: the same stop.
         _say(f"pausecheck: {budget.summary()}")
         return 3
+
+
+def _interrupted(budget: Budget) -> int:
+    """Ctrl-C or SIGTERM outside a search: what the command noted, exit 3."""
+    said = "; ".join(budget.notes.values())
+    _say(f"pausecheck: interrupted after {budget.elapsed():.1f} s: {said or 'nothing established yet'}")
+    return 3
 
 
 INTERNAL = 4  # a defect of pausecheck, not a finding: never 1, which says a property is violated

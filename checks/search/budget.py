@@ -16,7 +16,9 @@ handler only between bytecodes, so the KeyboardInterrupt it raises would wait fo
 
 from __future__ import annotations
 
+import ctypes
 import os
+import re
 import signal
 import sys
 import threading
@@ -28,7 +30,7 @@ from typing import Any
 
 from .limits import Limits, resident_bytes
 
-__all__ = ["Budget", "LimitReached", "active", "note", "signals_interrupt_z3", "GRACE", "HARD_STOP"]
+__all__ = ["Budget", "LimitReached", "active", "note", "signals_interrupt_z3", "wrapped_stop", "GRACE", "HARD_STOP"]
 
 GRACE = 1.0  # seconds after the limit before the watchdog interrupts what did not stop itself
 HARD_STOP = 6.0  # seconds after that before the process is ended with exit 3
@@ -42,6 +44,16 @@ class LimitReached(KeyboardInterrupt):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def wrapped_stop(error: BaseException) -> str | None:
+    """The stop an error stands for, where an interrupt (Ctrl-C, SIGTERM, a limit's LimitReached) landed inside
+    a ctypes call, z3's while its terms are built: ctypes re-raises it as an ArgumentError that only names it.
+    "interrupted", or the limit's reason; None for any other error."""
+    if not isinstance(error, ctypes.ArgumentError):
+        return None
+    found = re.search(r": (KeyboardInterrupt|LimitReached): ?(\S*)", str(error))
+    return None if found is None else "interrupted" if found[1] == "KeyboardInterrupt" else found[2]
 
 
 class Budget:

@@ -33,6 +33,7 @@ from pausecheck.model.reading import CONFORMANT, Reading
 from pausecheck.model.rules import RULES
 from pausecheck.model.state import INITIAL, State
 
+from ..search.budget import wrapped_stop
 from .candidates import Candidate, mine
 from .crosscheck import action_of
 from .refute import AROUND, EDITS, Edits, Refuter
@@ -236,10 +237,11 @@ def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] 
         proof.incomplete, proof.stopped = True, "max-seconds" if late else "z3 gave up"
     except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM (the CLI maps it), or a limit's watchdog: report what was
         proof.incomplete, proof.stopped = True, getattr(stop, "reason", "interrupted")  # reached, as a search does
-    except ctypes.ArgumentError as error:  # an interrupt that came while z3's terms were built, inside a ctypes call,
-        if "KeyboardInterrupt" not in str(error):  # arrives wrapped by ctypes (its reason lost): the same stop
+    except ctypes.ArgumentError as error:  # an interrupt that came while z3's terms were built: the same stop
+        stopped = wrapped_stop(error)
+        if stopped is None:
             raise
-        proof.incomplete, proof.stopped = True, "interrupted"
+        proof.incomplete, proof.stopped = True, stopped
     proof.seconds = time.perf_counter() - started
     return proof
 
@@ -276,14 +278,14 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     hypotheses = [z3.Implies(on[id(c)], st.state(c, st.s0)) for c in items]
     broken = z3.Or([z3.And(on[id(c)], z3.Not(post[id(c)])) for c in items])
     dropped: list[Any] = []
-    rounds, used = 0, []
+    rounds, used = 0, set()
     pending = deque(range(len(st.moves)))
     try:
         while pending:
             k = pending[0]
             solver = st.part(k)
             if k not in used:
-                used.append(k)
+                used.add(k)
                 solver.push()
                 solver.add(hypotheses + [broken])
             assumptions = [st.linked] + [on[id(c)] for c in active] + [z3.Not(on[id(c)]) for c in dropped]
