@@ -37,10 +37,10 @@ from ..search.budget import wrapped_stop
 from .candidates import Candidate, mine
 from .crosscheck import action_of
 from .refute import AROUND, EDITS, Edits, Refuter
-from .relation import Caps, decode, fresh, moves, post_fits, well_formed
+from .relation import Caps, decode, fresh, moves, post_fits, shaped, well_formed
 from .sampling import PREFIX, reach, sample_states
 from .terms import state_term, step_term, term_of
-from .values import Z3, reader, same
+from .values import Z3, leaves, reader, same
 
 __all__ = ["KEY", "FITS", "Cti", "Outcome", "Proof", "Step", "Late", "prove", "sample_states", "houdini", "solve",
            "SAMPLING", "MINING", "BUILDING", "HOUDINI", "GOALS"]
@@ -142,6 +142,44 @@ class Step:
                                for k, m in enumerate(self.moves)]))
         self.linked = z3.Bool("linked")  # assumed: s1 is the move's successor (`part`)
         self._parts: dict[int, z3.Solver] = {}
+        self._frames: dict[int, frozenset[int]] = {}
+        self._reads: dict[int, frozenset[int]] = {}
+
+    def frame(self, k: int) -> frozenset[int]:
+        """The leaves of s1 (by z3 id) that move k may change: those whose successor's term, simplified, is not
+        s0's own leaf. Most moves change one record's fields, or the entries of the one execution a segment
+        names, so most of the state is in no move's frame."""
+        changed = self._frames.get(k)
+        if changed is None:
+            post = leaves(shaped(Z3, self.caps, self.moves[k].post))
+            changed = self._frames[k] = frozenset(
+                a1.get_id() for a0, a1, p in zip(leaves(self.s0), leaves(self.s1), post, strict=True)
+                if not (z3.is_expr(p) and z3.simplify(p).eq(a0)))
+        return changed
+
+    def touches(self, k: int, term: Any) -> bool:
+        """Can move k change the value of `term` (over s1)? Not when every leaf of s1 it reads is outside the
+        move's frame: linked, those leaves equal s0's, so the term says of s1 what it says of s0."""
+        return not self._leaves_of(term).isdisjoint(self.frame(k))
+
+    def _leaves_of(self, term: Any) -> frozenset[int]:
+        """The constants a term reads (by z3 id), each subterm walked once across every term asked about."""
+        memo, stack = self._reads, [term]
+        while stack:
+            t = stack[-1]
+            if t.get_id() in memo:
+                stack.pop()
+                continue
+            children = [c for c in t.children() if c.get_id() not in memo]
+            if children:
+                stack.extend(children)
+                continue
+            stack.pop()
+            if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+                memo[t.get_id()] = frozenset((t.get_id(),))
+            else:
+                memo[t.get_id()] = frozenset().union(*(memo[c.get_id()] for c in t.children()))
+        return memo[term.get_id()]
 
     def part(self, k: int) -> z3.Solver:
         """The solver of move k alone (built on first use): a well-formed state s0 where the move is enabled,
@@ -160,11 +198,15 @@ class Step:
     def refuted(self, hypotheses: list[Any], goal: Callable[[int], Any], deadline: float | None,
                 linked: bool = True) -> tuple[int, z3.ModelRef] | None:
         """A move k and a model where `hypotheses` hold and `goal(k)` (a term over s0, the move's fields and
-        s1) does, move by move; None where no move has one. Without `linked`, s1 is left free."""
+        s1) does, move by move; None where no move has one. Without `linked`, s1 is left free. A move where
+        `goal(k)` is None cannot reach the goal, and is not asked."""
         for k in range(len(self.moves)):
+            target = goal(k)
+            if target is None:
+                continue
             solver = self.part(k)
             solver.push()
-            solver.add(hypotheses + [goal(k)])
+            solver.add(hypotheses + [target])
             try:
                 if solve(solver, deadline, [self.linked] if linked else []) == z3.sat:
                     return k, solver.model()
@@ -267,29 +309,38 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     inductive together over the step `st`, and the rounds it took. Move by move (`Step.part`), z3 is asked
     for a step from a state where all the items kept hold to one where some item fails; each such
     counterexample is a round, which drops every item the step breaks, and with `around(model, k, kept)` every
-    item that steps around it break (`Refuter.refute`); after a drop every move is asked again, from the one
-    that broke something. Done when no move breaks anything. Each item is switched on by a literal assumed
-    true while it is kept and false once dropped, so each move's solver keeps what it learned from round to
-    round. `seen(rounds, active, dropped)` is told after each round, so that a stop part way knows how far
-    it got."""
+    item that steps around it break (`Refuter.refute`). Done when no move breaks anything.
+
+    Each item is switched on by a literal assumed true while it is kept and false once dropped, so each move's
+    solver keeps what it learned from round to round. A move is asked only of the items it touches
+    (`Step.touches`): one that changes nothing an item reads keeps it, unasked. A move that keeps every item
+    keeps them on the strength of some of them (the unsat core of their literals): after a drop, it is asked
+    again only if it leaned on a dropped item. `seen(rounds, active, dropped)` is told after each round, so
+    that a stop part way knows how far it got."""
     active = list(items)
     on = {id(c): z3.Bool(f"houdini.{n}") for n, c in enumerate(items)}
+    item_of = {on[id(c)].get_id(): id(c) for c in items}
     post = {id(c): st.state(c, st.s1) for c in items}
     hypotheses = [z3.Implies(on[id(c)], st.state(c, st.s0)) for c in items]
-    broken = z3.Or([z3.And(on[id(c)], z3.Not(post[id(c)])) for c in items])
     dropped: list[Any] = []
     rounds, used = 0, set()
+    leaned: dict[int, set[int]] = {}  # move -> the items its last "keeps every item" rests on
     pending = deque(range(len(st.moves)))
     try:
         while pending:
             k = pending[0]
-            solver = st.part(k)
             if k not in used:
+                touched = [c for c in active if st.touches(k, post[id(c)])]
+                if not touched:  # the move keeps every item: it changes nothing any of them reads
+                    pending.popleft()
+                    continue
                 used.add(k)
-                solver.push()
-                solver.add(hypotheses + [broken])
+                st.part(k).push()
+                st.part(k).add(hypotheses + [z3.Or([z3.And(on[id(c)], z3.Not(post[id(c)])) for c in touched])])
+            solver = st.part(k)
             assumptions = [st.linked] + [on[id(c)] for c in active] + [z3.Not(on[id(c)]) for c in dropped]
             if solve(solver, deadline, assumptions) != z3.sat:
+                leaned[k] = {item_of[x.get_id()] for x in solver.unsat_core() if x.get_id() in item_of}
                 pending.popleft()
                 continue
             rounds += 1
@@ -300,10 +351,12 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
             active = _without(active, more)
             dropped += failed + more
             seen(rounds, active, dropped)
-            pending = deque(list(range(k, len(st.moves))) + list(range(k)))
+            gone, waiting = {id(c) for c in failed + more}, set(pending)
+            pending = deque(j for j in list(range(k, len(st.moves))) + list(range(k))
+                            if j in waiting or not leaned.get(j, gone).isdisjoint(gone))
             say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[k].kind.__name__} step, {len(more)} "
-                f"by steps around it, {len(active)} left: " + "; ".join(c if isinstance(c, str) else c.name
-                                                                      for c in failed + more))
+                f"by steps around it, {len(active)} left, {len(pending)} moves to ask: "
+                + "; ".join(c if isinstance(c, str) else c.name for c in failed + more))
         seen(rounds, active, dropped)
         return active, rounds
     finally:
@@ -395,7 +448,8 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
             outcomes.append(Outcome(name, True))
         else:
             after = z3.Not(st.state(name, st.s1))
-            found = cti(refuted(lambda k: after, [st.state(name, st.s0)]))  # noqa: B023 - used at once
+            found = cti(refuted(lambda k: after if st.touches(k, after) else None,  # noqa: B023 - used at once
+                                [st.state(name, st.s0)]))
             outcomes.append(Outcome(name, False, "not inductive: a step from a state where it and every kept "
                                     "invariant hold breaks it", found))
     for name in steps:
