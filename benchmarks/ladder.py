@@ -46,7 +46,7 @@ def search(bounds: Bounds, reduce: bool, seconds: float, memory_mb: int) -> dict
     """One Spin search of the bounds with every property; what it reached."""
     started = time.monotonic()
     report = spin_check(bounds, reading_named("conformant"), SPIN_PROPERTIES, reduce=reduce, max_seconds=seconds,
-                        memory_mb=memory_mb, hash_bits=HASH_BITS)
+                        memory_mb=memory_mb, hash_bits=HASH_BITS, optimise="-O1")  # long searches: -O1 pays
     run = report.run
     return {"reduce": reduce, "states": run.states, "transitions": run.transitions, "pan_seconds": run.seconds,
             "memory_mb": run.memory_mb, "compile_seconds": round(report.compile_seconds, 1),

@@ -143,6 +143,7 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
         report = spin_check(bounds, reading, SPIN_PROPERTIES, store=args.store, reduce=args.reduce, rules=rules,
                             machine=machine, caps=None if draft_given(args) is None else draft_caps(machine),
                             hash_bits=args.hash_bits, depth=args.spin_depth, memory_mb=memory,
+                            optimise=f"-O{args.optimise}",
                             max_seconds=seconds, accept_unexercised=args.accept_unexercised,
                             progress=lambda line: print(f"[spin] {line}", file=sys.stderr, flush=True))
     except (TooLarge, SpinError) as error:

@@ -158,7 +158,7 @@ def _situations(verdicts: list[SpinVerdict], properties: Sequence[Any], bounds: 
 def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, store: str = "exact",
                reduce: bool = True, hash_bits: int = HASH_BITS, depth: int = DEPTH, memory_mb: int | None = None,
                max_seconds: float | None = None, progress: Callable[[str], None] | None = None,
-               optimise: str = "-O1", rules: tuple[Any, ...] | None = None, caps: Caps | None = None,
+               optimise: str = "-O0", rules: tuple[Any, ...] | None = None, caps: Caps | None = None,
                machine: Machine | None = None, accept_unexercised: bool = False) -> SpinReport:
     """Check `properties` (objects with name, kind, clauses, expr) and deadlock with Spin (see the module's
     doc): on `rules` (default the rule table; a mutant's table), its paths decoded on `machine` (default the
