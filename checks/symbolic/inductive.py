@@ -143,7 +143,7 @@ class Step:
         self.linked = z3.Bool("linked")  # assumed: s1 is the move's successor (`part`)
         self._parts: dict[int, z3.Solver] = {}
         self._frames: dict[int, frozenset[int]] = {}
-        self._reads: dict[int, frozenset[int]] = {}
+        self._reads: dict[int, tuple[Any, frozenset[int]]] = {}  # z3 id -> (the term, the constants it reads)
 
     def frame(self, k: int) -> frozenset[int]:
         """The leaves of s1 (by z3 id) that move k may change: those whose successor's term, simplified, is not
@@ -163,7 +163,8 @@ class Step:
         return not self._leaves_of(term).isdisjoint(self.frame(k))
 
     def _leaves_of(self, term: Any) -> frozenset[int]:
-        """The constants a term reads (by z3 id), each subterm walked once across every term asked about."""
+        """The constants a term reads (by z3 id), each subterm walked once across every term asked about. The
+        memo holds each subterm it names: z3 gives a freed term's id to the next term it makes."""
         memo, stack = self._reads, [term]
         while stack:
             t = stack[-1]
@@ -176,10 +177,10 @@ class Step:
                 continue
             stack.pop()
             if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-                memo[t.get_id()] = frozenset((t.get_id(),))
+                memo[t.get_id()] = (t, frozenset((t.get_id(),)))
             else:
-                memo[t.get_id()] = frozenset().union(*(memo[c.get_id()] for c in t.children()))
-        return memo[term.get_id()]
+                memo[t.get_id()] = (t, frozenset().union(*(memo[c.get_id()][1] for c in t.children())))
+        return memo[term.get_id()][1]
 
     def part(self, k: int) -> z3.Solver:
         """The solver of move k alone (built on first use): a well-formed state s0 where the move is enabled,
