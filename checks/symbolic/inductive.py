@@ -147,8 +147,9 @@ class Step:
 
     def frame(self, k: int) -> frozenset[int]:
         """The leaves of s1 (by z3 id) that move k may change: those whose successor's term, simplified, is not
-        s0's own leaf. Most moves change one record's fields, or the entries of the one execution a segment
-        names, so most of the state is in no move's frame."""
+        s0's own leaf. A move bound to a segment changes every execution's entries under a condition (the
+        segment names its execution by a value), so its frame is about half the state; `Poll` changes nothing,
+        a write of a message a few leaves (at every fault at the defaults: 0 to 231 of 262)."""
         changed = self._frames.get(k)
         if changed is None:
             post = leaves(shaped(Z3, self.caps, self.moves[k].post))
