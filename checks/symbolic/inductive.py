@@ -104,7 +104,8 @@ class Proof:
 
     @property
     def proved(self) -> bool:
-        return all(o.proved for o in self.outcomes)
+        """Every goal proved: never of a proof stopped part way, whatever it had settled by then."""
+        return not self.incomplete and bool(self.outcomes) and all(o.proved for o in self.outcomes)
 
     def progress(self) -> str:
         """How far a stopped proof got, in words: the figures of each stage it finished or was in."""
