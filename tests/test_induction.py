@@ -279,7 +279,7 @@ def test_a_move_houdini_does_not_ask_of_an_item_cannot_change_it() -> None:
     """`Step.touches`: where it says a move cannot change a term, z3 finds no step of that move (its successor
     linked) after which the term differs from what it was before; and the frame is not everything, so some
     pair is skipped."""
-    st = Step(SMALL.replace(crashes=1, races=1), reading_named("conformant"), RULES)
+    st = Step(SMALL.replace(crashes=1), reading_named("conformant"), RULES)
     names = [n for n in KEY if not FORMULAS[n].step]
     skipped = 0
     for k in range(len(st.moves)):
