@@ -327,14 +327,15 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     hypotheses = [z3.Implies(on[id(c)], st.state(c, st.s0)) for c in items]
     dropped: list[Any] = []
     rounds, used = 0, set()
-    leaned: dict[int, set[int]] = {}  # move -> the items its last "keeps every item" rests on
+    leaned: dict[int, set[int]] = {}  # move asked or skipped -> the items its last "keeps every item" rests on
     pending = deque(range(len(st.moves)))
     try:
         while pending:
             k = pending[0]
             if k not in used:
                 touched = [c for c in active if st.touches(k, post[id(c)])]
-                if not touched:  # the move keeps every item: it changes nothing any of them reads
+                if not touched:  # the move keeps every item, leaning on none: it changes nothing any of them reads
+                    leaned[k] = set()
                     pending.popleft()
                     continue
                 used.add(k)
@@ -356,7 +357,7 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
             seen(rounds, active, dropped)
             gone, waiting = {id(c) for c in failed + more}, set(pending)
             pending = deque(j for j in list(range(k, len(st.moves))) + list(range(k))
-                            if j in waiting or not leaned.get(j, gone).isdisjoint(gone))
+                            if j in waiting or not leaned[j].isdisjoint(gone))
             say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[k].kind.__name__} step, {len(more)} "
                 f"by steps around it, {len(active)} left, {len(pending)} moves to ask: "
                 + "; ".join(c if isinstance(c, str) else c.name for c in failed + more))
