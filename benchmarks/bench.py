@@ -135,19 +135,44 @@ def one(name: str, kind: str, seconds: float | None) -> dict[str, object]:
             "fingerprints": kind == "fingerprints", "compact": kind == "compact"}
 
 
-def stored_bytes(name: str) -> dict[str, object]:
+def stored_bytes(name: str, bounds: Bounds | None = None) -> dict[str, int]:
     """tracemalloc's peak over a search without properties, per stored state: keeping every state as
     objects, packed (`explore(compact=True)`, `check --compact`), and keeping only fingerprints
-    (`explore(fingerprints=True)`, `check --fingerprint`)."""
+    (`explore(fingerprints=True)`, `check --fingerprint`). At the bound set `name`, or at `bounds` where
+    given. tracemalloc makes the search some 50 times slower: a minute a store at the defaults."""
     out = {}
     for field, how in (("bytes_per_state", {}), ("bytes_per_state_compact", {"compact": True}),
                        ("bytes_per_state_fingerprints", {"fingerprints": True})):
         tracemalloc.start()
-        result = explore(Machine(SETS[name], properties=()), **how)
+        result = explore(Machine(bounds or SETS[name], properties=()), **how)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         out[field] = round(peak / result.states)
     return out
+
+
+ENGINES = HERE.parent / "docs" / "engines.md"
+
+
+def documented_bytes(text: str) -> dict[str, int] | None:
+    """The bytes a state that docs/engines.md quotes for each store at the defaults, or None where its
+    sentences no longer say them."""
+    said = re.search(r"(\d+) instead of (\d+) bytes a state at the defaults", text)
+    fingerprints = re.search(r"packs the states still\s+to expand \((\d+) bytes a state", text)
+    if not (said and fingerprints):
+        return None
+    return {"bytes_per_state_compact": int(said.group(1)), "bytes_per_state": int(said.group(2)),
+            "bytes_per_state_fingerprints": int(fingerprints.group(1))}
+
+
+def stale_bytes(measured: dict[str, int]) -> list[str]:
+    """Where docs/engines.md's bytes a state are more than 5% from `measured` (tracemalloc's peak moves a
+    little with the Python build), one line each; [] when they agree."""
+    quoted = documented_bytes(ENGINES.read_text(encoding="utf-8"))
+    if quoted is None:
+        return ["docs/engines.md no longer quotes the bytes a state of each store"]
+    return [f"docs/engines.md says {quoted[field]} for {field}, measured {measured[field]}"
+            for field in quoted if abs(quoted[field] - measured[field]) > 0.05 * measured[field]]
 
 
 def in_child(*args: str, path: Path | None = None) -> dict[str, object]:
@@ -414,6 +439,8 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
     print(f"bytes per stored state (default, traced): {summary['bytes_per_state']}; compact (exact, packed): "
           f"{summary['bytes_per_state_compact']}; with fingerprints only (the states still to expand packed): "
           f"{summary['bytes_per_state_fingerprints']}")
+    for line in stale_bytes(memory) or ["docs/engines.md's bytes a state agree with these (within 5%)"]:
+        print(line)
     print(f"spin: {summary['spin']}")
     print(f"compiled: {summary['compiled']}")
     if summary["mutants_seconds"] is not None:
