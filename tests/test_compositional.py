@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any
 
 import pytest
@@ -74,11 +75,28 @@ def test_two_sessions_behave_each_as_one_alone(capsys: pytest.CaptureFixture[str
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in _tiny().as_dict().items()]
     code = main(["prove", "--compositional", "--json", *flags])
     found = json.loads(capsys.readouterr().out)
-    assert code == 0 and found["proved"] and found["complete"]
+    assert code == 0 and found["proved"] and found["complete"] and found["reached"] is None
     assert {p["name"] for p in found["premises"]} == set(PREMISES)
     assert all(p["proved"] for p in found["premises"]) and all(p["carried"] for p in found["carried"])
     carried = {p["name"] for p in found["carried"]}
     assert {"no_double_delivery", "no_loss", "held_hidden", "isolation", "interrupted_not_failed"} <= carried
+
+
+def test_a_stopped_proof_says_where_it_stopped(capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last step the proof told of is what a stop reports, in its verdict line and its JSON."""
+    def told_then_stopped(result: Any, one: Any, many: Any, reading: Any, rules: Any, say: Any, deadline: Any) -> None:
+        say("Houdini round 3: 1 dropped by a CallTool step, 40 left")
+        raise compositional.Late
+
+    monkeypatch.setattr(compositional, "_prove", told_then_stopped)
+    assert main(["prove", "--compositional", "--calls", "1"]) == 3
+    out = capsys.readouterr().out
+    assert re.search(r"\[incomplete\] stopped at --max-seconds after [\d.]+ s, at: Houdini round 3: 1 dropped by a "
+                     r"CallTool step, 40 left; nothing is proved\n$", out), out[-300:]
+    assert main(["prove", "--compositional", "--calls", "1", "--json"]) == 3
+    found = json.loads(capsys.readouterr().out)
+    assert not found["complete"] and found["reached"] == "Houdini round 3: 1 dropped by a CallTool step, 40 left"
 
 
 @pytest.mark.slow  # about a minute and a half

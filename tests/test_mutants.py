@@ -21,6 +21,7 @@ from pausecheck.checks.mutants import (
     mutate,
 )
 from pausecheck.checks.mutants.killmatrix import KillMatrix, kill_matrix, killer_names
+from pausecheck.checks.search.budget import Budget
 from pausecheck.checks.search.explore import explore
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, Bounds, Machine, property_named
 from pausecheck.model.deviate import Deviation, Only, on
@@ -220,7 +221,10 @@ def test_mutants_searched_at_once_give_the_rows_searched_one_at_a_time():
     chosen = [mutant_named(n) for n in ("no_put_back", "decline_not_offered", "take_keeps_held")]
     heard: list[tuple[int, str]] = []
     together = kill_matrix(chosen, small, jobs=2, done=lambda k, n, name: heard.append((k, name)))
-    alone = kill_matrix(chosen, small, jobs=1)
+    with Budget(None, None) as budget:  # what a limit's stop would report: the mutants searched so far
+        alone = kill_matrix(chosen, small, jobs=1)
+    assert budget.notes["mutants: searched"] == ("3 of 3 mutants searched: 1 killed, 0 equivalent, "
+                                                  "2 survived (no_put_back, take_keeps_held)")  # at these bounds
     assert [r.name for r in together.mutants] == [m.name for m in chosen]
     assert [(r.killed_by, r.shortest, r.states) for r in together.mutants] == \
         [(r.killed_by, r.shortest, r.states) for r in alone.mutants]

@@ -213,3 +213,10 @@ def test_workers_with_a_checkpoint_is_refused_in_one_line(capsys: pytest.Capture
     code, out, err = run(capsys, "check", *SMALL, "--workers", "2", "--checkpoint", str(tmp_path / "cp"))
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0 and "cannot be checkpointed" in err
+
+
+def test_the_reproduce_line_of_a_spread_search_keeps_its_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", *SMALL, "--reading", "conformant+A-T4=release", "--workers", "2")
+    assert code == 1
+    line = [x for x in out.splitlines() if x.startswith("reproduce with: ")][-1]  # the search's, after the traces'
+    assert line.endswith(" --no-liveness --workers 2 --out out/"), line

@@ -242,6 +242,11 @@ def _options(args: argparse.Namespace) -> str:
     words += [flag for name, flag in flags.items() if getattr(args, name, False)]
     words += [flag for name, flag in (("companion", "--no-companion"), ("liveness", "--no-liveness"))
               if not getattr(args, name, True)]
+    if getattr(args, "workers", 1) > 1:  # the same figures as one process; rerun as fast as it ran
+        words.append(f"--workers {args.workers}")
+    ray = getattr(args, "ray", None)
+    if ray is not None:
+        words.append(f"--ray {ray}".rstrip())
     return " ".join(words)
 
 

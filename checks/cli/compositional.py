@@ -63,6 +63,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
                          "counterexample": _counterexample(p.cti)} for p in proof.carried],
             "one_session_premise": check, "any_number_of_sessions": "not proved: see docs/limitations.md",
             "proved": proof.proved, "seconds": round(proof.seconds, 2), "complete": not proof.incomplete,
+            "reached": proof.reached if proof.incomplete else None,
             "exit": code}, indent=1))
         return code
     out = console(color=not args.no_color)
@@ -88,7 +89,8 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
                                                                      if dropped else ""))
     say(f"  {proof.seconds:.1f} s")
     if proof.incomplete:
-        say(f"[incomplete] stopped at --max-seconds after {proof.seconds:.1f} s: nothing is proved")
+        where = f", at: {proof.reached}" if proof.reached else ", in its set-up"
+        say(f"[incomplete] stopped at --max-seconds after {proof.seconds:.1f} s{where}; nothing is proved")
     elif failed:
         say(f"[not proved] {', '.join(sorted({p.name for p in failed}))}: each comes with a counterexample above (a "
             "state where every kept invariant holds and a step from it)")

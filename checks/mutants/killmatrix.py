@@ -44,6 +44,7 @@ from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
 from ..drafts import Draft, base_of
+from ..search.budget import note
 from ..search.explore import Discovery, Progress, explore
 from ..search.parallel import run_all, workers
 from ..search.reference import Reference, Vetted, reference
@@ -372,12 +373,13 @@ def kill_matrix(
     order = killer_names(Machine())
     started = time.perf_counter()
     registered = all(_registered(m) for m in mutants)
-    finished = [0]
+    finished: list[MutantKill] = []
 
-    def ended(name: str, _: object) -> None:
-        finished[0] += 1
+    def ended(name: str, row: MutantKill) -> None:
+        finished.append(row)
+        note("mutants: searched", _so_far(finished, len(mutants)))  # what a limit's stop reports
         if done is not None:
-            done(finished[0], len(mutants), name)
+            done(len(finished), len(mutants), name)
 
     at = [bounds_of(m, bounds or DEFAULT_BOUNDS) for m in mutants]
     shared = Counter(at)  # bounds many mutants share: their searches reuse the default's vetted graph
@@ -411,6 +413,16 @@ def kill_matrix(
                  for m in given)
     return KillMatrix(rows, _columns(rows, order), time.perf_counter() - started, base_runs,
                       "the rules" if draft is None else f"the draft {draft.path}")
+
+
+def _so_far(rows: list[MutantKill], total: int) -> str:
+    """What the mutants searched so far established, in one line: "12 of 57 mutants searched: 11 killed,
+    1 equivalent, none survived" (the survivors named)."""
+    killed = sum(bool(r.killed_by) for r in rows)
+    equivalent = sum(r.equivalent and not r.killed_by for r in rows)
+    survivors = [r.name for r in rows if r.survived]
+    return (f"{len(rows)} of {total} mutants searched: {killed} killed, {equivalent} equivalent, "
+            + (f"{len(survivors)} survived ({', '.join(survivors)})" if survivors else "none survived"))
 
 
 def _flags(bounds: Bounds) -> str:

@@ -98,6 +98,7 @@ class Composition:
     sampled: int = 0
     seconds: float = 0.0
     incomplete: bool = False  # stopped at the deadline (or z3 gave up): nothing is established
+    reached: str = ""  # the last step it told of (where a stop found it)
 
     @property
     def proved(self) -> bool:
@@ -162,8 +163,14 @@ def prove_compositional(bounds: Bounds, reading: Reading = CONFORMANT, rules: tu
     started = time.perf_counter()
     one, many = bounds.replace(sessions=1), bounds.replace(sessions=max(2, bounds.sessions))
     result = Composition(one, many.sessions, reading)
+
+    def told(text: str) -> None:
+        result.reached = text
+        if progress is not None:
+            progress(text)
+
     try:
-        _prove(result, one, many, reading, rules, progress or (lambda text: None), deadline)
+        _prove(result, one, many, reading, rules, told, deadline)
     except Late:
         result.incomplete = True
     result.seconds = time.perf_counter() - started
