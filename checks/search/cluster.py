@@ -13,6 +13,7 @@ An optional extra (`pip install 'pausecheck[ray]'`); this module is the only imp
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -39,7 +40,10 @@ def connect(address: str | None = None, cpus: int | None = None) -> None:
     if address:
         ray.init(address=address, log_to_driver=False)
     else:
-        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+        # Ray's notice that a local instance has token authentication on (its default, kept) and its INFO lines
+        # stay out of pausecheck's output; its warnings of anything else still show.
+        logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(logging.ERROR)
+        ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
 
 
 def ray_run_all(work: Callable[..., R], items: Sequence[T], args: tuple[Any, ...] = (),
