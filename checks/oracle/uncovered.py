@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from pausecheck.model import Bounds, Machine, Reading
+from pausecheck.model.lang import Rule
 from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import SOMETIMES
 from pausecheck.model.rules import RULES, clauses_of
@@ -34,10 +35,10 @@ class Cover(NamedTuple):
     text: str
 
 
-def candidates(clause: str, bounds: Bounds) -> list[str]:
-    """The flags the bounds lack for a property citing `clause`, or a witness of a step of a rule citing
-    it, to be exercised: fewest flags first."""
-    kinds = {rule.action for rule in RULES if clause in rule.clauses}
+def candidates(clause: str, bounds: Bounds, rules: tuple[Rule, ...] = RULES) -> list[str]:
+    """The flags the bounds lack for a property citing `clause`, or a witness of a step of a rule of `rules`
+    citing it, to be exercised: fewest flags first."""
+    kinds = {rule.action for rule in rules if clause in rule.clauses}
     props = [p for p in PROPERTIES if clause in p.clauses or (p.kind == SOMETIMES and kinds & set(p.on))]
     return sorted({n for p in props if (n := missing_bound(p, bounds))}, key=lambda n: (n.count("--"), n))
 
@@ -48,9 +49,17 @@ def raised(bounds: Bounds, flags: str) -> Bounds:
     return dataclasses.replace(bounds, **{k: max(v, getattr(bounds, k)) for k, v in changes.items()})
 
 
-def enacted(bounds: Bounds, reading: Reading, wanted: Iterable[str], limit: int = LIMIT) -> set[str]:
-    """Which of `wanted` some step of the model enacts at `bounds`, searched breadth-first up to `limit` states."""
-    machine, wanted, found = Machine(bounds, reading), set(wanted), set()
+def enacted(bounds: Bounds, reading: Reading, wanted: Iterable[str], limit: int = LIMIT,
+            rules: tuple[Rule, ...] = RULES) -> set[str]:
+    """Which of `wanted` some step of the model (under `rules`) enacts at `bounds`, searched breadth-first up to
+    `limit` states. Remembered per process: it depends on nothing else, and a run of `validate` or `conform`
+    asks it the same questions."""
+    wanted = frozenset(wanted)
+    key = (bounds, reading, wanted, limit, id(rules))
+    known = _ENACTED.get(key)
+    if known is not None and known[0] is rules:
+        return set(known[1])
+    machine, found = Machine(bounds, reading, rules), set()
     level = list(machine.init_states())
     seen = set(level)
     while level and found != wanted and len(seen) <= limit:
@@ -62,7 +71,13 @@ def enacted(bounds: Bounds, reading: Reading, wanted: Iterable[str], limit: int 
                     seen.add(post)
                     deeper.append(post)
         level = deeper
+    if len(_ENACTED) > 256:
+        _ENACTED.clear()
+    _ENACTED[key] = (rules, frozenset(found))
     return found
+
+
+_ENACTED: dict[tuple[object, ...], tuple[tuple[Rule, ...], frozenset[str]]] = {}
 
 
 def to_cover(uncovered: Iterable[str], machine: Machine, here: str | None = None) -> dict[str, Cover]:
@@ -70,12 +85,13 @@ def to_cover(uncovered: Iterable[str], machine: Machine, here: str | None = None
 
     `here`: what the run lacked (it did not take every edge at these bounds); a clause some step of the
     model enacts at these bounds is then covered by that. None: the run took every edge."""
-    options = {c: candidates(c, machine.bounds) for c in uncovered}
-    inside = set() if here is None else enacted(machine.bounds, machine.reading, options)
+    rules = machine.rules
+    options = {c: candidates(c, machine.bounds, rules) for c in uncovered}
+    inside = set() if here is None else enacted(machine.bounds, machine.reading, options, rules=rules)
     reached: dict[str, set[str]] = {}
     for need in sorted({n for needs in options.values() for n in needs}):
         wanted = {c for c, needs in options.items() if need in needs}
-        reached[need] = enacted(raised(machine.bounds, need), machine.reading, wanted)
+        reached[need] = enacted(raised(machine.bounds, need), machine.reading, wanted, rules=rules)
     answer = {}
     for clause, needs in options.items():
         need = next((n for n in needs if clause in reached[n]), None)
