@@ -279,3 +279,18 @@ def test_step_and_the_search_agree_where_a_mutant_goes(mutant: Mutant):
             if post not in seen:
                 seen.add(post)
                 order.append(post)
+
+
+@pytest.mark.parametrize("stopped", ["max-seconds", "max-memory", "interrupted"])
+def test_a_base_search_the_command_s_stop_cut_short_stops_the_matrix(stopped: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base's search keeps what it found when the command's limit lands in it: the matrix must not carry on
+    with that part (the watchdog stands down once it has raised, so the command would run to the hard stop)."""
+    from types import SimpleNamespace
+
+    from pausecheck.checks.mutants import killmatrix
+    from pausecheck.checks.search.budget import LimitReached
+
+    monkeypatch.setattr(killmatrix, "explore", lambda *a, **k: SimpleNamespace(stopped=stopped))
+    with pytest.raises(LimitReached if stopped != "interrupted" else KeyboardInterrupt):
+        killmatrix._base_run.__wrapped__(DEFAULT_BOUNDS)

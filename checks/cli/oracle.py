@@ -37,7 +37,7 @@ from ..oracle.macros import fine, unchecked
 from ..oracle.minimise import minimise, path_of
 from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
-from ..search.budget import LimitReached
+from ..search.budget import raise_stop
 from ..search.explore import Discovery, explore
 from .draft import machine_of
 from .inputs import not_over
@@ -129,10 +129,7 @@ def _edges(machine: Machine) -> int:
     would swallow the command's stop (the limit's watchdog stands down once it has raised), and conform
     would carry on, with a wrong total, until the hard stop: the stop is raised again instead."""
     result = explore(dataclasses.replace(machine, properties=()))
-    if result.stopped in ("max-seconds", "max-memory"):
-        raise LimitReached(result.stopped)
-    if result.stopped == "interrupted":
-        raise KeyboardInterrupt
+    raise_stop(result.stopped)
     return result.transitions
 
 

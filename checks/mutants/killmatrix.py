@@ -44,7 +44,7 @@ from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.properties import ALWAYS, TRANSITION
 
 from ..drafts import Draft, base_of
-from ..search.budget import note
+from ..search.budget import note, raise_stop
 from ..search.explore import Discovery, Progress, explore
 from ..search.parallel import run_all, workers
 from ..search.reference import Reference, Vetted, reference
@@ -247,8 +247,7 @@ def _base_run(bounds: Bounds, draft: Draft | None = None) -> BaseRun:
     ref = _REFERENCES.get((bounds, draft))
     base = Machine(bounds, rules=base_of(draft))
     result = explore(base if ref is None else Vetted(base, ref))
-    if result.stopped == "interrupted":  # never remember a search cut short
-        raise KeyboardInterrupt
+    raise_stop(result.stopped)  # never remember a search cut short
     order = killer_names(base)
     lengths = _kill_lengths(result)
     return BaseRun(bounds, tuple((name, lengths[name]) for name in order if name in lengths),
@@ -267,8 +266,7 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
     machine = mutate(Machine(bounds, rules=base_of(draft), symmetry=mutant.symmetric), mutant)
     ref = _reference(bounds, draft) if vet and mutant.show is None else None  # a deviant wire view: other verdicts
     result = explore(machine if ref is None else Vetted(machine, ref), progress=searching)
-    if result.stopped == "interrupted":  # Ctrl-C stops the whole matrix, not just this mutant's search
-        raise KeyboardInterrupt
+    raise_stop(result.stopped)  # Ctrl-C or the limit stops the whole matrix, not just this mutant's search
     evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
     lengths = _kill_lengths(result)
     base = baseline(bounds, draft)
@@ -306,8 +304,7 @@ def _under_faults(mutant: Mutant, order: tuple[str, ...], searching: Progress | 
         at = base.replace(**{fault: max(1, getattr(base, fault))})
         result = explore(mutate(Machine(at, rules=base_of(draft), symmetry=mutant.symmetric), mutant),
                          progress=searching)
-        if result.stopped == "interrupted":
-            raise KeyboardInterrupt
+        raise_stop(result.stopped)
         flag = f"--{fault.replace('_', '-')} {getattr(at, fault)}"
         lengths = _kill_lengths(result)
         found += [(flag, name, lengths[name]) for name in order if name in lengths]

@@ -269,6 +269,17 @@ def _last_words(budget: Budget) -> None:
         pass
 
 
+def raise_stop(stopped: str | None) -> None:
+    """Raise again what stopped a search that was given no limits of its own: the command's limit (LimitReached)
+    or Ctrl-C (KeyboardInterrupt). `explore` keeps what it found when stopped, as a search should; a caller that
+    went on with that would swallow the command's stop (the watchdog stands down once it has raised) and run
+    on, with a part taken for the whole, until the hard stop."""
+    if stopped in ("max-seconds", "max-memory"):
+        raise LimitReached(stopped)
+    if stopped == "interrupted":
+        raise KeyboardInterrupt
+
+
 _ACTIVE: Budget | None = None
 
 
