@@ -43,6 +43,7 @@ from .lowering import lowered
 from .prebuilt import namespace
 from .rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning, id_key
+from .tablecache import PerTable
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -649,16 +650,11 @@ def source(bounds: Any, reading: Any, rules: tuple[Rule, ...] = RULES) -> str:
 def successor_function(bounds: Any, reading: Any, rules: tuple[Rule, ...] = RULES) -> Successors:
     """The successor function of these rules under these bounds and this reading: state -> every enabled
     action with its successor, in the rule table's order (compiled once, then cached)."""
-    key = (bounds, reading.switches, id(rules))  # a reading's meaning is its switches; rules by identity
-    found = _COMPILED.get(key)
-    if found is None or found[1] is not rules:
-        if len(_COMPILED) >= 512:
-            _COMPILED.clear()
-        found = _COMPILED[key] = (_compiled(bounds, reading, rules), rules)
-    return found[0]
+    # a reading's meaning is its switches
+    return _COMPILED.get(rules, (bounds, reading.switches), lambda: _compiled(bounds, reading, rules))
 
 
-_COMPILED: dict[tuple[Any, ...], tuple[Successors, tuple[Rule, ...]]] = {}
+_COMPILED: PerTable[Successors] = PerTable(512)
 
 
 def _compiled(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> Successors:

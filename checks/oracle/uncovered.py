@@ -20,6 +20,7 @@ from pausecheck.model.lang import Rule
 from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import SOMETIMES
 from pausecheck.model.rules import RULES, clauses_of
+from pausecheck.model.tablecache import PerTable
 
 __all__ = ["LIMIT", "Cover", "candidates", "raised", "enacted", "to_cover"]
 
@@ -55,11 +56,12 @@ def enacted(bounds: Bounds, reading: Reading, wanted: Iterable[str], limit: int 
     `limit` states. Remembered per process: it depends on nothing else, and a run of `validate` or `conform`
     asks it the same questions."""
     wanted = frozenset(wanted)
-    key = (bounds, reading, wanted, limit, id(rules))
-    known = _ENACTED.get(key)
-    if known is not None and known[0] is rules:
-        return set(known[1])
-    machine, found = Machine(bounds, reading, rules), set()
+    return set(_ENACTED.get(rules, (bounds, reading, wanted, limit),
+                            lambda: _enacted(Machine(bounds, reading, rules), wanted, limit)))
+
+
+def _enacted(machine: Machine, wanted: frozenset[str], limit: int) -> frozenset[str]:
+    found: set[str] = set()
     level = list(machine.init_states())
     seen = set(level)
     while level and found != wanted and len(seen) <= limit:
@@ -71,13 +73,10 @@ def enacted(bounds: Bounds, reading: Reading, wanted: Iterable[str], limit: int 
                     seen.add(post)
                     deeper.append(post)
         level = deeper
-    if len(_ENACTED) > 256:
-        _ENACTED.clear()
-    _ENACTED[key] = (rules, frozenset(found))
-    return found
+    return frozenset(found)
 
 
-_ENACTED: dict[tuple[object, ...], tuple[tuple[Rule, ...], frozenset[str]]] = {}
+_ENACTED: PerTable[frozenset[str]] = PerTable(256)
 
 
 def to_cover(uncovered: Iterable[str], machine: Machine, here: str | None = None) -> dict[str, Cover]:

@@ -26,6 +26,7 @@ from pausecheck.model.lowering import lowered
 from pausecheck.model.reading import Reading
 from pausecheck.model.rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from pausecheck.model.state import State
+from pausecheck.model.tablecache import PerTable
 
 from .values import (
     BITS,
@@ -569,16 +570,16 @@ def moves(caps: Caps, bounds: Bounds, reading: Reading, pre: Any, A: Algebra = Z
                            _assemble(L, rule, slot, index, env, after, executions, segments))
 
 
-_PLANS: dict[tuple[Any, ...], list[Any]] = {}
+_PLANS: PerTable[list[Any]] = PerTable(256)
 
 
 def _plan(bounds: Bounds, switches: tuple[tuple[str, str], ...], rules: tuple[Rule, ...]) -> list[Any]:
     """Each rule with, for each value of its parameters, its guard's parts, the action's fields and its
     effect, specialised to the bounds, the reading and the parameters (once per bounds and reading)."""
-    key = (bounds, switches, id(rules))
-    found = _PLANS.get(key)
-    if found is not None and found[0] is rules:
-        return found[1]
+    return _PLANS.get(rules, (bounds, switches), lambda: _planned(bounds, switches, rules))
+
+
+def _planned(bounds: Bounds, switches: tuple[tuple[str, str], ...], rules: tuple[Rule, ...]) -> list[Any]:
     from pausecheck.model.reading import reading_named
     reading = reading_named("+".join(["conformant"] + [f"{a}={v}" for a, v in switches]))
     plan = []
@@ -594,9 +595,6 @@ def _plan(bounds: Bounds, switches: tuple[tuple[str, str], ...], rules: tuple[Ru
                               specialize_block(rule.effect, bounds, reading, given)))
         if instances:
             plan.append((rule, instances))
-    if len(_PLANS) > 256:
-        _PLANS.clear()
-    _PLANS[key] = (rules, plan)
     return plan
 
 
