@@ -64,9 +64,9 @@ _prove_compositional = compositional.prove_compositional
 
 
 def _shared_composition(bounds: Any, reading: Any = compositional.CONFORMANT, rules: Any = compositional.RULES,
-                        progress: Any = None, deadline: Any = None) -> Any:
-    if deadline is not None:
-        return _prove_compositional(bounds, reading, rules, progress, deadline)
+                        progress: Any = None, deadline: Any = None, workers: int = 1) -> Any:
+    if deadline is not None or workers != 1:
+        return _prove_compositional(bounds, reading, rules, progress, deadline, workers)
     mutant = None if rules is compositional.RULES else next(m.name for m in MUTANTS if m.rules is rules)
     key = repr((bounds, reading.name, mutant))
     if key not in _COMPOSITIONS:

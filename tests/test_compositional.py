@@ -85,7 +85,8 @@ def test_two_sessions_behave_each_as_one_alone(capsys: pytest.CaptureFixture[str
 def test_a_stopped_proof_says_where_it_stopped(capsys: pytest.CaptureFixture[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """The last step the proof told of is what a stop reports, in its verdict line and its JSON."""
-    def told_then_stopped(result: Any, one: Any, many: Any, reading: Any, rules: Any, say: Any, deadline: Any) -> None:
+    def told_then_stopped(result: Any, one: Any, many: Any, reading: Any, rules: Any, say: Any, deadline: Any,
+                          workers: int) -> None:
         say("Houdini round 3: 1 dropped by a CallTool step, 40 left")
         raise compositional.Late
 

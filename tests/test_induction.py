@@ -124,7 +124,11 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
     real, asked, found_sat = inductive.solve, [], []
 
     def stopping(solver, deadline, assumptions=None):  # in place of solve: the watchdog's stop, on cue
-        asked.append(sys._getframe(1).f_code.co_name)
+        frame, callers = sys._getframe(1), set()
+        while frame is not None:
+            callers.add(frame.f_code.co_name)
+            frame = frame.f_back
+        asked.append("houdini" if "houdini" in callers else "goals")
         if len(found_sat) == 2 if stage == "Houdini" else (asked[-1] != "houdini"):
             raise LimitReached("max-seconds")
         verdict = real(solver, deadline, assumptions)
@@ -145,7 +149,7 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
                        "mined": mined, "rounds": rounds, "dropped": stopped["dropped"], "refuted": stopped["refuted"],
                        "explored": stopped["explored"], "left": mined + 4 - stopped["dropped"],
                        "properties_left": properties}
-    assert rounds == 2 if stage == "Houdini" else rounds > 2
+    assert rounds == 2 if stage == "Houdini" else rounds >= 2, rounds
     assert 0 < stopped["refuted"] < stopped["dropped"] < mined and stopped["explored"] > 0 and not out["complete"]
     # The goals: the properties Houdini kept are proved (relative to the invariants), nothing else was settled.
     assert [p["name"] for p in out["properties"]] == ([] if stage == "Houdini" else properties)
@@ -288,9 +292,5 @@ def test_a_move_houdini_does_not_ask_of_an_item_cannot_change_it() -> None:
             if st.touches(k, after):
                 continue
             skipped += 1
-            solver = st.part(k)
-            solver.push()
-            solver.add(before != after)
-            assert solver.check(st.linked) == z3.unsat, (st.moves[k].kind.__name__, name)
-            solver.pop()
+            assert st.ask(k, [], before != after, None) is None, (st.moves[k].kind.__name__, name)
     assert 0 < skipped < len(st.moves) * len(names)

@@ -36,7 +36,8 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
     rules = rules_of(args, bounds.replace(sessions=sessions), reading)
     try:
         proof = with_progress(args, "compositional proof", lambda progress, deadline: prove_compositional(
-            bounds.replace(sessions=sessions), reading, rules, progress=progress, deadline=deadline))
+            bounds.replace(sessions=sessions), reading, rules, progress=progress, deadline=deadline,
+            workers=args.workers))
     except TooSmall as error:
         raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None
     alone = bounds.replace(sessions=1)  # the flags name the one-session bounds: the sessions are the theorem's

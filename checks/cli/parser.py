@@ -634,6 +634,10 @@ def parser() -> argparse.ArgumentParser:
                     help=f"with --induction: screen the mined candidates on the first N reachable states, breadth "
                     f"first, before z3 sees them (default {PREFIX:,}; fewer start z3 sooner, leaving more for "
                     "Houdini to drop)")
+    pv.add_argument("--workers", type=_whole(1, MAX_JOBS), default=1, metavar="N",
+                    help="with --induction or --compositional: ask z3's queries (one move each) on N processes "
+                    "forked from this one (default 1: this one); the same invariants and verdicts at any N, and "
+                    "the same rounds and counterexamples from run to run at the same N")
     pv.add_argument("--out", type=Path, metavar="DIR",
                     help="write as ITF here: counterexamples and witnesses (--bmc), counterexamples to induction")
     pv.add_argument("--json", action="store_true",

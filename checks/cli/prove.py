@@ -34,6 +34,8 @@ def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage:
         return compositional_command(args, bounds, reading, usage)
     if args.bmc is not None and args.bmc < 0:
         raise usage("--bmc K needs a depth of 0 or more steps")
+    if args.bmc is not None and args.workers > 1:
+        raise usage("--workers applies to --induction and --compositional (--bmc asks z3 in this process)")
     if args.k < 1:
         raise usage("--k must be at least 1")
     if args.induction:
@@ -147,7 +149,8 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
     rules = rules_of(args, bounds, reading)
     try:
         proof = with_progress(args, "induction", lambda progress, deadline: prove(
-            bounds, reading, names, rules=rules, progress=progress, deadline=deadline, screen=args.screen))
+            bounds, reading, names, rules=rules, progress=progress, deadline=deadline, screen=args.screen,
+            workers=args.workers))
     except TooSmall as error:
         raise usage(f"prove --induction: these bounds do not fit the symbolic encoding ({error})") from None
     command = f"pausecheck prove --induction {_flags(bounds)}".strip() + (

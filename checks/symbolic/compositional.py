@@ -48,6 +48,7 @@ from pausecheck.model.reading import CONFORMANT, Reading
 from pausecheck.model.rules import RULES
 from pausecheck.model.state import INITIAL
 
+from .asking import Asker
 from .candidates import Candidate, mine
 from .inductive import Cti, Late, Step, houdini, sample_states, solve
 from .projected import Ghost, ghost_within, owner, seen_as, spent_after, view, view_fits
@@ -156,10 +157,11 @@ def _like(x: Any, name: str) -> Any:
 
 
 def prove_compositional(bounds: Bounds, reading: Reading = CONFORMANT, rules: tuple[Rule, ...] = RULES,
-                        progress: Callable[[str], None] | None = None, deadline: float | None = None) -> Composition:
+                        progress: Callable[[str], None] | None = None, deadline: float | None = None,
+                        workers: int = 1) -> Composition:
     """The compositional theorem at `bounds` with `bounds.sessions` sessions (many where it says one) against one,
-    under `reading` and the rule table `rules` (a mutant's); `deadline` (on `time.perf_counter`) cuts it short,
-    as incomplete."""
+    under `reading` and the rule table `rules` (a mutant's), Houdini's queries asked on `workers` processes;
+    `deadline` (on `time.perf_counter`) cuts it short, as incomplete."""
     started = time.perf_counter()
     one, many = bounds.replace(sessions=1), bounds.replace(sessions=max(2, bounds.sessions))
     result = Composition(one, many.sessions, reading)
@@ -170,7 +172,7 @@ def prove_compositional(bounds: Bounds, reading: Reading = CONFORMANT, rules: tu
             progress(text)
 
     try:
-        _prove(result, one, many, reading, rules, told, deadline)
+        _prove(result, one, many, reading, rules, told, deadline, workers)
     except Late:
         result.incomplete = True
     result.seconds = time.perf_counter() - started
@@ -178,7 +180,7 @@ def prove_compositional(bounds: Bounds, reading: Reading = CONFORMANT, rules: tu
 
 
 def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rules: tuple[Rule, ...],
-           say: Callable[[str], None], deadline: float | None) -> None:
+           say: Callable[[str], None], deadline: float | None, workers: int = 1) -> None:
     machine = Machine(many, reading, rules)
     sample = sample_states(machine, late=lambda: deadline is not None and time.perf_counter() >= deadline)
     say(f"mining candidate invariants from {len(sample)} reachable {many.sessions}-session states")
@@ -189,7 +191,8 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
     # The state properties that hold initially are candidates too (each may need the others).
     invariants = [p.name for p in PROPERTIES if p.kind == ALWAYS and p.name in FORMULAS
                   and not FORMULAS[p.name].step and not machine.judge(p.name, None, None, INITIAL)[0]]
-    kept, result.rounds = houdini(st, list(candidates) + invariants, deadline, say)
+    with Asker(st, list(candidates) + invariants, None, deadline, workers) as asker:
+        kept, result.rounds = houdini(st, asker.items, deadline, say, asker=asker)
     result.kept = [c for c in kept if isinstance(c, Candidate)]
     result.properties = [c for c in kept if isinstance(c, str)]
     st.solver.add([st.state(c, st.s0) for c in kept])

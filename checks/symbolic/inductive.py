@@ -34,6 +34,7 @@ from pausecheck.model.rules import RULES
 from pausecheck.model.state import INITIAL, State
 
 from ..search.budget import wrapped_stop
+from .asking import Answer, Asker, Late, Query, solve
 from .candidates import Candidate, mine
 from .crosscheck import action_of
 from .refute import AROUND, EDITS, Edits, Refuter
@@ -141,8 +142,6 @@ class Step:
         self.solver.add(well_formed(Z3, self.s0), well_formed(Z3, self.s1))
         self.solver.add(z3.Or([z3.And(self.which == k, m.guard, same(Z3, self.s1, m.post))
                                for k, m in enumerate(self.moves)]))
-        self.linked = z3.Bool("linked")  # assumed: s1 is the move's successor (`part`)
-        self._parts: dict[int, z3.Solver] = {}
         self._frames: dict[int, frozenset[int]] = {}
         self._reads: dict[int, tuple[Any, frozenset[int]]] = {}  # z3 id -> (the term, the constants it reads)
 
@@ -184,38 +183,22 @@ class Step:
                 memo[t.get_id()] = (t, frozenset().union(*(memo[c.get_id()][1] for c in t.children())))
         return memo[term.get_id()][1]
 
-    def part(self, k: int) -> z3.Solver:
-        """The solver of move k alone (built on first use): a well-formed state s0 where the move is enabled,
-        and, while `linked` is assumed, its successor s1 (well formed). One move's query is far smaller than
-        the disjunction of all of them, and z3 bit-blasts it (QF_BV: the terms are bit-vectors and Booleans
-        only), where the disjunction goes to its slower incremental core: at every fault at the defaults, a
-        query of the whole step took one to two minutes, one of a move a few seconds (docs/speed.md)."""
-        solver = self._parts.get(k)
-        if solver is None:
-            m = self.moves[k]
-            solver = self._parts[k] = z3.SolverFor("QF_BV")
-            solver.add(well_formed(Z3, self.s0), m.guard,
-                       z3.Implies(self.linked, z3.And(well_formed(Z3, self.s1), same(Z3, self.s1, m.post))))
-        return solver
-
-    def refuted(self, hypotheses: list[Any], goal: Callable[[int], Any], deadline: float | None,
-                linked: bool = True) -> tuple[int, z3.ModelRef] | None:
-        """A move k and a model where `hypotheses` hold and `goal(k)` (a term over s0, the move's fields and
-        s1) does, move by move; None where no move has one. Without `linked`, s1 is left free. A move where
-        `goal(k)` is None cannot reach the goal, and is not asked."""
-        for k in range(len(self.moves)):
-            target = goal(k)
-            if target is None:
-                continue
-            solver = self.part(k)
-            solver.push()
-            solver.add(hypotheses + [target])
-            try:
-                if solve(solver, deadline, [self.linked] if linked else []) == z3.sat:
-                    return k, solver.model()
-            finally:
-                solver.pop()
-        return None
+    def ask(self, k: int, facts: list[Any], goal: Any, deadline: float | None, linked: bool = True
+            ) -> z3.ModelRef | None:
+        """A model of move k from a well-formed state s0 where `facts` hold, to s1 (well formed, the move's
+        successor, unless `linked` is false: then s1 is free), where `goal` holds; None where there is none.
+        A fresh solver over facts: z3 bit-blasts one move's query (QF_BV: the terms are bit-vectors and
+        Booleans only), simplifying with every fact and substituting the successor. At every fault at the
+        defaults, a query of the whole step took one to two minutes, one of a move a few seconds, and an
+        incremental solver a move, with the items behind assumed literals, two to six times longer
+        (docs/speed.md)."""
+        m = self.moves[k]
+        solver = z3.SolverFor("QF_BV")
+        solver.add(well_formed(Z3, self.s0), m.guard)
+        if linked:
+            solver.add(well_formed(Z3, self.s1), same(Z3, self.s1, m.post))
+        solver.add(facts + [goal])
+        return solver.model() if solve(solver, deadline) == z3.sat else None
 
     def state(self, name_or_candidate: Any, s: Any) -> Any:
         if isinstance(name_or_candidate, Candidate):
@@ -226,12 +209,16 @@ class Step:
         """The transition property `name` kept by the chosen step."""
         return z3.And([z3.Implies(self.which == k, self.kept_by(name, k)) for k in range(len(self.moves))])
 
+    def looks(self, name: str, k: int) -> bool:
+        """Does the transition property `name` look at move k's kind of step?"""
+        on = _ON[name]
+        return not on or self.moves[k].kind in on
+
     def kept_by(self, name: str, k: int) -> Any:
         """The transition property `name` kept by move k (true of a move it does not look at)."""
-        m, on = self.moves[k], _ON[name]
-        if on and m.kind not in on:
+        if not self.looks(name, k):
             return z3.BoolVal(True)
-        return step_term(name, self.caps, self.bounds, self.s0, m, self.s1)
+        return step_term(name, self.caps, self.bounds, self.s0, self.moves[k], self.s1)
 
     def fits(self) -> Any:
         return z3.And([z3.Implies(m.guard, post_fits(Z3, m.post)) for m in self.moves])
@@ -262,21 +249,18 @@ class Step:
         return Cti(pre, action, post, replays)
 
 
-class Late(Exception):
-    """The deadline passed (or z3 gave up) before the proof was done."""
-
-
 def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] = KEY,
           rules: tuple[Rule, ...] = RULES, progress: Callable[[str], None] | None = None,
-          deadline: float | None = None, screen: int = PREFIX) -> Proof:
+          deadline: float | None = None, screen: int = PREFIX, workers: int = 1) -> Proof:
     """1-induction of `names` at these bounds and reading under `rules` (a mutant's table: its candidates are
     mined from its own states, and a counterexample replays on its own explicit model), with the
-    strengthening invariants Houdini keeps, the candidates screened on the first `screen` reachable states;
-    `deadline` (on `time.perf_counter`) cuts it short, as an incomplete proof."""
+    strengthening invariants Houdini keeps, the candidates screened on the first `screen` reachable states,
+    z3's queries asked on `workers` processes; `deadline` (on `time.perf_counter`) cuts it short, as an
+    incomplete proof."""
     started = time.perf_counter()
     proof = Proof(bounds, reading)
     try:
-        _prove(proof, names, rules, progress or (lambda text: None), deadline, screen)
+        _prove(proof, names, rules, progress or (lambda text: None), deadline, screen, workers)
     except Late:
         late = deadline is not None and time.perf_counter() >= deadline
         proof.incomplete, proof.stopped = True, "max-seconds" if late else "z3 gave up"
@@ -291,81 +275,73 @@ def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] 
     return proof
 
 
-def solve(solver: z3.Solver, deadline: float | None, assumptions: list[Any] | None = None) -> Any:
-    """The solver's verdict (under `assumptions`), within what is left of the deadline (Late if none is, or z3
-    gives up)."""
-    if deadline is not None:
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            raise Late
-        solver.set("timeout", max(1, int(left * 1000)))
-    verdict = solver.check(*(assumptions or []))
-    if verdict == z3.unknown:
-        raise Late
-    return verdict
-
-
 def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None],
             seen: Callable[[int, list[Any], list[Any]], None] = lambda rounds, active, dropped: None,
-            around: Callable[[Any, int, list[Any]], list[Any]] | None = None) -> tuple[list[Any], int]:
+            around: Callable[[Cti, list[Any]], list[Any]] | None = None, asker: Asker | None = None
+            ) -> tuple[list[Any], int]:
     """The largest subset of `items` (candidates and state properties, each holding initially) that is
-    inductive together over the step `st`, and the rounds it took. Move by move (`Step.part`), z3 is asked
+    inductive together over the step `st`, and the rounds it took. Move by move (`Step.ask`), z3 is asked
     for a step from a state where all the items kept hold to one where some item fails; each such
-    counterexample is a round, which drops every item the step breaks, and with `around(model, k, kept)` every
+    counterexample is a round, which drops every item the step breaks, and with `around(cti, kept)` every
     item that steps around it break (`Refuter.refute`). Done when no move breaks anything.
 
-    Each item is switched on by a literal assumed true while it is kept and false once dropped, so each move's
-    solver keeps what it learned from round to round. A move is asked only of the items it touches
-    (`Step.touches`): one that changes nothing an item reads keeps it, unasked. A move that keeps every item
-    keeps them on the strength of some of them (the unsat core of their literals): after a drop, it is asked
-    again only if it leaned on a dropped item. `seen(rounds, active, dropped)` is told after each round, so
-    that a stop part way knows how far it got."""
-    active = list(items)
-    on = {id(c): z3.Bool(f"houdini.{n}") for n, c in enumerate(items)}
-    item_of = {on[id(c)].get_id(): id(c) for c in items}
-    post = {id(c): st.state(c, st.s1) for c in items}
-    hypotheses = [z3.Implies(on[id(c)], st.state(c, st.s0)) for c in items]
-    dropped: list[Any] = []
-    rounds, used = 0, set()
-    leaned: dict[int, set[int]] = {}  # move asked or skipped -> the items its last "keeps every item" rests on
-    pending = deque(range(len(st.moves)))
-    try:
-        while pending:
-            k = pending[0]
-            if k not in used:
-                touched = [c for c in active if st.touches(k, post[id(c)])]
-                if not touched:  # the move keeps every item, leaning on none: it changes nothing any of them reads
-                    leaned[k] = set()
-                    pending.popleft()
-                    continue
-                used.add(k)
-                st.part(k).push()
-                st.part(k).add(hypotheses + [z3.Or([z3.And(on[id(c)], z3.Not(post[id(c)])) for c in touched])])
-            solver = st.part(k)
-            assumptions = [st.linked] + [on[id(c)] for c in active] + [z3.Not(on[id(c)]) for c in dropped]
-            if solve(solver, deadline, assumptions) != z3.sat:
-                leaned[k] = {item_of[x.get_id()] for x in solver.unsat_core() if x.get_id() in item_of}
-                pending.popleft()
-                continue
+    A move is asked only of the items it touches (`Step.touches`): one that changes nothing an item reads
+    keeps it, unasked. A move shown to keep every item is asked again after a drop (it may have leaned on a
+    dropped item). The moves are asked in batches, one query per worker of `asker` (made here, in this
+    process, if none is given), the answers taken in the order of the moves. `seen(rounds, active, dropped)`
+    is told after each round, so that a stop part way knows how far it got."""
+    asker = asker or Asker(st, items, None, deadline)
+    index = {id(c): i for i, c in enumerate(asker.items)}
+    alive = [index[id(c)] for c in items]
+    dropped: list[int] = []
+    rounds, version, count = 0, 0, len(st.moves)
+    kept_at: dict[int, int] = {}  # move -> the version of the items it was last shown to keep
+    pending = deque(range(count))
+    while pending:
+        batch: list[Query] = []
+        while pending and len(batch) < asker.workers:
+            k = pending.popleft()
+            touched = tuple(i for i in alive if st.touches(k, asker.post[i]))
+            if touched:
+                batch.append(Query(k, tuple(alive), ("items", touched), tuple(alive)))
+            else:  # the move changes nothing any item reads: it keeps them all, whatever is dropped later
+                kept_at[k] = -1
+        answers = asker.ask(batch)
+        if any(a.late for a in answers):
+            raise Late
+        broke = [(q, a) for q, a in zip(batch, answers, strict=True) if a.found]
+        for q, a in zip(batch, answers, strict=True):
+            if not a.found:
+                kept_at[q.k] = version
+        for q, a in broke:
             rounds += 1
-            model = solver.model()
-            failed = [c for c in active if z3.is_false(model.eval(post[id(c)], model_completion=True))]
-            active = _without(active, failed)
-            more = around(model, k, active) if around is not None else []
-            active = _without(active, more)
+            failed = [i for i in a.failing if i in set(alive)]
+            alive = _but(alive, failed)
+            more: list[int] = []
+            if around is not None and a.cti is not None:
+                more = [index[id(c)] for c in around(a.cti, [asker.items[i] for i in alive])]
+                alive = _but(alive, more)
             dropped += failed + more
-            seen(rounds, active, dropped)
-            gone, waiting = {id(c) for c in failed + more}, set(pending)
-            pending = deque(j for j in list(range(k, len(st.moves))) + list(range(k))
-                            if j in waiting or not leaned[j].isdisjoint(gone))
-            say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[k].kind.__name__} step, {len(more)} "
-                f"by steps around it, {len(active)} left, {len(pending)} moves to ask: "
-                + "; ".join(c if isinstance(c, str) else c.name for c in failed + more))
-        seen(rounds, active, dropped)
-        return active, rounds
-    finally:
-        for k in used:
-            st.part(k).pop()
+            seen(rounds, [asker.items[i] for i in alive], [asker.items[i] for i in dropped])
+            say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[q.k].kind.__name__} step, {len(more)} "
+                f"by steps around it, {len(alive)} left: "
+                + "; ".join(_named(asker.items[i]) for i in failed + more))
+        if broke:  # every move shown to keep the items before this drop is asked again, from the first that broke
+            version += 1
+            start = broke[0][0].k
+            pending = deque(j for j in list(range(start, count)) + list(range(start))
+                            if kept_at.get(j, version) != -1)
+    seen(rounds, [asker.items[i] for i in alive], [asker.items[i] for i in dropped])
+    return [asker.items[i] for i in alive], rounds
+
+
+def _but(alive: list[int], gone: list[int]) -> list[int]:
+    out = set(gone)
+    return [i for i in alive if i not in out]
+
+
+def _named(item: Any) -> str:
+    return item if isinstance(item, str) else item.name
 
 
 def _without(items: list[Any], gone: list[Any]) -> list[Any]:
@@ -374,7 +350,7 @@ def _without(items: list[Any], gone: list[Any]) -> list[Any]:
 
 
 def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: Callable[[str], None],
-           deadline: float | None, screen: int = PREFIX) -> None:
+           deadline: float | None, screen: int = PREFIX, workers: int = 1) -> None:
     """The proof, recorded in `proof` as it goes (its stage and figures), so that a stop keeps them."""
     bounds, reading = proof.bounds, proof.reading
     machine = Machine(bounds, reading, rules)
@@ -421,47 +397,43 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
         proof.standing = [c for c in active if isinstance(c, str)]
         proof.explored = refuter.explored
 
-    def around(model: z3.ModelRef, k: int, active: list[Any]) -> list[Any]:
-        cti = st.cti(model, machine, k)
-        if cti is None:
-            return []
+    def around(cti: Cti, active: list[Any]) -> list[Any]:
         more = refuter.refute(cti.pre, cti.post, active)
         more += refuter.wander([cti.pre, cti.post], _without(active, more), edits, AROUND, proof.rounds)
         proof.refuted += len(more)
         return more
 
-    # Houdini over the candidates and the state properties together (each may need the others).
-    active, _ = houdini(st, _without(items, early), deadline, say, seen, around)
-    proof.stage = GOALS
-    pre = {id(c): st.state(c, st.s0) for c in active}
-    proof.kept = [c for c in active if isinstance(c, Candidate)]
-    proved_always = {c for c in active if isinstance(c, str)}
-    outcomes = proof.outcomes
-    hypotheses = [pre[id(c)] for c in active]
+    with Asker(st, _without(items, early), machine, deadline, workers) as asker:
+        # Houdini over the candidates and the state properties together (each may need the others).
+        active, _ = houdini(st, asker.items, deadline, say, seen, around, asker)
+        proof.stage = GOALS
+        proof.kept = [c for c in active if isinstance(c, Candidate)]
+        proved_always = {c for c in active if isinstance(c, str)}
+        outcomes = proof.outcomes
+        index = {id(c): i for i, c in enumerate(asker.items)}
+        hyps = tuple(index[id(c)] for c in active)
 
-    def refuted(goal: Callable[[int], Any], extra: list[Any], linked: bool = True) -> tuple[int, z3.ModelRef] | None:
-        return st.refuted(hypotheses + extra, goal, deadline, linked)
+        def refuted(goal: tuple[Any, ...], moves: list[int]) -> Answer | None:
+            return asker.first([Query(k, hyps, goal) for k in moves])
 
-    def cti(found: tuple[int, z3.ModelRef] | None) -> Cti | None:
-        return None if found is None else st.cti(found[1], machine, found[0])
-
-    for name in always:
-        if name in base_broken:
-            outcomes.append(Outcome(name, False, "fails in the initial state"))
-        elif name in proved_always:
-            outcomes.append(Outcome(name, True))
-        else:
-            after = z3.Not(st.state(name, st.s1))
-            found = cti(refuted(lambda k: after if st.touches(k, after) else None,  # noqa: B023 - used at once
-                                [st.state(name, st.s0)]))
-            outcomes.append(Outcome(name, False, "not inductive: a step from a state where it and every kept "
-                                    "invariant hold breaks it", found))
-    for name in steps:
-        found = cti(refuted(lambda k: z3.Not(st.kept_by(name, k)), []))  # noqa: B023 - used at once
-        outcomes.append(Outcome(name, found is None, "" if found is None else
-                                "not inductive: a step from a state where every kept invariant holds breaks it", found))
-    over = refuted(lambda k: z3.Not(post_fits(Z3, st.moves[k].post)), [], linked=False)
+        every = list(range(len(st.moves)))
+        for name in always:
+            if name in base_broken:
+                outcomes.append(Outcome(name, False, "fails in the initial state"))
+            elif name in proved_always:
+                outcomes.append(Outcome(name, True))
+            else:
+                after = st.state(name, st.s1)
+                found = refuted(("state", name), [k for k in every if st.touches(k, after)])
+                outcomes.append(Outcome(name, False, "not inductive: a step from a state where it and every kept "
+                                        "invariant hold breaks it", None if found is None else found.cti))
+        for name in steps:
+            found = refuted(("step", name), [k for k in every if st.looks(name, k)])
+            outcomes.append(Outcome(name, found is None, "" if found is None else "not inductive: a step from a "
+                                    "state where every kept invariant holds breaks it", None if found is None
+                                    else found.cti))
+        over = refuted(("fits",), every)
     fits = over is None
-    overflow = None if over is None else st.overflow(over[1])
+    overflow = None if over is None else over.overflow
     outcomes.append(Outcome(FITS, fits, "" if fits else "a step from a state where every kept invariant holds "
                             f"overflows a capacity ({overflow}): the proof does not cover every behaviour"))

@@ -1,0 +1,174 @@
+"""The queries of an induction proof, one move each, asked in this process or on forked worker processes.
+
+A query asks z3 for a step of one move (`Step.ask`) from a state where some items hold (candidates, state
+properties: `hyps`, by index) to one where a goal holds: some of the items fail after the step
+(`("items", indices)`), a state property fails after it (`("state", name)`, which holds before), a
+transition property is broken (`("step", name)`), or the successor overflows a capacity (`("fits",)`, the
+successor left free). Each query is a fresh solver over facts, never literals assumed: z3 then simplifies
+with the items and substitutes the successor, three to six times faster at every fault at the defaults
+than one incremental solver a move with every item behind an assumed literal (docs/speed.md).
+
+`Asker.ask` answers a batch of queries, in the order given. With `workers` above one, the batch is spread
+over that many processes forked from this one (so the terms need not travel), query i of a batch to worker
+i; each answer comes back as data (the items the step breaks, the counterexample decoded as states), never
+as a z3 object. A worker's answers depend only on what it was asked, in order, so a proof is the same from
+run to run at the same number of workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+from pausecheck.model.machine import Machine
+
+from .relation import post_fits
+from .values import Z3
+
+__all__ = ["Query", "Answer", "Asker", "Late", "solve"]
+
+
+class Late(Exception):
+    """The deadline passed (or z3 gave up) before the proof was done."""
+
+
+def solve(solver: z3.Solver, deadline: float | None, assumptions: list[Any] | None = None) -> Any:
+    """The solver's verdict (under `assumptions`), within what is left of the deadline (Late if none is, or z3
+    gives up)."""
+    if deadline is not None:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise Late
+        solver.set("timeout", max(1, int(left * 1000)))
+    verdict = solver.check(*(assumptions or []))
+    if verdict == z3.unknown:
+        raise Late
+    return verdict
+
+
+@dataclass(frozen=True)
+class Query:
+    """A step of move `k` from a state where the items `hyps` hold, to one where `goal` holds; `check`: the
+    items whose value after the step the answer reports."""
+
+    k: int
+    hyps: tuple[int, ...]
+    goal: tuple[Any, ...]
+    check: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """No such step (`found` false), or one: the items of `check` false after it, the counterexample to
+    induction (None where it does not decode to states, or no machine was given), and for `("fits",)`, which
+    step overflows in words."""
+
+    found: bool
+    failing: tuple[int, ...] = ()
+    cti: Any = None
+    overflow: str = ""
+    late: bool = False  # the deadline passed (or z3 gave up) before z3 answered
+
+
+class Asker:
+    """Answers queries over the step `st` about `items`, here or on `workers` forked processes."""
+
+    def __init__(self, st: Any, items: Sequence[Any], machine: Machine | None, deadline: float | None,
+                 workers: int = 1) -> None:
+        self.st, self.items, self.machine, self.deadline = st, list(items), machine, deadline
+        self.pre = [st.state(c, st.s0) for c in self.items]
+        self.post = [st.state(c, st.s1) for c in self.items]
+        self.workers = max(1, workers)
+        self._pipes: list[Any] = []
+        self._processes: list[Any] = []
+
+    def __enter__(self) -> Asker:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def ask(self, batch: Sequence[Query]) -> list[Answer]:
+        """The answers to `batch`, in its order."""
+        if self.workers == 1 or len(batch) == 1:
+            return [self.answer(q) for q in batch]
+        self._start(min(self.workers, len(batch)))
+        for i, q in enumerate(batch):
+            self._pipes[i].send(q)
+        return [self._pipes[i].recv() for i in range(len(batch))]
+
+    def first(self, queries: Sequence[Query]) -> Answer | None:
+        """The answer of the first query (in their order) that finds a step; None where none does."""
+        for at in range(0, len(queries), self.workers):
+            for answer in self.ask(queries[at:at + self.workers]):
+                if answer.late:
+                    raise Late
+                if answer.found:
+                    return answer
+        return None
+
+    def answer(self, q: Query) -> Answer:
+        """One query, in this process."""
+        st, kind = self.st, q.goal[0]
+        facts = [self.pre[i] for i in q.hyps]
+        if kind == "items":
+            goal = z3.Or([z3.Not(self.post[i]) for i in q.goal[1]])
+        elif kind == "state":
+            facts.append(st.state(q.goal[1], st.s0))
+            goal = z3.Not(st.state(q.goal[1], st.s1))
+        elif kind == "step":
+            goal = z3.Not(st.kept_by(q.goal[1], q.k))
+        else:
+            goal = z3.Not(post_fits(Z3, st.moves[q.k].post))
+        try:
+            model = st.ask(q.k, facts, goal, self.deadline, linked=kind != "fits")
+        except Late:
+            return Answer(False, late=True)
+        if model is None:
+            return Answer(False)
+        failing = tuple(i for i in q.check if z3.is_false(model.eval(self.post[i], model_completion=True)))
+        if kind == "fits":
+            return Answer(True, failing, overflow=st.overflow(model))
+        return Answer(True, failing, None if self.machine is None else st.cti(model, self.machine, q.k))
+
+    def _start(self, count: int) -> None:
+        context = multiprocessing.get_context("fork")
+        while len(self._processes) < count:
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(self, theirs), daemon=True,
+                                      name=f"pausecheck-prover-{len(self._processes)}")
+            process.start()
+            theirs.close()
+            self._pipes.append(mine)
+            self._processes.append(process)
+
+    def close(self) -> None:
+        """End the workers (at once: one may be in a long z3 call)."""
+        for process in self._processes:
+            try:
+                process.kill()
+                process.join()
+            except (OSError, ValueError):
+                pass
+        for pipe in self._pipes:
+            pipe.close()
+        self._pipes, self._processes = [], []
+
+
+def _serve(asker: Asker, pipe: Any) -> None:
+    """A worker: answer each query it is sent, until the pipe closes. Ctrl-C is the parent's to handle (it
+    ends the workers); the parent's SIGTERM handler, inherited with the fork, is not this process's."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    answer: Callable[[Query], Answer] = asker.answer
+    while True:
+        try:
+            q = pipe.recv()
+        except (EOFError, OSError):
+            return
+        pipe.send(answer(q))

@@ -1,0 +1,68 @@
+"""The queries of an induction proof asked on worker processes (`prove --induction --workers N`): the same
+invariants and verdicts as in one process, the same rounds from run to run, and workers that end with a stop."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from typing import Any
+
+import pytest
+from pausecheck.checks.mutants import mutant_named
+from pausecheck.checks.symbolic import asking
+from pausecheck.checks.symbolic.asking import Asker, Query
+from pausecheck.checks.symbolic.inductive import KEY, Step, prove
+from pausecheck.model import Bounds
+from pausecheck.model.reading import CONFORMANT
+from pausecheck.model.rules import RULES
+
+from .conftest import in_fresh_process
+
+SMALL = Bounds(calls=1, pauses=1, artifacts=1, observations=0, write_failures=1, held_bound=1)
+
+
+def proved(workers: int, mutant: str | None) -> Any:
+    """The proof at SMALL with a crash, on `workers` processes (by names, for `in_fresh_process`)."""
+    return prove(SMALL.replace(crashes=1), rules=RULES if mutant is None else mutant_named(mutant).table(),
+                 workers=workers)
+
+
+def _said(proof: Any) -> tuple[Any, ...]:
+    return ([c.name for c in proof.kept], [(o.name, o.proved) for o in proof.outcomes], proof.incomplete)
+
+
+def _cti(proof: Any) -> list[Any]:
+    return [(o.name, o.cti) for o in proof.outcomes]
+
+
+@pytest.mark.slow  # three proofs, each in a process of its own: about 15 s
+@pytest.mark.parametrize("mutant", [None, "interrupt_recorded_failed"])
+def test_two_workers_keep_the_invariants_and_verdicts_of_one_process(mutant: str | None) -> None:
+    """Houdini's answer is the largest inductive subset, whoever asks: at two workers the same invariants and
+    verdicts (a mutant's target not proved, with a counterexample either way); two runs at two workers agree
+    on everything, rounds and counterexamples included (each run in a process of its own: z3's choices depend on
+    what its process did before)."""
+    alone, spread, again = (in_fresh_process(proved, n, mutant) for n in (1, 2, 2))  # as the command line runs it
+    assert _said(spread) == _said(alone) and not spread.incomplete
+    assert (spread.rounds, spread.dropped, _cti(spread)) == (again.rounds, again.dropped, _cti(again))
+    if mutant is not None:
+        target = next(o for o in spread.outcomes if o.name == mutant_named(mutant).target)
+        assert not target.proved and target.cti is not None and target.cti.replays
+    else:
+        assert spread.proved and {o.name for o in spread.outcomes} >= set(KEY)
+
+
+def test_a_stop_ends_the_workers_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interrupt (Ctrl-C, SIGTERM, a limit's watchdog: each a KeyboardInterrupt here) while the workers are in
+    long z3 calls ends them, without waiting for the calls."""
+    st = Step(SMALL, CONFORMANT, RULES)
+    monkeypatch.setattr(asking.Asker, "answer", lambda self, q: time.sleep(60))  # what the forked workers run
+    main = threading.main_thread().ident
+    threading.Timer(1.0, lambda: signal.pthread_kill(main, signal.SIGINT)).start()  # as Ctrl-C or the watchdog do
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt), Asker(st, ["no_loss"], None, None, workers=2) as asker:
+        processes = asker._processes
+        asker.ask([Query(0, (0,), ("items", (0,))), Query(1, (0,), ("items", (0,)))])
+    assert time.perf_counter() - started < 10
+    assert len(processes) == 2 and not any(p.is_alive() for p in processes)
