@@ -4,6 +4,7 @@ what is proved, with the CPU time of each run.
     python benchmarks/proofs.py                    # every row below (an hour or more on 2 cores)
     python benchmarks/proofs.py --only faults      # the default, each fault flag, every fault at once, --turns 2
     python benchmarks/proofs.py --only all-faults --max-seconds 1800   # every fault at once (`--all` too)
+    python benchmarks/proofs.py --only every-fault --workers 2         # every fault at once, on 2 processes
     python benchmarks/proofs.py --only readings    # every single-switch reading at the default bounds
     python benchmarks/proofs.py --only readings --with-faults   # each with the fault its switch needs
     python benchmarks/proofs.py --json
@@ -64,16 +65,20 @@ def cell(p: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=("faults", "all-faults", "readings"))
+    parser.add_argument("--only", choices=("faults", "all-faults", "every-fault", "readings"))
     parser.add_argument("--with-faults", action="store_true",
                         help="run each reading whose switch needs a fault with that fault on (--crashes 1, ...)")
     parser.add_argument("--max-seconds", type=float, help="stop each run there (it reports what it reached)")
+    parser.add_argument("--workers", type=int, default=1, help="each run's z3 queries on N processes")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    limit = ("--max-seconds", str(args.max_seconds)) if args.max_seconds else ()
+    limit = (("--max-seconds", str(args.max_seconds)) if args.max_seconds else ()) + (
+        ("--workers", str(args.workers)) if args.workers > 1 else ())
     rows: list[tuple[str, ...]] = []
     if args.only == "all-faults":
         rows += [EVERY_FAULT, (*EVERY_FAULT, "--all")]
+    elif args.only == "every-fault":
+        rows.append(EVERY_FAULT)
     elif args.only != "readings":
         rows += FAULTS
     if args.only is None or args.only == "readings":

@@ -54,15 +54,19 @@ def test_two_workers_keep_the_invariants_and_verdicts_of_one_process(mutant: str
 
 
 def test_a_stop_ends_the_workers_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An interrupt (Ctrl-C, SIGTERM, a limit's watchdog: each a KeyboardInterrupt here) while the workers are in
-    long z3 calls ends them, without waiting for the calls."""
+    """An interrupt (Ctrl-C, SIGTERM, a limit's watchdog: each a signal that raises KeyboardInterrupt here) while
+    the workers are in long z3 calls ends them, without waiting for the calls."""
     st = Step(SMALL, CONFORMANT, RULES)
     monkeypatch.setattr(asking.Asker, "answer", lambda self, q: time.sleep(60))  # what the forked workers run
     main = threading.main_thread().ident
-    threading.Timer(1.0, lambda: signal.pthread_kill(main, signal.SIGINT)).start()  # as Ctrl-C or the watchdog do
-    started = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt), Asker(st, ["no_loss"], None, None, workers=2) as asker:
-        processes = asker._processes
-        asker.ask([Query(0, (0,), ("items", (0,))), Query(1, (0,), ("items", (0,)))])
+    kept = signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever an earlier command line left there
+    try:
+        threading.Timer(1.0, lambda: signal.pthread_kill(main, signal.SIGINT)).start()  # as Ctrl-C, the watchdog do
+        started = time.perf_counter()
+        with pytest.raises(KeyboardInterrupt), Asker(st, ["no_loss"], None, None, workers=2) as asker:
+            processes = asker._processes
+            asker.ask([Query(0, (0,), ("items", (0,))), Query(1, (0,), ("items", (0,)))])
+    finally:
+        signal.signal(signal.SIGINT, kept)
     assert time.perf_counter() - started < 10
     assert len(processes) == 2 and not any(p.is_alive() for p in processes)

@@ -314,13 +314,15 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
             if not a.found:
                 kept_at[q.k] = version
         for q, a in broke:
-            rounds += 1
             failed = [i for i in a.failing if i in set(alive)]
             alive = _but(alive, failed)
             more: list[int] = []
             if around is not None and a.cti is not None:
                 more = [index[id(c)] for c in around(a.cti, [asker.items[i] for i in alive])]
                 alive = _but(alive, more)
+            if not failed + more:  # what it breaks, an earlier answer of the batch dropped: no round
+                continue
+            rounds += 1
             dropped += failed + more
             seen(rounds, [asker.items[i] for i in alive], [asker.items[i] for i in dropped])
             say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[q.k].kind.__name__} step, {len(more)} "
