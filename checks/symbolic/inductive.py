@@ -190,7 +190,7 @@ class Step:
         A fresh solver over facts: z3 bit-blasts one move's query (QF_BV: the terms are bit-vectors and
         Booleans only), simplifying with every fact and substituting the successor. At every fault at the
         defaults, a query of the whole step took one to two minutes, one of a move a few seconds, and an
-        incremental solver a move, with the items behind assumed literals, two to six times longer
+        incremental solver a move, with the items behind assumed literals, up to seven times longer
         (docs/speed.md)."""
         m = self.moves[k]
         solver = z3.SolverFor("QF_BV")
