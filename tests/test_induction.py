@@ -123,7 +123,7 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
 
     real, asked, found_sat = inductive.solve, [], []
 
-    def stopping(solver, deadline, assumptions=None):  # in place of solve: the watchdog's stop, on cue
+    def stopping(solver, deadline):  # in place of solve: the watchdog's stop, on cue
         frame, callers = sys._getframe(1), set()
         while frame is not None:
             callers.add(frame.f_code.co_name)
@@ -131,7 +131,7 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
         asked.append("houdini" if "houdini" in callers else "goals")
         if len(found_sat) == 2 if stage == "Houdini" else (asked[-1] != "houdini"):
             raise LimitReached("max-seconds")
-        verdict = real(solver, deadline, assumptions)
+        verdict = real(solver, deadline)
         if verdict == z3.sat and asked[-1] == "houdini":
             found_sat.append(len(asked))  # a round: a counterexample to induction
         return verdict

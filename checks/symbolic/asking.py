@@ -38,15 +38,14 @@ class Late(Exception):
     """The deadline passed (or z3 gave up) before the proof was done."""
 
 
-def solve(solver: z3.Solver, deadline: float | None, assumptions: list[Any] | None = None) -> Any:
-    """The solver's verdict (under `assumptions`), within what is left of the deadline (Late if none is, or z3
-    gives up)."""
+def solve(solver: z3.Solver, deadline: float | None) -> Any:
+    """The solver's verdict, within what is left of the deadline (Late if none is, or z3 gives up)."""
     if deadline is not None:
         left = deadline - time.perf_counter()
         if left <= 0:
             raise Late
         solver.set("timeout", max(1, int(left * 1000)))
-    verdict = solver.check(*(assumptions or []))
+    verdict = solver.check()
     if verdict == z3.unknown:
         raise Late
     return verdict
@@ -73,7 +72,7 @@ class Answer:
     failing: tuple[int, ...] = ()
     cti: Any = None
     overflow: str = ""
-    late: bool = False  # the deadline passed (or z3 gave up) before z3 answered
+    late: bool = False  # the deadline passed (or z3 gave up) before z3 answered (`Asker.ask` raises Late)
 
 
 class Asker:
@@ -95,20 +94,22 @@ class Asker:
         self.close()
 
     def ask(self, batch: Sequence[Query]) -> list[Answer]:
-        """The answers to `batch`, in its order."""
+        """The answers to `batch`, in its order (Late if the deadline passed, or z3 gave up, before one)."""
         if self.workers == 1 or len(batch) == 1:
-            return [self.answer(q) for q in batch]
-        self._start(min(self.workers, len(batch)))
-        for i, q in enumerate(batch):
-            self._pipes[i].send(q)
-        return [self._pipes[i].recv() for i in range(len(batch))]
+            answers = [self.answer(q) for q in batch]
+        else:
+            self._start(min(self.workers, len(batch)))
+            for i, q in enumerate(batch):
+                self._pipes[i].send(q)
+            answers = [self._pipes[i].recv() for i in range(len(batch))]
+        if any(a.late for a in answers):
+            raise Late
+        return answers
 
     def first(self, queries: Sequence[Query]) -> Answer | None:
         """The answer of the first query (in their order) that finds a step; None where none does."""
         for at in range(0, len(queries), self.workers):
             for answer in self.ask(queries[at:at + self.workers]):
-                if answer.late:
-                    raise Late
                 if answer.found:
                     return answer
         return None
