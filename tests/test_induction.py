@@ -213,14 +213,13 @@ def test_prove_induction_cli_says_what_it_proved(capsys) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("flag", ["--crashes", "--expiries", "--races", "--new-turns"])
-def test_each_fault_is_proved_or_refuted_with_a_replaying_counterexample(flag: str, capsys) -> None:
+def test_each_fault_is_proved_with_the_capacities(flag: str, capsys) -> None:
+    """Every key property and fits_capacities, under each fault (a lost race needs the candidate that counts the
+    races' attempts: without it, a call overflows the attempts' capacity from a state Houdini cannot rule out)."""
     code = main(["prove", "--induction", *FLAGS, flag, "1", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code in (0, 1, 3), out
-    for row in out["properties"]:
-        assert row["proved"] or row["name"] == FITS or (row["counterexample"] and row["counterexample"]["replays"])
-    if flag == "--new-turns":  # with the candidate that counts a session's turns, the capacities hold too
-        assert {p["name"] for p in out["properties"] if p["proved"]} == set(KEY) | {FITS}
+    assert code == 0, out
+    assert {p["name"] for p in out["properties"] if p["proved"]} == set(KEY) | {FITS}
 
 
 # Each single-switch reading at the fault bounds its switch needs, but for the three that need a race: Houdini

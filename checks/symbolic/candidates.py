@@ -125,6 +125,9 @@ def _fixed() -> list[Candidate]:
                 lambda a: (a.call == q.call) & (a.status == "interrupted"))))),
         Candidate("an execution's attempts are its calls, plus one per approval", S.executions.all_of(
             lambda x: x.attempts.size == x.calls + x.questions.count(lambda q: q.status == "approved"))),
+        Candidate("an execution's attempts are at most its calls, plus one per approval, plus the races lost",
+                  S.executions.all_of(lambda x: x.attempts.size
+                                      <= x.calls + x.questions.count(lambda q: q.status == "approved") + S.races)),
         Candidate("a write-back under way, or to retry, that is not final has room for its interim message",
                   S.segments.all_of(lambda y: ((y.phase == "working") & ~y.write_failed) | y.final
                                     | (execution(S, y.execution).messages.size < B.interim_writes))),
