@@ -208,9 +208,10 @@ def test_check_with_workers_prints_what_one_process_prints(capsys: pytest.Captur
         assert trace.read_text() == (tmp_path / "two" / trace.name).read_text()
 
 
-def test_workers_with_a_checkpoint_is_refused_in_one_line(capsys: pytest.CaptureFixture[str],
-                                                          tmp_path: Path) -> None:
-    code, out, err = run(capsys, "check", *SMALL, "--workers", "2", "--checkpoint", str(tmp_path / "cp"))
+@pytest.mark.parametrize("flags", [("--ray",), ("--workers", "2", "--compact")], ids=["ray", "compact"])
+def test_a_spread_search_that_cannot_be_checkpointed_is_refused_in_one_line(
+        flags: tuple[str, ...], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "check", *SMALL, *flags, "--checkpoint", str(tmp_path / "cp"))
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0 and "cannot be checkpointed" in err
 

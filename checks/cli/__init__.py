@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import errno
 import os
 import signal
@@ -25,6 +26,12 @@ __all__ = ["main"]
 
 
 RUNS_A_RUNTIME = ("conform", "vectors", "fuzz", "shrink")  # the commands that take `-- CMD ARGS`
+
+
+def _keeps_fingerprints(args: argparse.Namespace) -> bool:
+    """Does this command save or resume a search keeping fingerprints (Python's hashes of the states)?"""
+    return bool(getattr(args, "fingerprint", False) and (getattr(args, "checkpoint", None)
+                                                         or getattr(args, "resume", None)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,6 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with standard output closed: nowhere to report to
         _say("pausecheck: standard output is closed; nothing can be reported")
         return 2
+    if argv is None and _keeps_fingerprints(args) and os.environ.get("PYTHONHASHSEED", "random") == "random":
+        # A checkpoint of fingerprints resumes only where states hash alike: the same seed in every run.
+        sys.stdout.flush()
+        os.execve(sys.executable, [sys.executable, "-m", "pausecheck", *sys.argv[1:]],
+                  {**os.environ, "PYTHONHASHSEED": "0"})
     # The process is ended if a command outlives its limit only when this is the command line itself, not a
     # program (or a test) calling main() with its own arguments.
     budget = Budget(getattr(args, "max_seconds", None), getattr(args, "max_memory", None), started,

@@ -41,9 +41,10 @@ from ..report.killtext import print_mutants
 from ..report.markdown import markdown_report
 from ..report.text import check_json, print_check
 from ..search.budget import active
-from ..search.checkpoint import Checkpoint, CheckpointError
+from ..search.checkpoint import FILE, Checkpoint, CheckpointError
 from ..search.explore import Limits
 from ..search.graph import GraphTooLarge, around, state_graph, transitions, write_graph
+from ..search.levels import DRIVER
 from ..search.parallel import workers
 from ..shrink import shrink
 from ..spin.promela import TooLarge, capacities, promela
@@ -150,7 +151,7 @@ def _checkpoint(args: argparse.Namespace, bounds: Bounds) -> tuple[Checkpoint | 
     folder = getattr(args, "resume", None) or getattr(args, "checkpoint", None)
     if folder is None:
         return None, False
-    stored = tuple(option for option in ("symmetry", "compact") if getattr(args, option, False))
+    stored = tuple(option for option in ("symmetry", "compact", "fingerprint") if getattr(args, option, False))
     draft = draft_given(args)
     key = (__version__, MODEL_VERSION, tuple(bounds.as_dict().items()), args.reading, None, stored) \
         + ((draft.sha256,) if draft is not None else ())  # a checkpoint of a draft resumes only under that text
@@ -177,12 +178,23 @@ def _spread(args: argparse.Namespace, checkpoint: Checkpoint | None) -> dict[str
     if workers == 1 and cluster is None:
         return {}
     flag = "--ray" if cluster is not None else "--workers"
-    if checkpoint is not None:
-        raise UsageError(f"{flag}: a search spread over processes cannot be checkpointed yet "
-                         "(drop --checkpoint/--resume)")
+    if checkpoint is not None and cluster is not None:
+        raise UsageError("--ray: a search on Ray cannot be checkpointed (use --workers on one machine, or drop "
+                         "--checkpoint/--resume)")
+    if checkpoint is not None and getattr(args, "compact", False):
+        raise UsageError(f"{flag} and --compact: a search spread over processes keeping compact states cannot be "
+                         "checkpointed yet (keep them exactly, or as --fingerprint)")
     if cluster is not None and importlib.util.find_spec("ray") is None:
         raise UsageError("--ray needs Ray: pip install 'pausecheck[ray]'")
     return {"workers": workers, "cluster": cluster}
+
+
+def _resumable(folder: Path, workers: int, fingerprints: bool) -> None:
+    """Refuse, in one line, to resume a checkpoint of one process over several, or the other way round."""
+    spread = workers > 1 or fingerprints  # a fingerprint search is checkpointed through the spread search
+    if not spread and not (folder / FILE).exists() and (folder / DRIVER).exists():
+        raise UsageError(f"{folder}: a checkpoint of a search spread over processes (resume it with the --workers "
+                         "and --fingerprint it ran with)")
 
 
 def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, checkpoint: Checkpoint | None,
@@ -190,9 +202,9 @@ def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, check
     symmetric = {"symmetry": True} if getattr(args, "symmetry", False) else {}
     symmetric.update(_spread(args, checkpoint))
     if getattr(args, "fingerprint", False):
-        if checkpoint is not None:
-            raise UsageError("--fingerprint: a search keeping only fingerprints cannot be checkpointed")
         symmetric["fingerprints"] = True
+    if resume and checkpoint is not None:
+        _resumable(checkpoint.folder, symmetric.get("workers", 1), symmetric.get("fingerprints", False))
     if getattr(args, "compact", False):
         if getattr(args, "fingerprint", False):
             raise UsageError("--compact and --fingerprint: choose one way to keep the visited states")

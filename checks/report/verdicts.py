@@ -263,10 +263,8 @@ def _main_search(machine: Machine, limits: Limits, progress: Progress | None, ch
 
         return ray_spread(machine, None if workers == 1 else workers, cluster or None, limits=limits,
                           progress=progress, fingerprints=fingerprints, compact=compact)
-    if workers > 1:
-        if checkpoint is not None:
-            raise ValueError("a search spread over processes cannot be checkpointed")
-        return spread(machine, workers, limits, progress, fingerprints, compact)
+    if workers > 1 or (fingerprints and checkpoint is not None):  # fingerprints are checkpointed by level
+        return spread(machine, workers, limits, progress, fingerprints, compact, checkpoint=checkpoint, resume=resume)
     return explore(machine, limits, progress, checkpoint, resume, fingerprints=fingerprints, compact=compact)
 
 

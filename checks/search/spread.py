@@ -32,7 +32,9 @@ from multiprocessing.connection import Connection, wait
 from types import MappingProxyType
 from typing import Any
 
+from .checkpoint import Checkpoint
 from .explore import NO_LIMITS, Discovery, Limits, Progress, Result, _over, resident_bytes
+from .levels import load_driver, load_part, part_path, save_driver, save_part
 from .partition import Partition, share
 from .restore import STUCK
 
@@ -172,20 +174,28 @@ def _run(part: Partition, command: str, arg: Any, halt: Any, folder: str) -> Any
         return left, part.summary()
     if command == "chain":
         return [part.chain(number) for number in arg]
+    if command == "save":
+        return save_part(part, arg)
+    if command == "load":
+        load_part(part, *arg)
+        return part.summary()
     raise ValueError(f"unknown command {command!r}")
 
 
 def spread(model: Any, workers: int = 2, limits: Limits = NO_LIMITS, progress: Progress | None = None,
-           fingerprints: bool = False, compact: bool = False, transport: Any = None) -> Result:
+           fingerprints: bool = False, compact: bool = False, transport: Any = None,
+           checkpoint: Checkpoint | None = None, resume: bool = False) -> Result:
     """Breadth-first search of `model` over `workers` processes (or the `transport` given: `cluster.py`); the
     result is `explore`'s, figure for figure and trace for trace. Every worker keeps the states it owns as one
     process would: the states themselves, or with `fingerprints` 64-bit hashes of them, or with `compact` packed
-    (`compact.py`)."""
+    (`compact.py`). With `checkpoint`, the search is saved between two levels every `checkpoint.every` seconds
+    (`levels.py`); with `resume` too, it starts where the checkpoint was saved, and ends as a search never
+    stopped would, but for its seconds: this run's."""
     started = time.perf_counter()
     deadline = None if limits.max_seconds is None else started + limits.max_seconds
     team = transport if transport is not None else Processes(model, workers, fingerprints, limits, compact)
     try:
-        return _Driver(model, team, limits, deadline, progress, started).run(fingerprints, compact)
+        return _Driver(model, team, limits, deadline, progress, started).run(fingerprints, compact, checkpoint, resume)
     finally:
         team.close()
 
@@ -221,10 +231,20 @@ class _Driver:
                 if name not in self.best or found[:4] < self.best[name][:4]:
                     self.best[name] = (*found, home)
 
-    def run(self, fingerprints: bool, compact: bool) -> Result:
+    def run(self, fingerprints: bool, compact: bool, checkpoint: Checkpoint | None = None,
+            resume: bool = False) -> Result:
         parts, limits = self.team.parts, self.limits
-        self.gather(self.call("start", [None] * parts))
-        level = depth = 0
+        level = depth = generation = 0
+        if checkpoint is not None and resume:
+            generation, loop, files = load_driver(checkpoint, parts, fingerprints)
+            self.summaries = self.call("load", files)  # this run's CPU from here: the levels before are not timed
+            self.best = {name: tuple(found) for name, found in loop["best"].items()}
+            level, depth, self.critical, self.crowded = loop["level"], loop["depth"], loop["critical"], loop["crowded"]
+            if self.progress is not None:
+                self.progress(self.states, self.transitions, depth)
+        else:
+            self.gather(self.call("start", [None] * parts))
+        next_save = None if checkpoint is None else time.perf_counter() + checkpoint.every
         complete = True
         while sum(s["frontier"] for s in self.summaries) and self.stopped in (None, "max-states"):
             if limits.max_depth is not None and level >= limits.max_depth:
@@ -243,6 +263,14 @@ class _Driver:
             if self.progress is not None:
                 self.progress(self.states, self.transitions, depth)
             level += 1
+            if next_save is not None and self.stopped is None and time.perf_counter() >= next_save:
+                assert checkpoint is not None
+                generation += 1
+                checkpoint.folder.mkdir(parents=True, exist_ok=True)
+                files = self.call("save", [part_path(checkpoint, generation, k) for k in range(parts)])
+                save_driver(checkpoint, parts, generation, {"level": level, "depth": depth, "best": self.best,
+                                                            "critical": self.critical, "crowded": self.crowded}, files)
+                next_save = time.perf_counter() + checkpoint.every
         if self.stopped is not None and self.stopped != "max-states":
             complete = False
         self.team.usage = {"cpu": [s["cpu"] for s in self.summaries], "levels_cpu": self.critical,  # for benchmarks
