@@ -20,7 +20,7 @@ from typing import Any
 from pausecheck.model.config import Bounds
 from pausecheck.model.formulas import S, execution
 from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
-from pausecheck.model.lang import B, Expr, base_of, exec_id, is_race, ite, lift
+from pausecheck.model.lang import B, Expr, base_of, exec_id, is_race, ite, lift, span
 from pausecheck.model.pycheck import compiled_expr
 from pausecheck.model.state import Artifact, Attempt, Execution, Question, Segment, State, Warning
 
@@ -76,6 +76,16 @@ def _owned_by(refs: Expr, execution_id: Expr) -> Expr:
     return refs.all_of(lambda r: S.artifacts.at(r - 1).execution == execution_id)
 
 
+def _increasing(refs: Expr) -> Expr:
+    """Each ref older than the next: a list in arrival order (refs are numbered as the artifacts arrive)."""
+    return span(1, refs.size).all_of(lambda i: refs.at(i - 1) < refs.at(i))
+
+
+def _older(refs: Expr, than: Expr) -> Expr:
+    """Every ref of `refs` arrived before every ref of `than`."""
+    return refs.all_of(lambda r: than.all_of(lambda t: r < t))
+
+
 def _fixed() -> list[Candidate]:
     """Shapes no template states: refs name artifacts that exist, a segment's execution exists, ..."""
     return [
@@ -106,6 +116,22 @@ def _fixed() -> list[Candidate]:
             lambda x: x.questions.prefix(x.questions.size - 1).all_of(lambda q: q.status != "pending"))),
         Candidate("a question's call has an attempt", S.executions.all_of(
             lambda x: x.questions.all_of(lambda q: x.attempts.any_of(lambda a: a.call == q.call)))),
+        Candidate("held lists are in arrival order", S.executions.all_of(lambda x: _increasing(x.held))),
+        Candidate("messages list their refs in arrival order", S.executions.all_of(
+            lambda x: x.messages.all_of(_increasing))),
+        Candidate("a segment collects in arrival order", S.segments.all_of(lambda y: _increasing(y.collected))),
+        Candidate("a segment's take is in arrival order", S.segments.all_of(lambda y: _increasing(y.taken))),
+        Candidate("what a segment took is older than what it collected", S.segments.all_of(
+            lambda y: _older(y.taken, y.collected))),
+        Candidate("what an execution holds is older than what its segments collected", S.segments.all_of(
+            lambda y: _older(execution(S, y.execution).held, y.collected))),
+        Candidate("what a segment took is older than what its execution holds", S.segments.all_of(
+            lambda y: _older(y.taken, execution(S, y.execution).held))),
+        Candidate("question n of an execution has id n", S.executions.all_of(
+            lambda x: span(1, x.questions.size + 1).all_of(lambda i: x.questions.at(i - 1).id == i))),
+        Candidate("a running attempt is the latest of its call", S.executions.all_of(
+            lambda x: x.attempts.all_of(lambda a: (a.status != "running") | (
+                x.attempts.filter(lambda b: b.call == a.call).last.status == "running")))),
         Candidate("a running attempt's execution is running", S.executions.all_of(
             lambda x: (x.attempts.count(lambda a: a.status == "running") == 0) | (x.status == "running"))),
         Candidate("a pending question's call has an interrupted attempt", S.executions.all_of(
