@@ -21,7 +21,8 @@ variable), and the `pausecheck` command sets `PYTHONHASHSEED=0` itself for a fin
 
 A process's file: the same two lines, then a JSON line (its counters, the properties found, the groups' owners,
 each section's length in bytes), then the sections: parents' homes, parents' numbers, choices, the states seen
-(a fingerprint table, or the states encoded), the next level (path keys, encoded states, numbers).
+(a fingerprint table, or the states encoded and compressed), the next level (path keys, encoded states,
+numbers; compressed).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import hmac
 import json
 import os
 import re
+import zlib
 from array import array
 from pathlib import Path
 from typing import Any
@@ -134,11 +136,11 @@ def save_part(part: Partition, path: str) -> tuple[str, int, str]:
     if part.fingerprints:
         seen = part.seen.table.tobytes()
     elif part.exact:
-        seen = pack([part.codec.encode(key) for key in part.index], array("q"))
+        seen = zlib.compress(pack([part.codec.encode(key) for key in part.index], array("q")), 1)
     else:
         raise CheckpointError("a search keeping compact states over processes cannot be checkpointed yet")
-    frontier = pack([p for p, _, _ in part.frontier] + [part.codec.encode(s) for _, s, _ in part.frontier],
-                    array("q", [n for _, _, n in part.frontier]))
+    paths, states = [p for p, _, _ in part.frontier], [part.codec.encode(s) for _, s, _ in part.frontier]
+    frontier = zlib.compress(pack(paths + states, array("q", [n for _, _, n in part.frontier])), 1)
     sections = [part.parent_home.tobytes(), part.parent_at.tobytes(), part.choice.tobytes(), seen, frontier]
     header = {
         "me": part.me, "parts": part.parts, "fingerprints": part.fingerprints,
@@ -175,9 +177,9 @@ def load_part(part: Partition, path: str, size: int, digest: str) -> None:
         seen.mask, seen.count = len(seen.table) - 1, header["seen_count"]
         part.seen = seen
     else:
-        keys, _ = unpack(sections[3])
+        keys, _ = unpack(zlib.decompress(sections[3]))
         part.index = {part.codec.decode(key): [] for key in keys}
-    fields, numbers = unpack(sections[4])
+    fields, numbers = unpack(zlib.decompress(sections[4]))
     half = len(numbers)
     part.frontier = [(fields[k], part.codec.decode(fields[half + k]), numbers[k]) for k in range(half)]
     for name, value in header["counters"].items():

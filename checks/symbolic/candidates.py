@@ -3,10 +3,12 @@ with what the explicit search sees.
 
 k-induction proves a property from an arbitrary state where the property (and whatever else is
 assumed) holds; most such states are unreachable, so a property is rarely inductive on its own. The
-strengthening invariants that rule those states out are not written by hand here: each template
+strengthening invariants that rule those states out are mostly not written by hand here: each template
 below (a field's values, a count's range, a count's range under a status or a phase, the refs'
 range, what a segment's execution looks like) is instantiated with the values observed on a sample
-of the reachable states (`mine`), and only those true on the whole sample are kept. The candidates
+of the reachable states (`mine`), and only those true on the whole sample are kept; beside them, a
+fixed list of shapes no template states (`_fixed`: refs in arrival order, an execution's attempts
+bounded by its calls, approvals and the races, ...) is screened the same way. The candidates
 are a guess, checked by z3: Houdini (`inductive.py`) keeps the largest subset that is inductive, so
 a wrong guess costs strength, never soundness.
 """
