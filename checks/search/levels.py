@@ -36,7 +36,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from .checkpoint import Checkpoint, CheckpointError, _plain, _sealer
+from .checkpoint import FILE, Checkpoint, CheckpointError, _plain, _sealer
 from .explore import Fingerprints
 from .partition import Partition, pack, unpack
 from .sealing import key_path
@@ -215,7 +215,7 @@ def load_driver(checkpoint: Checkpoint, workers: int, fingerprints: bool) -> tup
     """The generation, the driver's loop and each process's file (name, size, seal) of the checkpoint to resume,
     refused in one line if it is of another search, another number of processes or another hash."""
     path = checkpoint.folder / DRIVER
-    if not path.exists() and (checkpoint.folder / "search.checkpoint").exists():
+    if not path.exists() and (checkpoint.folder / FILE).exists():
         raise CheckpointError(f"{checkpoint.folder}: a checkpoint of a search in one process (resume it without "
                               f"--workers and --fingerprint)")
     header, _ = _read_sealed(path)
