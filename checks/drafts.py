@@ -26,6 +26,7 @@ from pausecheck.model import CONFORMANT, DEFAULT_BOUNDS, Bounds, Reading
 from pausecheck.model.lang import Rule
 from pausecheck.model.pygen import successor_function
 from pausecheck.model.rules import RULES
+from pausecheck.model.tablecheck import TableError, check_rules
 
 __all__ = ["Draft", "DraftError", "load_draft", "draft_of", "base_of", "check_table", "draft_meta"]
 
@@ -119,9 +120,13 @@ def _first_line(error: BaseException) -> str:
 
 def check_table(rules: tuple[Rule, ...], name: str, bounds: Bounds = DEFAULT_BOUNDS,
                 reading: Reading = CONFORMANT) -> None:
-    """The rule language's own checks of a table at these bounds and reading: every rule specialises and
-    compiles to the explicit successor function (the form every other engine is derived alike from).
+    """The rule language's own checks of a table at these bounds and reading: the checker reads every
+    statement (`model/tablecheck.py`), and every rule specialises and compiles to the explicit successor function (the form every other engine is derived alike from).
     DraftError, naming the file, where it does not."""
+    try:
+        check_rules(rules)
+    except TableError as error:  # one line naming the rule, the statement and where it was written
+        raise DraftError(f"{name}: {error}" if not str(error).startswith(name) else str(error)) from None
     try:
         successor_function(bounds, reading, rules)
     except Exception as error:  # a type error in an expression, an effect the language cannot say, ...

@@ -14,10 +14,12 @@ reader can follow as sentences ("in the pause, hold only what the segment collec
 - `Effect(...)`: the rule's effect restated whole (for a deviation the other edits cannot say);
 - and, on the table, `deviate(..., add=(rule, ...))`: actions the rules do not have (behaviour added).
 
-An anchor is a field of `e`, `g` or `S` (`e.held`: every `Set` of it), the name of a `Let` (every `Let`
-of it), or one statement of the rule (that object: `rules.py` names the ones a mutant deviates at).
-An edit that finds nothing to edit is refused when the table is built, so a deviation cannot silently
-leave a rule as it was.
+An anchor is a field of `e`, `g` or `S` (`e.held`: a `Set` of it), the name of a `Let` (a `Let` of it), or
+one statement of the rule (that object: `rules.py` names the ones a mutant deviates at). An anchor must name
+exactly one statement of the rule: one that names several is refused, with the way to aim at one of them,
+`nth(anchor, k)` (the k-th in reading order, from 1), or at all of them, `every(anchor)`. An edit that finds
+nothing to edit is refused too, when the table is built, so a deviation cannot silently leave a rule as it
+was, nor edit a statement its author did not mean.
 
 Engines cache what they derive from a table by its identity: build each deviant table once and keep it.
 `deviate(...)` builds a table at once (a draft's `RULES`); `Deviation(...)` holds the same edits and builds
@@ -33,11 +35,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .lang import End, Expr, Let, Rule, Set, Stmt, When, lift
+from .lang import End, Expr, Let, Rule, Set, Stmt, When, lift, site_of
 from .rules import RULES
 
 __all__ = ["Replace", "Drop", "First", "Also", "After", "Reads", "Only", "Effect", "Edit", "on", "deviate",
-           "Deviation", "DeviationError"]
+           "Deviation", "DeviationError", "nth", "every"]
 
 
 class DeviationError(ValueError):
@@ -123,6 +125,26 @@ Edit = Replace | Drop | First | Also | After | Reads | Only | Effect
 
 
 @dataclass(frozen=True, eq=False)
+class _Aim:
+    """An anchor aimed: at its k-th statement in reading order (from 1), or, `k` None, at every one."""
+
+    anchor: Any
+    k: int | None
+
+
+def nth(anchor: Any, k: int) -> _Aim:
+    """The k-th statement (from 1, in reading order) the anchor names: where it names several."""
+    if not isinstance(k, int) or k < 1:
+        raise DeviationError(f"nth({_anchor_text(anchor)}, {k!r}): k counts from 1")
+    return _Aim(anchor, k)
+
+
+def every(anchor: Any) -> _Aim:
+    """Every statement the anchor names (an edit of several on purpose)."""
+    return _Aim(anchor, None)
+
+
+@dataclass(frozen=True, eq=False)
 class _On:
     """The edits of one rule (named by its action kind)."""
 
@@ -192,10 +214,24 @@ def _apply(rule: Rule, edit: Edit) -> Rule:
         return dataclasses.replace(rule, effect=body + edit.stmts)
     if isinstance(edit, Reads):
         return _reads(rule, edit, name)
+    aim = edit.anchor if isinstance(edit.anchor, _Aim) else _Aim(edit.anchor, 0)  # 0: the one it names
+    named = _named(rule.effect, aim.anchor)
+    if not named:
+        raise DeviationError(f"{name}: {_anchor_text(aim.anchor)} names no statement of the rule")
+    if aim.k == 0 and len(named) > 1:
+        shown = _anchor_code(aim.anchor)
+        raise DeviationError(
+            f"{name}: {_anchor_text(aim.anchor)} names {len(named)} statements "
+            f"({', '.join(_where(st) for st in named)}): aim at one with nth({shown}, 1) ... nth({shown}, "
+            f"{len(named)}), or at all of them with every({shown})")
+    if aim.k and aim.k > len(named):
+        raise DeviationError(f"{name}: nth({_anchor_code(aim.anchor)}, {aim.k}): the anchor names "
+                             f"{len(named)} statement(s)")
+    chosen = named if aim.k is None else [named[max(aim.k, 1) - 1]]
     found = [0]
 
     def swap(st: Stmt) -> tuple[Stmt, ...] | None:
-        if not _names(edit.anchor, st):
+        if not any(st is x for x in chosen):
             return None
         found[0] += 1
         if isinstance(edit, After):
@@ -206,9 +242,32 @@ def _apply(rule: Rule, edit: Edit) -> Rule:
         return new
 
     effect = _rewrite(rule.effect, swap)
-    if not found[0]:
-        raise DeviationError(f"{name}: {_anchor_text(edit.anchor)} names no statement of the rule")
     return dataclasses.replace(rule, effect=effect)
+
+
+def _named(stmts: tuple[Stmt, ...], anchor: Any) -> list[Stmt]:
+    """The statements `anchor` names, in reading order (a named `When` is not searched inside)."""
+    out: list[Stmt] = []
+    for st in stmts:
+        if _names(anchor, st):
+            out.append(st)
+        elif isinstance(st, When):
+            out += _named(st.then, anchor) + _named(st.otherwise, anchor)
+    return out
+
+
+def _where(st: Stmt) -> str:
+    site = site_of(st)
+    path, _, line = site.rpartition(":")
+    return f"{path.rsplit('/', 1)[-1]}:{line}" if site else "a statement"
+
+
+def _anchor_code(anchor: Any) -> str:
+    if isinstance(anchor, str):
+        return repr(anchor)
+    if isinstance(anchor, Expr):
+        return f"{anchor.args[0].args[0]}.{anchor.args[1]}"
+    return "the statement"
 
 
 def _names(anchor: Any, st: Stmt) -> bool:

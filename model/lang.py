@@ -21,12 +21,28 @@ unroll it over a state's capacities):
 - statements: `Let` (a name for a value, rebindable), `Set` (a field of `e`, `g` or the state `S`),
   `When` (two branches), `End` (the segment `g` ends).
 
-Reads of `S.executions` and `S.segments` see the state before the step: the edits of `e` and `g`
-apply when the step ends.
+What a step means (the one semantics; `interpret.py` runs it as written, every engine is held to it):
+- the guard and the action's fields are read on the state before the step;
+- the effect's statements run in order, as written, each on the state the ones before it left: a `Let`
+  names the value its expression has there; a `Set` changes that field there and then; `When` runs one
+  branch; `End` removes the segment `g` from the state there and then;
+- `e` is the execution whose id is the step's (`e.id` never changes), `g` the segment whose key is the
+  step's (`g.execution` never changes): a read of `e.f` sees every earlier `Set` of `e.f` and every earlier
+  edit of `S.executions` alike, and a read of `S.executions` sees every earlier `Set` of a field of `e`
+  (and so for `g` and `S.segments`); `run` and `session`, and a rule's parameters, keep the values the step
+  began with;
+- a step whose statements could have no such meaning is refused when the table is built (`tablecheck.py`):
+  a `Set` whose value is not of its field's type, a name read where no `Let` binds it on every path, `g`
+  read after `End`, `e` or `g` read after an edit of their list that may drop them, a key set.
+
+The engines compile a faster form in which the edits of `e` and `g` wait for the end of the step; where a
+rule mixes a record with its list, `lowering.py` first rewrites it so that the faster form means the same.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,10 +53,27 @@ __all__ = [
     "Expr", "SeqOf", "Opt", "RECORDS", "lift", "var", "ite", "pick", "reads", "new", "span", "repeat", "minimum",
     "exec_id", "call_id", "race_key", "base_of", "is_race", "B",
     "Stmt", "Let", "Set", "When", "End", "Binder", "Choose", "Rule", "free_vars", "walk", "specialize",
-    "specialize_block", "same_rule", "reads_of",
+    "specialize_block", "same_rule", "reads_of", "site_of",
 ]
 
 RECORDS: tuple[type, ...] = (State, Execution, Segment, Attempt, Question, Warning, Artifact)
+
+# The language's own modules: a statement's site is the first frame outside them (the rules, a draft).
+_OWN = tuple(os.path.join(os.path.dirname(__file__), name) for name in ("lang.py", "deviate.py", "lowering.py"))
+
+
+def _site() -> str:
+    """`file:line` where the statement or rule being built was written: the nearest frame outside the
+    language's own modules (and the dataclass constructors they generate)."""
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename in _OWN or frame.f_code.co_filename.startswith("<")):
+        frame = frame.f_back
+    return "" if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def site_of(item: Any) -> str:
+    """Where a statement or rule was written (`file:line`), or "" where it is not known."""
+    return getattr(item, "_where", "")
 
 
 @dataclass(frozen=True)
@@ -395,6 +428,9 @@ class Let:
     name: str
     value: Expr
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_where", _site())
+
     @property
     def ref(self) -> Expr:
         return var(self.name, self.value.t)
@@ -411,6 +447,7 @@ class Set:
         if self.target.op != "field" or self.target.args[0].op != "var":
             raise TypeError(f"Set needs a field of e, g or S, got {self.target!r}")
         object.__setattr__(self, "value", lift(self.value, self.target.t))
+        object.__setattr__(self, "_where", _site())
 
 
 @dataclass(frozen=True)
@@ -421,10 +458,16 @@ class When:
     then: tuple[Stmt, ...]
     otherwise: tuple[Stmt, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_where", _site())
+
 
 @dataclass(frozen=True)
 class End:
     """The segment `g` ends (it leaves the state)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_where", _site())
 
 
 Stmt = Let | Set | When | End
@@ -464,6 +507,9 @@ class Rule:
     clauses: tuple[str, ...]
     doc: str
     choose: tuple[Choose, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_where", _site())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,103 +1,180 @@
-"""One rule's edits of its own execution and of the list of executions, lowered to an edit of the list alone.
+"""A rule lowered to the form every engine runs alike: the language's in-order meaning made explicit.
 
-An effect edits the execution `e` (`Set(e.held, ...)`) and, where it must reach other records, the list
-`S.executions` (`Set(S.executions, ...)`). The engines apply the edits of `e` when the step ends, in `e`'s
-place in the list; a rule that edits both would have two answers for `e`'s record. Lowered, it has one:
-the list the effect set, with `e`'s field edits applied to `e`'s record in it. So a draft says "the
-write-back also lands its message on the session's first turn" in a line or two, beside the rule's own
-edits of `e`, instead of restating the whole rule on the list.
+The language (`lang.py`) runs an effect's statements in order, on the state: `e` is the execution with the
+step's id, `g` the segment with the step's key, each read where it is now. The engines (`pygen.py`, the z3
+relation, the Promela model) compile a faster form: they keep the edits of `e` and `g` aside and write them
+back when the step ends, and they read `S.executions` and `S.segments` as they were set last. The two agree
+unless a rule mixes the record and its list, where they would not (an edit of `S.executions` lost under a
+later write-back of `e`, a read of `S.segments` blind to `End`):
 
-The lowering (`lowered(rule)`, the same object for a rule that needs none):
-- each field `f` of `e` the effect sets is a local `_e_f`, first bound to `e.f`; each `Set(e.f, v)` rebinds
-  it, and each read of `e.f` in the effect reads it (as the engines read an edited field);
-- `S.executions` is a local too: each `Set(S.executions, v)` rebinds it; reads of `S.executions` still see
-  the state before the step, as everywhere in the language;
-- one `Set(S.executions, ...)` at the end writes the list back with `e`'s record (found by its id) given
-  the new fields.
+- the record `e` (or `g`) is edited or ends, and the list is read after that, on some path;
+- the record is edited or ends, and the list is set, anywhere in the effect;
+- the list is set, and the record is read after that, on some path.
+
+Such a rule is lowered (`lowered(rule)`; any other rule is returned as it is, the same object): every
+statement about the record becomes one about the list. `Set(e.f, v)` updates, in `S.executions`, the
+record with `e`'s id; a read of `e.f` reads the record with `e`'s id in `S.executions` as it is there and
+then; `End` removes `g`'s key from `S.segments`. The ids never change (`tablecheck.py` refuses a `Set` of
+`e.id` or `g.execution`, and a list edit that may drop the record before it is read again), so the record
+is always found. `tests/test_semantics.py` holds every engine, through this lowering, to the interpreter.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from itertools import count
 from typing import Any
 
-from .lang import End, Expr, Let, Rule, Set, When, ite, var
-from .state import Execution, State
+from .lang import End, Expr, Let, Rule, Set, When, new, var
+from .state import Execution, Segment, State
 
-__all__ = ["lowered"]
+__all__ = ["lowered", "mixed", "RECORD_LISTS"]
+
+# Each record a binder gives, with its list in the state, its key field and its type.
+RECORD_LISTS: dict[str, tuple[str, str, type]] = {"e": ("executions", "id", Execution),
+                                                  "g": ("segments", "execution", Segment)}
 
 _DONE: dict[int, tuple[Rule, Rule]] = {}  # id(rule) -> (rule, its lowered form)
+_FRESH = count(1)
 
 
 def lowered(rule: Rule) -> Rule:
-    """The rule with edits of both `e` and `S.executions` lowered to one edit of the list; else itself."""
+    """The rule with every record it mixes with its list lowered to edits of the list; else itself."""
     found = _DONE.get(id(rule))
     if found is None or found[0] is not rule:
         found = _DONE[id(rule)] = (rule, _lower(rule))
     return found[1]
 
 
-def _sets(stmts: tuple[Any, ...]) -> list[Set]:
-    out: list[Set] = []
-    for st in stmts:
-        if isinstance(st, Set):
-            out.append(st)
-        elif isinstance(st, When):
-            out += _sets(st.then) + _sets(st.otherwise)
-    return out
+def _lower(rule: Rule) -> Rule:
+    effect = rule.effect
+    for record in _records(rule):
+        if mixed(effect, record):
+            effect = _Rewrite(record).block(effect)
+    return rule if effect is rule.effect else dataclasses.replace(rule, effect=effect)
+
+
+def _records(rule: Rule) -> tuple[str, ...]:
+    return {"executions": ("e",), "segments": ("g", "e")}.get(rule.over.name, ())
+
+
+# ---------------------------------------------------------------------------------------------
+# Which rules mix a record and its list
+
+
+def mixed(stmts: tuple[Any, ...], record: str) -> bool:
+    """Does the effect mix `record` (`e` or `g`) with its list in one of the three ways the module names?"""
+    listed = RECORD_LISTS[record][0]
+    found = [False]
+    edits = {"record": False, "list": False}
+
+    def walk(block: tuple[Any, ...], edited: bool, replaced: bool) -> tuple[bool, bool]:
+        for st in block:
+            for x in _read_by(st):
+                if (edited and reads_list(x, listed)) or (replaced and reads_record(x, record)):
+                    found[0] = True
+            if isinstance(st, Set) and _target(st) == (record, st.target.args[1]):
+                edited = edits["record"] = True
+            elif isinstance(st, End) and record == "g":
+                edited = edits["record"] = True
+            elif isinstance(st, Set) and _target(st) == ("S", listed):
+                replaced = edits["list"] = True
+            elif isinstance(st, When):
+                a, b = walk(st.then, edited, replaced), walk(st.otherwise, edited, replaced)
+                edited, replaced = a[0] or b[0], a[1] or b[1]
+        return edited, replaced
+
+    walk(stmts, False, False)
+    return found[0] or (edits["record"] and edits["list"])
+
+
+def _read_by(st: Any) -> tuple[Expr, ...]:
+    """The expressions a statement reads itself (a `When`'s test; not its branches)."""
+    if isinstance(st, (Let, Set)):
+        return (st.value,)
+    if isinstance(st, When):
+        return (st.test,)
+    return ()
 
 
 def _target(st: Set) -> tuple[str, str]:
     return st.target.args[0].args[0], st.target.args[1]
 
 
-def _lower(rule: Rule) -> Rule:
-    sets = [_target(st) for st in _sets(rule.effect)]
-    fields = list(dict.fromkeys(f for record, f in sets if record == "e"))
-    if ("S", "executions") not in sets or not fields:
-        return rule
-    e, state = var("e", Execution), var("S", State)
-    locals_ = {f: var(f"_e_{f}", getattr(e, f).t) for f in fields}
-    executions = var("_S_executions", state.executions.t)
+def reads_list(x: Any, listed: str) -> bool:
+    """Does `x` read the state's list `listed` (or the whole state)?"""
+    if not isinstance(x, Expr):
+        return isinstance(x, tuple) and any(reads_list(y, listed) for y in x)
+    if x.op == "field" and x.args[0].op == "var" and x.args[0].args[0] == "S":
+        return x.args[1] == listed
+    if x.op == "var":
+        return x.args[0] == "S"
+    return any(reads_list(y, listed) for y in x.args)
 
-    def expr(x: Any) -> Any:
+
+def reads_record(x: Any, record: str) -> bool:
+    """Does `x` read `record` other than by its key (which never changes)?"""
+    if not isinstance(x, Expr):
+        return isinstance(x, tuple) and any(reads_record(y, record) for y in x)
+    if x.op == "field" and x.args[0].op == "var" and x.args[0].args[0] == record:
+        return x.args[1] != RECORD_LISTS[record][1]
+    if x.op == "var":
+        return x.args[0] == record
+    return any(reads_record(y, record) for y in x.args)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rewrite
+
+
+class _Rewrite:
+    """Statements about one record rewritten as statements about its list."""
+
+    def __init__(self, record: str) -> None:
+        self.record = record
+        self.listed, self.key, self.type = RECORD_LISTS[record]
+        self.ref = var(record, self.type)
+        self.state = var("S", State)
+
+    def _list(self) -> Expr:
+        return getattr(self.state, self.listed)
+
+    def _is_it(self, x: Expr) -> Expr:
+        return getattr(x, self.key) == getattr(self.ref, self.key)
+
+    def current(self) -> Expr:
+        """The record as the state holds it now (always there: see the module's note)."""
+        return self._list().first(self._is_it)
+
+    def expr(self, x: Any) -> Any:
+        if isinstance(x, tuple):
+            return tuple(self.expr(y) for y in x)
         if not isinstance(x, Expr):
             return x
-        if x.op == "field" and x.args[0].op == "var" and x.args[0].args[0] == "e" and x.args[1] in locals_:
-            return locals_[x.args[1]]
-        args = tuple(_arg(a, expr) for a in x.args)
+        if x.op == "field" and x.args[0].op == "var" and x.args[0].args[0] == self.record:
+            return x if x.args[1] == self.key else getattr(self.current(), x.args[1])
+        if x.op == "var" and x.args[0] == self.record:
+            now = self.current()
+            return new(self.type, *(getattr(now, f) for f in self.type._fields))
+        args = tuple(self.expr(a) for a in x.args)
         return x if all(a is b for a, b in zip(args, x.args, strict=True)) else Expr(x.op, args, x.t)
 
-    def block(stmts: tuple[Any, ...]) -> tuple[Any, ...]:
+    def block(self, stmts: tuple[Any, ...]) -> tuple[Any, ...]:
         out: list[Any] = []
         for st in stmts:
-            if isinstance(st, Set) and _target(st)[0] == "e" and _target(st)[1] in locals_:
-                out.append(Let(locals_[_target(st)[1]].args[0], expr(st.value)))
-            elif isinstance(st, Set) and _target(st) == ("S", "executions"):
-                out.append(Let("_S_executions", expr(st.value)))
+            if isinstance(st, Set) and _target(st)[0] == self.record:
+                field = st.target.args[1]
+                local = Let(f"_{self.record}_{field}_{next(_FRESH)}", self.expr(st.value))
+                out += [local, Set(self._list(), self._list().update_where(
+                    self._is_it, lambda x, local=local: x.but(**{field: local.ref})))]
+            elif isinstance(st, End) and self.record == "g":
+                out.append(Set(self._list(), self._list().filter(lambda x: ~self._is_it(x))))
             elif isinstance(st, Set):
-                out.append(Set(st.target, expr(st.value)))
+                out.append(Set(st.target, self.expr(st.value)))
             elif isinstance(st, Let):
-                out.append(Let(st.name, expr(st.value)))
+                out.append(Let(st.name, self.expr(st.value)))
             elif isinstance(st, When):
-                out.append(When(expr(st.test), block(st.then), block(st.otherwise)))
+                out.append(When(self.expr(st.test), self.block(st.then), self.block(st.otherwise)))
             else:
                 out.append(st)
         return tuple(out)
-
-    start = tuple(Let(local.args[0], getattr(e, f)) for f, local in locals_.items())
-    start += (Let("_S_executions", state.executions),)
-    written = executions.map(lambda x: ite(x.id == e.id, x.but(**locals_), x))
-    body = block(rule.effect)
-    ends = tuple(st for st in body if isinstance(st, End))
-    body = tuple(st for st in body if not isinstance(st, End))
-    return dataclasses.replace(rule, effect=start + body + (Set(state.executions, written),) + ends)
-
-
-def _arg(a: Any, go: Any) -> Any:
-    if isinstance(a, Expr):
-        return go(a)
-    if isinstance(a, tuple):
-        return tuple(_arg(v, go) for v in a)
-    return a
-

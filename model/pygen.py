@@ -44,6 +44,7 @@ from .prebuilt import namespace
 from .rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from .state import Artifact, Attempt, Execution, Question, Segment, State, Warning, id_key
 from .tablecache import PerTable
+from .tablecheck import check_rules
 
 if TYPE_CHECKING:
     from .actions import Action
@@ -658,6 +659,7 @@ _COMPILED: PerTable[Successors] = PerTable(512)
 
 
 def _compiled(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> Successors:
+    check_rules(rules)  # a statement the language cannot mean is refused here, in one line, never compiled
     code = _write(bounds, reading, rules)
     return namespace(code, f"<pausecheck rules {reading.name}>", _NAMESPACE)["successors"]
 

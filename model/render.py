@@ -13,7 +13,7 @@ from typing import Any
 from .lang import End, Expr, Let, Rule, Set, When
 from .rules import RULES
 
-__all__ = ["expr_text", "rule_text", "rules_markdown", "properties_markdown"]
+__all__ = ["expr_text", "statement_text", "rule_text", "rules_markdown", "properties_markdown"]
 
 _INFIX = {"+": "+", "-": "-", "==": "=", "!=": "≠", "<": "<", "<=": "≤", "and": "and", "or": "or"}
 _BINDER = {"sessions": "each session `session`", "executions": "each execution `e`",
@@ -95,6 +95,13 @@ def expr_text(x: Any, names: dict[str, str] | None = None) -> str:  # noqa: C901
     return f"{sub(a[0])}.{op}({v} => {sub(a[2])})"
 
 
+def statement_text(st: Any) -> str:
+    """One statement on one line (a `When` by its test)."""
+    if isinstance(st, When):
+        return f"if {expr_text(st.test)}: ..."
+    return _stmts((st,), 0)[0]
+
+
 def _stmts(stmts: tuple[Any, ...], depth: int) -> list[str]:
     pad = "    " * depth
     out: list[str] = []
@@ -133,7 +140,7 @@ def rules_markdown() -> str:
            "Generated from `model/rules.py` (the one rule table every engine derives its form from: the explicit "
            "successors, the z3 relation); `python -m pausecheck.model.render` prints it and `tests/test_docs.py` "
            "fails when it drifts. `S` is the state, `e` an execution, `g` a segment in flight; effects run in "
-           "order, and the edits of `e` and `g` apply when the step ends. Readings are the choices written "
+           "order, as written, each on the state the ones before it left (`model/lang.py` states the semantics). Readings are the choices written "
            "`by A-...` and `reading A-... = value`; the default of each is the conformant reading "
            "([readings.md](readings.md)). The last four rules are faults, enabled only by their bounds.", ""]
     for rule in RULES:

@@ -5,7 +5,7 @@ table (`pygen.py`), the same code the explorer runs. This module imports nothing
 
 For each action kind: what it ranges over (each session, execution or segment in flight), its
 parameters, its guard (a conjunction, tested in order), the action's fields, its effect (statements
-run in order; edits of the execution `e` and segment `g` apply when the step ends), the clauses it
+run in order, each on the state the ones before it left: `lang.py` states the semantics), the clauses it
 enacts and a one-line doc. Readings are choices inside the rules (`pick`, `reads`); faults are rules
 (last in the table), enabled only by a non-zero fault bound. Every engine derives from this table:
 the explicit successors (`pygen.py`), the z3 relation and the Promela model.

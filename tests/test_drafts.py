@@ -70,10 +70,24 @@ BAD = {
     "no statement": ("from pausecheck.model.actions import Poll\nfrom pausecheck.model.deviate import Drop, deviate, "
                      "on\nfrom pausecheck.model.rules import e\nRULES = deviate(on(Poll, Drop(e.held)))\n",
                      ":4: DeviationError: Drop in Poll: Set of e.held names no statement of the rule"),
-    "does not compile": ("from pausecheck.model.actions import Poll\nfrom pausecheck.model.deviate import Effect, "
-                         "deviate, on\nfrom pausecheck.model.lang import Set, var, SeqOf\nfrom pausecheck.model.rules "
-                         "import e\nRULES = deviate(on(Poll, Effect(Set(e.held, var('nowhere', SeqOf(int))))))\n",
-                         "the rule table does not compile"),
+    # The language's checker (model/tablecheck.py): the draft's line, the rule and the statement, before any engine.
+    "unbound": ("from pausecheck.model.actions import Poll\nfrom pausecheck.model.deviate import Effect, "
+                "deviate, on\nfrom pausecheck.model.lang import Set, var, SeqOf\nfrom pausecheck.model.rules "
+                "import e\nRULES = deviate(on(Poll, Effect(Set(e.held, var('nowhere', SeqOf(int))))))\n",
+                ".py:5: rule Poll, the statement `e.held := nowhere`: reads nowhere, which nothing binds"),
+    "type error": ("from pausecheck.model.actions import PutBack\nfrom pausecheck.model.deviate import Also, deviate, "
+                   "on\nfrom pausecheck.model.lang import Set\nfrom pausecheck.model.rules import e\n"
+                   "RULES = deviate(on(PutBack, Also(Set(e.held, e.status))))\n",
+                   ".py:5: rule PutBack, the statement `e.held := e.status`: a str where a list of int is needed"),
+    "ambiguous": ("from pausecheck.model.actions import PutBack\nfrom pausecheck.model.deviate import Replace, deviate, "
+                  "on\nfrom pausecheck.model.rules import e, g\n"
+                  "RULES = deviate(on(PutBack, Replace('held', e.held + g.taken)))\n",
+                  "Replace in PutBack: Let 'held' names 2 statements (rules.py:"),
+    "g after End": ("from pausecheck.model.actions import ToolInterrupts\nfrom pausecheck.model.deviate import Effect, "
+                    "deviate, on\nfrom pausecheck.model.lang import Set\nfrom pausecheck.model.rules import RULE_OF, "
+                    "e, g\nRULES = deviate(on(ToolInterrupts, Effect(*RULE_OF[ToolInterrupts].effect, "
+                    "Set(e.held, g.collected))))\n",
+                    ".py:5: rule ToolInterrupts, the statement `e.held := g.collected`: reads g after g ended"),
 }
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pausecheck.model.machine import StepError
+from pausecheck.model.tablecheck import TableError
 from pausecheck.traces.input_file import printable
 
 from ..drafts import DraftError
@@ -80,6 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     except (UsageError, DraftError) as error:
         _say(f"pausecheck: {error}")
+        return 2
+    except TableError as error:  # an edit of the rules (or a mutant's table) the language refuses
+        _say(f"pausecheck: {getattr(args, 'draft', None) or 'the rules'}: {error}")
         return 2
     except StepError as error:  # a draft (or an edit of the rules) that reaches a state it cannot step from
         draft = getattr(args, "draft", None)

@@ -32,7 +32,7 @@ from pausecheck.model.actions import (
     ToolInterrupts,
     WriteMessage,
 )
-from pausecheck.model.deviate import After, Also, Deviation, Drop, Effect, First, Only, Reads, Replace, on
+from pausecheck.model.deviate import After, Also, Deviation, Drop, Effect, First, Only, Reads, Replace, every, on
 from pausecheck.model.lang import B, End, Let, Rule, Set, When, call_id, ite, lift, minimum, new, span, var
 from pausecheck.model.rules import (
     EXECUTIONS,
@@ -80,12 +80,12 @@ _call = var("call", str)  # the call the answered question asked about
 # The take copies the held list: it is never cleared.
 TAKE_KEEPS_HELD = Deviation(on(StartWriteBack, Drop(e.held)))
 # The write-back takes nothing and writes only what the segment collected: the held list is stranded.
-WRITE_BACK_SKIPS_HELD = Deviation(on(StartWriteBack, Drop(e.held), Replace(g.taken, ())))
+WRITE_BACK_SKIPS_HELD = Deviation(on(StartWriteBack, Drop(e.held), Replace(every(g.taken), ())))
 # The message carries the segment's artifacts first, then what was taken.
 HELD_MERGED_AFTER = Deviation(on(WriteMessage, Replace(message, g.collected + g.taken)))
 # What was taken goes out on a message of its own, before the one with the segment's artifacts.
 HELD_ON_SEPARATE_MESSAGE = Deviation(on(WriteMessage, Replace(
-    e.messages, e.messages.append(g.taken).append(g.collected), when=(g.taken.size > 0) & (g.collected.size > 0))))
+    every(e.messages), e.messages.append(g.taken).append(g.collected), when=(g.taken.size > 0) & (g.collected.size > 0))))
 # On approve the resumed segment collects again every artifact its execution produced (re-emitted results).
 _again = span(1, S.artifacts.size + 1).filter(lambda r: S.artifacts.at(r - 1).execution == e.id)
 RESUME_REEMITS_ARTIFACTS = Deviation(on(Answer, Replace(
@@ -99,8 +99,8 @@ NO_PUT_BACK = Deviation(on(PutBack, Drop(e.held)))
 READ_THEN_CLEAR_TAKE = Deviation(on(StartWriteBack, Drop(e.held)),
                                on(WriteMessage, Also(When(ok.ref, (Set(e.held, ()),)))))
 # A failed write goes straight to reporting (what was taken stays in hand); the retry takes it again.
-REPORT_BEFORE_PUT_BACK = Deviation(on(WriteMessage, Replace(g.phase, PUT_BACK, when=~ok.ref)),
-                                 on(StartWriteBack, Replace(g.taken, lambda old: g.taken + old)))
+REPORT_BEFORE_PUT_BACK = Deviation(on(WriteMessage, Replace(every(g.phase), PUT_BACK, when=~ok.ref)),
+                                 on(StartWriteBack, Replace(every(g.taken), lambda old: g.taken + old)))
 # The failure is never counted on the run.
 FAILURE_NOT_REPORTED = Deviation(on(ReportFailure, Drop(e.write_failures)))
 # A failed write was stored after all (A-T14 ambiguous), and what it took is put back.
@@ -215,7 +215,7 @@ ROUTED_FAILURE_COUNTED = Deviation(on(NodeFails, Replace(e.unhandled, e.unhandle
 # A final write-back of a run with an unhandled failure takes nothing: its held list is stranded.
 _stranding = final.ref & (e.unhandled > 0)
 FAILED_RUN_STRANDS_HELD = Deviation(on(StartWriteBack, Drop(e.held, when=_stranding),
-                                     Replace(g.taken, (), when=_stranding)))
+                                     Replace(every(g.taken), (), when=_stranding)))
 # A late answer to a settled question overwrites its answer.
 STALE_ANSWER_OVERRIDES = Deviation(on(Answer, First(When(q.status != PENDING, (
     Set(e.questions, e.questions.set_last(q.but(status=ite(approve.ref, APPROVED, DECLINED)))),)))))
@@ -271,7 +271,10 @@ OBSERVE_RECORDS_ATTEMPT = Deviation(on(ObserveAgain, Also(Set(e.attempts, e.atte
 # The consumer gives up on tools after one fails: no call follows a failed one.
 STOPS_CALLING_AFTER_FAILURE = Deviation(on(CallTool, Only(~e.attempts.any_of(lambda a: a.status == FAILED))))
 # An interim write-back decides the run's status: a client sees it finished while the segment works on.
-STATUS_AT_INTERIM_WRITE = Deviation(on(WriteMessage, Also(When(ok.ref & ~g.final, (Set(e.status, verdict(e)),)))))
+# (Whether it is interim is read first: after a final write-back's End there is no `g` to read.)
+_interim = Let("interim", ok.ref & ~g.final)
+STATUS_AT_INTERIM_WRITE = Deviation(on(WriteMessage, First(_interim),
+                                       Also(When(_interim.ref, (Set(e.status, verdict(e)),)))))
 # The resume moves the held list into the resumed segment, as if collected again, rather than leaving it
 # for the write-back to take (the message is the same: held first, then what the segment collects).
 RESUME_MOVES_HELD = Deviation(on(Answer, Replace(S.segments, S.segments.insert(new(

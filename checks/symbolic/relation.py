@@ -27,6 +27,7 @@ from pausecheck.model.reading import Reading
 from pausecheck.model.rules import EXECUTIONS, ONCE, RULES, SEGMENTS, SESSIONS
 from pausecheck.model.state import State
 from pausecheck.model.tablecache import PerTable
+from pausecheck.model.tablecheck import check_rules
 
 from .values import (
     BITS,
@@ -582,6 +583,7 @@ def _plan(bounds: Bounds, switches: tuple[tuple[str, str], ...], rules: tuple[Ru
 def _planned(bounds: Bounds, switches: tuple[tuple[str, str], ...], rules: tuple[Rule, ...]) -> list[Any]:
     from pausecheck.model.reading import reading_named
     reading = reading_named("+".join(["conformant"] + [f"{a}={v}" for a, v in switches]))
+    check_rules(rules)  # a statement the language cannot mean is refused here, in one line, never lowered
     plan = []
     for rule in map(lowered, rules):  # an edit of e beside one of S.executions: one edit of the list
         instances = []

@@ -6,11 +6,11 @@ of executions (`model/lowering.py`), so the draft is the statement it changes an
 """
 
 from pausecheck.model.actions import WriteMessage
-from pausecheck.model.deviate import Replace, deviate, on
+from pausecheck.model.deviate import Replace, deviate, every, on
 from pausecheck.model.lang import Set
 from pausecheck.model.rules import S, e, message
 
 first_turn = S.executions.first(lambda x: x.session == e.session)
 landed = S.executions.update_where(lambda x: x.id == first_turn.id,
                                    lambda x: x.but(messages=x.messages.append(message.ref)))
-RULES = deviate(on(WriteMessage, Replace(e.messages, Set(S.executions, landed))))
+RULES = deviate(on(WriteMessage, Replace(every(e.messages), Set(S.executions, landed))))
