@@ -29,6 +29,7 @@ from typing import Any
 from pausecheck.model import Bounds, Machine, Reading
 from pausecheck.model.actions import Action
 from pausecheck.model.lang import Rule, reads_of, same_rule
+from pausecheck.model.machine import StepError
 from pausecheck.model.observe import observe
 from pausecheck.model.pygen import Successors, successor_function
 from pausecheck.model.state import State
@@ -176,9 +177,17 @@ def _seen(one: Any, other: Any) -> tuple[str, str, str] | None:
     values = []
     for view in (one, other):
         for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", where):
-            view = view[int(index)] if index else view[key]
-        values.append(json.dumps(view))
+            inside = view if isinstance(view, (dict, list)) else {}
+            present = (int(index) < len(inside)) if index and isinstance(inside, list) else key in inside
+            if not present:  # the path names an entry only the other view has (a call of another id, say)
+                view = _ABSENT
+                break
+            view = inside[int(index)] if index else inside[key]
+        values.append("(absent)" if view is _ABSENT else json.dumps(view))
     return where.lstrip("."), values[0], values[1]
+
+
+_ABSENT = object()
 
 
 def changed_rules(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> list[str]:
@@ -280,7 +289,10 @@ def _paired(first: tuple[tuple[str, str], ...], second: tuple[tuple[str, str], .
 def _checked(job: tuple[Draft | None, Bounds, str, bool, Limits]) -> Checked:
     """One table's check (in a worker process: the draft travels by its file)."""
     draft, bounds, reading, liveness, limits = job
-    return summary(check(bounds, reading, limits=limits, liveness=liveness, rules=base_of(draft)))
+    try:
+        return summary(check(bounds, reading, limits=limits, liveness=liveness, rules=base_of(draft)))
+    except StepError as error:  # said of the table that raised it, wherever it ran
+        raise StepError(error.state, error.error, "the rules" if draft is None else draft.path) from None
 
 
 def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None = None, *, liveness: bool = True,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds
@@ -34,9 +35,13 @@ class StepError(ValueError):
     """A rule table that cannot step from a state it reaches (a draft whose effect leaves a segment of an
     execution that does not exist, say): the state, and what the successor function raised."""
 
-    def __init__(self, state: State, error: Exception) -> None:
-        self.state, self.error = state, error
+    def __init__(self, state: State, error: Exception, table: str | None = None) -> None:
+        self.state, self.error, self.table = state, error, table  # table: which one, where two are compared
         super().__init__(f"cannot step from a state it reaches: {type(error).__name__}: {error}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Raised in a worker process, it reaches the parent whole (its constructor takes the state and error)."""
+        return StepError, (self.state, self.error, self.table)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ The interpreter (`model/interpret.py`, the semantics executed as written) is the
 successors (`model/pygen.py`) and the z3 relation's lowering run on Python values
 (`checks/symbolic/crosscheck.py`) must give the same successor for every one. The engines compile their own
 forms through `model/lowering.py`: without it, an edit of `S.executions` before a write-back of `e` is lost
-(the draft of issue 53), and this test fails.
+(the draft of issue 53), and this test fails. Where Spin is installed, the Promela model of the rules with a
+random rule more stores the states the explicit search does (slow: a compile per example).
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ from pausecheck.model.actions import Poll
 from pausecheck.model.interpret import successors as interpreted
 from pausecheck.model.lang import End, Expr, Let, Rule, SeqOf, Set, When, ite, lift, var
 from pausecheck.model.pygen import successor_function
-from pausecheck.model.rules import SEGMENTS, S, e, g
+from pausecheck.model.rules import RULES, SEGMENTS, S, e, g
 from pausecheck.model.state import WORDS
 from pausecheck.model.tablecheck import check_rules
 
-from tests.strategies import first_reachable
+from pausecheck.checks.search.explore import explore
+from pausecheck.checks.spin.promela import capacities, promela
+
+from tests.strategies import first_reachable, reachable
+from tests.test_promela import needs_spin, pan
 
 BOUNDS = Bounds(sessions=2, calls=1, pauses=1, artifacts=1, observations=0, write_failures=1)
 STATES = tuple(s for s in first_reachable(Machine(BOUNDS), 1500) if s.segments)[::7]
@@ -157,3 +162,27 @@ def test_the_lost_update_is_carried_out() -> None:
     state = STATES[0]
     (_, post), = interpreted(BOUNDS, CONFORMANT, state, table_of((Set(e.held, e.held), mark)))
     assert post.executions[0].status == "failed"
+
+
+# Spin: the Promela model of the rules with one random rule more (fired once a run, so the search stays finite)
+# stores the states and transitions the explicit search does (a compile each: a handful of examples, slow).
+SPIN_BOUNDS = Bounds(calls=1, pauses=1, artifacts=1, observations=0, write_failures=1, held_bound=1)
+
+
+@pytest.mark.slow
+@needs_spin
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(effect=effects())
+def test_spin_means_what_the_language_says(effect: tuple[Any, ...], tmp_path_factory: pytest.TempPathFactory) -> None:
+    once = Rule(Poll, SEGMENTS, guard=(S.races < 1,), fields=(g.execution,),
+                effect=effect + (Set(S.races, S.races + 1),), clauses=(), doc="a random effect, once a run")
+    table = RULES + (once,)
+    check_rules(table)
+    machine = Machine(SPIN_BOUNDS, properties=(), rules=table)
+    result, states = explore(machine), reachable(machine)
+    assert result.complete
+    caps = capacities(SPIN_BOUNDS, machine.reading).covering(states)
+    stored, transitions, _ = pan(promela(SPIN_BOUNDS, machine.reading, caps=caps, rules=table),
+                                 tmp_path_factory.mktemp("spin"))
+    assert (stored, transitions) == (result.states, result.transitions + 1)

@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except StepError as error:  # a draft (or an edit of the rules) that reaches a state it cannot step from
         draft = getattr(args, "draft", None)
-        _say(f"pausecheck: {draft or 'the rules'}: {error}")
+        _say(f"pausecheck: {error.table or draft or 'the rules'}: {error}")
         return 2
     except NoLongerApplies as error:  # a mutant asked for by name whose edits do not fit the rules (or draft)
         _say(f"pausecheck: {error}")

@@ -24,6 +24,7 @@ import dataclasses
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.deviate import Deviation
@@ -104,9 +105,13 @@ class Mutant:
 class NoLongerApplies(ValueError):
     """A mutant whose edits do not fit the table it deviates from (the rules were edited, or a draft differs)."""
 
-    def __init__(self, name: str, error: Exception) -> None:
+    def __init__(self, name: str, error: Exception | str) -> None:
         self.name, self.why = name, str(error) or type(error).__name__
         super().__init__(f"mutant {name} no longer applies: {self.why}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Raised in a worker process, it reaches the parent whole."""
+        return NoLongerApplies, (self.name, self.why)
 
 
 def bounds_of(mutant: Mutant, default: Bounds | None = None) -> Bounds:

@@ -67,9 +67,12 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
     # which would only end its current search, not the worker. The pool then finds itself broken and fails
     # every future not done; none is cancelled first, since Python 3.11's pool then raises InvalidStateError
     # in its own thread when it fails a cancelled one (a traceback on stderr).
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
         try:
             process.kill()
         except (OSError, AttributeError):
             pass
-    pool.shutdown(wait=False)
+    for process in processes:  # gone before the pool is shut: its manager thread then finds it broken and ends,
+        process.join()         # where shutting first left that thread reading the pool's cleared process table
+    pool.shutdown(wait=True)

@@ -1,0 +1,83 @@
+"""A draft's statements do what they say in every command, or the draft is refused (issue 53).
+
+The lost update: a write-back that marks its execution failed through the list of executions, before the
+rule's own edits of `e` are written back. In order, as written, the mark stays: `check` names what it
+breaks, and `diff` shows a behaviour only the draft allows. A draft that numbers its calls from c2 is
+compared by `diff` with a real answer (the call only one side has is `(absent)` on the other); a draft
+that fails while it steps names its own cause under any `--jobs`, with nothing after the line.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pausecheck.checks.cli import main
+
+TINY = ["--calls", "1", "--pauses", "1", "--artifacts", "1", "--observations", "0", "--held-bound", "1"]
+
+LOST_UPDATE = """\
+from pausecheck.model.actions import WriteMessage
+from pausecheck.model.deviate import Also, deviate, on
+from pausecheck.model.lang import Set, ite
+from pausecheck.model.rules import S, e
+
+RULES = deviate(on(WriteMessage, Also(Set(S.executions, S.executions.map(
+    lambda x: ite(x.id == e.id, x.but(status="failed"), x))))))
+"""
+
+RENAMED_CALLS = """\
+from pausecheck.model.actions import CallTool
+from pausecheck.model.deviate import Replace, deviate, on
+from pausecheck.model.lang import call_id, new
+from pausecheck.model.rules import e
+from pausecheck.model.state import RUNNING, Attempt
+
+RULES = deviate(on(CallTool, Replace(e.attempts, e.attempts.append(new(Attempt, call_id(e.calls + 2), RUNNING)))))
+"""
+
+FAILS_WHILE_STEPPING = """\
+from pausecheck.model.actions import CallTool
+from pausecheck.model.deviate import Also, deviate, on
+from pausecheck.model.lang import Set
+from pausecheck.model.rules import e
+
+RULES = deviate(on(CallTool, Also(Set(e.calls, e.held.at(3)))))
+"""
+
+
+def _draft(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_the_lost_update_is_checked_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    draft = _draft(tmp_path, "lost_update.py", LOST_UPDATE)
+    assert main(["check", "--draft", draft, *TINY, "--no-liveness", "--out", str(tmp_path / "out")]) == 1
+    assert "handled_run_completes VIOLATED" in capsys.readouterr().out
+    assert main(["diff", "--draft", draft, *TINY, "--jobs", "1", "--json", "--out", str(tmp_path / "diff")]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["only_in_draft"] is not None and not found["same_behaviours"]
+
+
+def test_diff_compares_a_draft_that_renames_calls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    draft = _draft(tmp_path, "renamed.py", RENAMED_CALLS)
+    assert main(["diff", "--draft", draft, *TINY, "--jobs", "1", "--out", str(tmp_path / "diff")]) == 1
+    out = capsys.readouterr().out
+    assert 'turns.e1.attempts.c1 = ["running"], and (absent) under the draft' in out, out
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_draft_failing_while_it_steps_is_its_own_cause(jobs: str, tmp_path: Path) -> None:
+    draft = _draft(tmp_path, "fails.py", FAILS_WHILE_STEPPING)
+    for argv in (["--draft", draft], ["--draft", str(Path(__file__).parent.parent / "examples/drafts/take_copies.py"),
+                                      "--against", draft]):
+        done = subprocess.run([sys.executable, "-m", "pausecheck", "diff", *argv, *TINY, "--jobs", jobs,
+                               "--out", str(tmp_path / "diff")], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == f"pausecheck: {draft}: cannot step from a state it reaches: IndexError: tuple index " \
+                              "out of range\n", done.stderr
