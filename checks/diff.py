@@ -43,7 +43,7 @@ from .search.explore import Limits
 from .search.parallel import run_all
 
 __all__ = ["DIFF_KIND", "behaviour_documents", "summary", "Behaviour", "Walk", "Checked", "Diff", "walk_together",
-           "diff", "changed_rules", "make_up"]
+           "diff", "changed_rules", "make_up", "rule_changes"]
 
 
 DIFF_KIND = "diff"  # `#meta.kind` of a behaviour only one table allows (replay confirms its steps)
@@ -201,15 +201,30 @@ def changed_rules(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> list[str
     return names
 
 
+def rule_changes(made: dict[str, Any]) -> str:
+    """The rules a draft changes, adds and drops, in a line."""
+    changed, added, dropped = made["changed_rules"], made["added_rules"], made["dropped_rules"]
+    if not (changed or added or dropped):
+        return "rules changed: none (the tables say the same)"
+    parts = [f"rules changed: {', '.join(changed) or 'none'}"]
+    parts += [f"added: {', '.join(added)}"] if added else []
+    parts += [f"dropped: {', '.join(dropped)}"] if dropped else []
+    return "; ".join(parts)
+
+
 def _same_table(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> bool:
     return len(first) == len(second) and all(same_rule(a, b) for a, b in zip(first, second, strict=True))
 
 
 def make_up(draft: tuple[Rule, ...], against: tuple[Rule, ...], catalogue: Iterable[Any]) -> dict[str, Any]:
-    """What the draft is made of against the other table: the rules it changes, the catalogued mutants it is
+    """What the draft is made of against the other table: the rules it changes, adds (an action the other has
+    no rule of: one the draft declares, say) and drops, the catalogued mutants it is
     (the same table as a mutant's edits of the other), the mutants whose edits no longer apply to it, the
     mutants whose edits change nothing in it, and the ambiguities a changed rule reads."""
-    changed = changed_rules(against, draft)
+    own = ({r.action for r in against}, {r.action for r in draft})
+    added = list(dict.fromkeys(r.action.__name__ for r in draft if r.action not in own[0]))
+    dropped = list(dict.fromkeys(r.action.__name__ for r in against if r.action not in own[1]))
+    changed = [name for name in changed_rules(against, draft) if name not in added + dropped]
     is_mutant, gone, idle = [], {}, []
     for m in catalogue:
         if m.deviation is None:
@@ -221,10 +236,11 @@ def make_up(draft: tuple[Rule, ...], against: tuple[Rule, ...], catalogue: Itera
             gone[m.name] = problem
         elif _same_table(m.table(draft), draft):
             idle.append(m.name)
-    kinds = set(changed)
+    kinds = set(changed + added + dropped)
     read = sorted({a for table in (draft, against) for rule in table if rule.action.__name__ in kinds
                    for a in reads_of(rule)})
-    return {"changed_rules": changed, "is_mutant": is_mutant, "no_longer_apply": gone, "change_nothing": idle,
+    return {"changed_rules": changed, "added_rules": added, "dropped_rules": dropped, "is_mutant": is_mutant,
+            "no_longer_apply": gone, "change_nothing": idle,
             "readings_touched": read}
 
 
@@ -338,5 +354,5 @@ def behaviour_documents(found: Diff, draft: Draft, against: Draft | None, bounds
                 "steps": len(behaviour.actions)}
         if table is not None:
             meta["draft"] = table.meta()
-        out[side] = trace_document(behaviour.states, behaviour.actions, meta)
+        out[side] = trace_document(behaviour.states, behaviour.actions, meta, rules=base_of(table))
     return out

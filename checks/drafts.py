@@ -28,7 +28,7 @@ from pausecheck.model.pygen import successor_function
 from pausecheck.model.rules import RULES
 from pausecheck.model.tablecheck import TableError, check_rules
 
-__all__ = ["Draft", "DraftError", "load_draft", "draft_of", "base_of", "check_table", "draft_meta"]
+__all__ = ["Draft", "DraftError", "load_draft", "draft_of", "base_of", "check_table", "draft_meta", "under"]
 
 
 class DraftError(ValueError):
@@ -121,7 +121,8 @@ def _first_line(error: BaseException) -> str:
 def check_table(rules: tuple[Rule, ...], name: str, bounds: Bounds = DEFAULT_BOUNDS,
                 reading: Reading = CONFORMANT) -> None:
     """The rule language's own checks of a table at these bounds and reading: the checker reads every
-    statement (`model/tablecheck.py`), and every rule specialises and compiles to the explicit successor function (the form every other engine is derived alike from).
+    statement (`model/tablecheck.py`), and every rule specialises and compiles to the explicit successor function
+    (the form every other engine is derived alike from).
     DraftError, naming the file, where it does not."""
     try:
         check_rules(rules)
@@ -150,6 +151,13 @@ def derived(table: tuple[Rule, ...], base: tuple[Rule, ...]) -> tuple[Rule, ...]
 def base_of(draft: Draft | None) -> tuple[Rule, ...]:
     """The table a command runs: the draft's, or the rules."""
     return RULES if draft is None else draft.rules
+
+
+def under(rules: tuple[Rule, ...]) -> str:
+    """What an output's header says of the table it ran: "" for the rules, else `, under the draft PATH (sha256
+    ...)` (a mutant of a draft too), so that no output made on a draft reads as one made on the rules."""
+    found = draft_of(rules)
+    return "" if found is None else f", under the draft {found.path} (sha256 {found.sha256[:12]})"
 
 
 def draft_meta(rules: tuple[Rule, ...]) -> dict[str, str] | None:

@@ -7,6 +7,8 @@ Every action has a kebab-case `KIND` (its name in traces, logs and the CLI), a J
 from __future__ import annotations
 
 import dataclasses
+import re
+import sys
 from dataclasses import dataclass
 from typing import Any, ClassVar, Union
 
@@ -15,7 +17,7 @@ __all__ = [
     "Poll", "Answer", "NodeFails", "StartWriteBack", "WriteMessage", "PutBack", "ReportFailure", "WRITE_BACK",
     "ClearHeld", "CloseSuperseded", "Crash", "Expire", "LoseRace", "ResumeAgain", "FAULT_ACTIONS",
     "Action", "ACTION_TYPES", "action_to_json",
-    "action_from_json", "ActionError", "sort_key",
+    "action_from_json", "ActionError", "sort_key", "declare", "declared",
 ]
 
 
@@ -312,3 +314,49 @@ def action_from_json(data: object) -> Action:
     if extra:
         raise ActionError(f"{cls.KIND} has unknown field {extra[0]!r}", extra[0])
     return cls(**values)
+
+
+# ---------------------------------------------------------------------------------------------
+# Actions a draft declares
+
+
+_DECLARED: dict[str, type] = {}  # class name -> the action a draft declared, in the order declared
+
+
+def declare(name: str, text: str, **fields: type) -> type:
+    """A new kind of step, declared by a draft as data: its class name (`Withdraw`), its one-line text with its
+    fields in braces (`"{execution}: the operator withdraws q{question}"`) and its fields with their types
+    (int, str or bool), in order. It is a frozen record like the model's own, its KIND the name in kebab case
+    (`withdraw`), known to traces, logs and replay from here on. Declaring the same action again (a draft
+    loaded twice) gives the same class; ValueError for a name or kind the model has, or bad fields."""
+    if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", name):
+        raise ValueError(f"an action's name is a class name (Withdraw), not {name!r}")
+    kind = re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+    if name in {cls.__name__ for cls in ACTION_TYPES} or kind in {cls.KIND for cls in ACTION_TYPES}:
+        raise ValueError(f"{name} is one of the model's own actions: declare a new name")
+    for field, t in fields.items():
+        if t not in (int, str, bool):
+            raise ValueError(f"{name}.{field}: a field is an int, a str or a bool, not {t!r}")
+    try:
+        text.format(**{f: t() for f, t in fields.items()})
+    except (KeyError, IndexError, ValueError) as error:
+        raise ValueError(f"{name}: its text names no field {error}") from None
+    found = _DECLARED.get(name)
+    if found is not None and found.TEXT == text and \
+            [(f.name, f.type) for f in dataclasses.fields(found)] == [(f, t.__name__) for f, t in fields.items()]:
+        return found
+    namespace = {"__annotations__": {f: t.__name__ for f, t in fields.items()}, "KIND": kind, "TEXT": text,
+                 "__doc__": f"A step a draft declares: {text}", "__module__": __name__,
+                 "__str__": lambda self: type(self).TEXT.format(**dataclasses.asdict(self))}
+    cls = dataclass(frozen=True, slots=True)(type(name, (), namespace))
+    cls.__qualname__ = name
+    _DECLARED[name] = cls
+    setattr(sys.modules[__name__], name, cls)  # found by name, as the model's own are (pickle, a worker)
+    _BY_KIND[kind] = cls
+    _ORDER[cls] = len(ACTION_TYPES) + list(_DECLARED).index(name)
+    return cls
+
+
+def declared() -> tuple[type, ...]:
+    """The actions drafts declared in this process, in the order declared."""
+    return tuple(_DECLARED.values())

@@ -143,7 +143,7 @@ def value(x: Expr, env: dict[str, Any], state: State) -> Any:  # noqa: C901 - on
         return acc
     if op == "zip_all":
         u, v = a[2].args[0], a[3].args[0]
-        pairs = zip(value(a[0], env, state), value(a[1], env, state))
+        pairs = zip(value(a[0], env, state), value(a[1], env, state), strict=False)  # as far as both go
         return all(value(a[4], {**env, u: p, v: q}, state) for p, q in pairs)
     if op == "new":
         return a[0](*(value(y, env, state) for y in a[1]))

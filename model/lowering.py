@@ -166,7 +166,7 @@ class _Rewrite:
                 field = st.target.args[1]
                 local = Let(f"_{self.record}_{field}_{next(_FRESH)}", self.expr(st.value))
                 out += [local, Set(self._list(), self._list().update_where(
-                    self._is_it, lambda x, local=local: x.but(**{field: local.ref})))]
+                    self._is_it, lambda x, local=local, field=field: x.but(**{field: local.ref})))]
             elif isinstance(st, End) and self.record == "g":
                 out.append(Set(self._list(), self._list().filter(lambda x: ~self._is_it(x))))
             elif isinstance(st, Set):

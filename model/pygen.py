@@ -661,7 +661,8 @@ _COMPILED: PerTable[Successors] = PerTable(512)
 def _compiled(bounds: Any, reading: Any, rules: tuple[Rule, ...]) -> Successors:
     check_rules(rules)  # a statement the language cannot mean is refused here, in one line, never compiled
     code = _write(bounds, reading, rules)
-    return namespace(code, f"<pausecheck rules {reading.name}>", _NAMESPACE)["successors"]
+    names = {**_NAMESPACE, **{rule.action.__name__: rule.action for rule in rules}}  # a draft's own actions too
+    return namespace(code, f"<pausecheck rules {reading.name}>", names)["successors"]
 
 
 def enabled(bounds: Bounds, reading: Reading, state: State, rules: tuple[Rule, ...] = RULES) -> list[Action]:

@@ -140,7 +140,8 @@ def rules_markdown() -> str:
            "Generated from `model/rules.py` (the one rule table every engine derives its form from: the explicit "
            "successors, the z3 relation); `python -m pausecheck.model.render` prints it and `tests/test_docs.py` "
            "fails when it drifts. `S` is the state, `e` an execution, `g` a segment in flight; effects run in "
-           "order, as written, each on the state the ones before it left (`model/lang.py` states the semantics). Readings are the choices written "
+           "order, as written, each on the state the ones before it left (`model/lang.py` states the semantics). "
+           "Readings are the choices written "
            "`by A-...` and `reading A-... = value`; the default of each is the conformant reading "
            "([readings.md](readings.md)). The last four rules are faults, enabled only by their bounds.", ""]
     for rule in RULES:

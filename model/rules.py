@@ -510,11 +510,14 @@ def hold(held: tuple[int, ...], incoming: tuple[int, ...], bound: int) -> tuple[
     return merged[:bound], merged[bound:]
 
 
-def clauses_of(pre: State, action: Action, post: State) -> tuple[str, ...]:
+def clauses_of(pre: State, action: Action, post: State, rules: tuple[Rule, ...] = RULES) -> tuple[str, ...]:
     """The clauses this particular step enacts: the branch of its rule that was taken.
 
-    Used to explain traces step by step; the rule's `clauses` are the union over its branches.
+    Used to explain traces step by step; the rule's `clauses` are the union over its branches. A step of
+    an action only a draft's table has (`rules`) cites the clauses its rule names.
     """
+    if type(action) not in RULE_OF:
+        return next((rule.clauses for rule in rules if rule.action is type(action)), ())
     match action:
         case ToolInterrupts(execution=eid):
             before = find_execution(pre, eid)

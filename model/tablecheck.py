@@ -113,7 +113,8 @@ class _Rule:
                 self._set(st, scope, flags)
             elif isinstance(st, End):
                 if self.rule.over.name != "segments":
-                    self.fail("the statement", st, f"ends the segment g, and this rule ranges over {self.rule.over.name}")
+                    self.fail("the statement", st, f"ends the segment g, and this rule ranges over "
+                                                   f"{self.rule.over.name}")
                 if flags["ended"]:
                     self.fail("the statement", st, "ends g a second time on one path")
                 flags = {**flags, "ended": True}
@@ -230,7 +231,7 @@ def _seq(x: Expr, t: Any) -> Any:
 
 
 def _int(*pairs: tuple[Expr, Any]) -> None:
-    for x, t in pairs:
+    for _, t in pairs:
         if t is not int:
             raise _Fault(f"{type_name(t)} where an int is needed")
 
@@ -269,14 +270,14 @@ def _type(x: Expr, scope: dict[str, Any]) -> Any:  # noqa: C901 - one case per o
         return _bodied(x, scope)
     ts = [_type(y, scope) if isinstance(y, Expr) else None for y in a]
     if op in ("+", "-", "<", "<=", "min"):
-        _int(*zip(a, ts))
+        _int(*zip(a, ts, strict=True))
         return x.t
     if op in ("==", "!="):
         if not _same(a[0], a[1], ts[0], ts[1]):
             raise _Fault(f"compares {type_name(ts[0])} with {type_name(ts[1])}")
         return bool
     if op in ("and", "or", "not"):
-        for y, t in zip(a, ts):
+        for y, t in zip(a, ts, strict=True):
             _bool(y, t)
         return bool
     if op == "ite":
@@ -301,7 +302,7 @@ def _type(x: Expr, scope: dict[str, Any]) -> Any:  # noqa: C901 - one case per o
             raise _Fault(f"joins {type_name(ts[0])} and {type_name(ts[1])}")
         return ts[0] if not (a[0].op == "const" and a[0].args[0] == ()) else ts[1]
     if op in ("span", "exec_id", "call_id"):
-        _int(*zip(a, ts))
+        _int(*zip(a, ts, strict=True))
         return x.t
     if op == "repeat":
         _int((a[1], ts[1]))

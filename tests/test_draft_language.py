@@ -10,6 +10,7 @@ that fails while it steps names its own cause under any `--jobs`, with nothing a
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,57 @@ def test_a_draft_failing_while_it_steps_is_its_own_cause(jobs: str, tmp_path: Pa
         assert done.returncode == 2, done.stderr
         assert done.stderr == f"pausecheck: {draft}: cannot step from a state it reaches: IndexError: tuple index " \
                               "out of range\n", done.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# A step of the draft's own (examples/drafts/cancel_discards_held.py)
+
+CANCEL = Path(__file__).resolve().parent.parent / "examples" / "drafts" / "cancel_discards_held.py"
+HOLDING = ["--calls", "2", "--pauses", "1", "--artifacts", "1", "--observations", "0", "--held-bound", "1"]
+
+
+def test_a_declared_action_changes_a_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cancel step discards what the run holds: no_loss holds under the rules and breaks under the draft,
+    whose counterexample names the step by its own text; `diff` says the rule was added."""
+    assert main(["check", *HOLDING, "--no-liveness", "--out", str(tmp_path / "rules")]) != 1
+    assert "no_loss VIOLATED" not in capsys.readouterr().out
+    assert main(["check", "--draft", str(CANCEL), *HOLDING, "--no-liveness", "--out", str(tmp_path / "draft")]) == 1
+    out = capsys.readouterr().out
+    assert "no_loss VIOLATED" in out
+    assert "e1: the caller cancels the paused run   (a step the draft declares)" in out
+    trace = tmp_path / "draft" / "violation-no_loss.itf.json"
+    assert main(["replay", "--quiet", str(trace)]) == 1  # the trace replays on its draft, the action read back
+    capsys.readouterr()
+    assert main(["diff", "--draft", str(CANCEL), *HOLDING, "--jobs", "1", "--json", "--out", str(tmp_path / "d")]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["added_rules"] == ["CancelPaused"] and found["changed_rules"] == []
+    assert {"name": "no_loss", "rules": "holds", "draft": "VIOLATED", "changed": True} in found["verdicts"]
+
+
+def test_a_declared_action_runs_in_z3_the_report_and_the_explorer(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from pausecheck.checks.browse.views import view
+    from pausecheck.checks.drafts import load_draft
+    from pausecheck.model import CONFORMANT, Bounds, Machine
+
+    assert main(["prove", "--bmc", "6", "--draft", str(CANCEL), *HOLDING]) == 1
+    assert "no_loss" in capsys.readouterr().out.splitlines()[-1]
+    page = tmp_path / "r.html"
+    assert main(["report", "--draft", str(CANCEL), *HOLDING, "--no-liveness", "--out", str(page)]) == 1
+    assert "the caller cancels the paused run" in page.read_text()
+    capsys.readouterr()
+    machine = Machine(Bounds(calls=2, pauses=1, artifacts=1, observations=0, held_bound=1), CONFORMANT,
+                      load_draft(CANCEL).rules)
+    steps = [{"kind": "start-turn", "session": 1}, {"kind": "call-tool", "execution": "e1"},
+             {"kind": "tool-interrupts", "execution": "e1", "call": "c1"}]
+    shown = view(machine, steps)
+    offered = [a for a in shown["enabled"] if a["action"]["kind"] == "cancel-paused"]
+    assert offered and offered[0]["text"] == "e1: the caller cancels the paused run"
+    assert view(machine, steps + [offered[0]["action"]])["steps"][-1]["text"] == offered[0]["text"]
+
+
+@pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None,
+                    reason="spin or gcc is not on the PATH: install the Debian packages spin and gcc")
+def test_a_declared_action_runs_in_spin(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--engine", "spin", "--draft", str(CANCEL), *HOLDING, "--no-liveness"]) == 1
+    assert "no_loss (T7.1" in capsys.readouterr().out

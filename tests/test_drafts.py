@@ -79,8 +79,8 @@ BAD = {
                    "on\nfrom pausecheck.model.lang import Set\nfrom pausecheck.model.rules import e\n"
                    "RULES = deviate(on(PutBack, Also(Set(e.held, e.status))))\n",
                    ".py:5: rule PutBack, the statement `e.held := e.status`: a str where a list of int is needed"),
-    "ambiguous": ("from pausecheck.model.actions import PutBack\nfrom pausecheck.model.deviate import Replace, deviate, "
-                  "on\nfrom pausecheck.model.rules import e, g\n"
+    "ambiguous": ("from pausecheck.model.actions import PutBack\nfrom pausecheck.model.deviate import Replace, "
+                  "deviate, on\nfrom pausecheck.model.rules import e, g\n"
                   "RULES = deviate(on(PutBack, Replace('held', e.held + g.taken)))\n",
                   "Replace in PutBack: Let 'held' names 2 statements (rules.py:"),
     "g after End": ("from pausecheck.model.actions import ToolInterrupts\nfrom pausecheck.model.deviate import Effect, "

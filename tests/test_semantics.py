@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
+from pausecheck.checks.search.explore import explore
+from pausecheck.checks.spin.promela import capacities, promela
 from pausecheck.checks.symbolic.crosscheck import lowered_successors
 from pausecheck.checks.symbolic.relation import Caps
 from pausecheck.model import CONFORMANT, Bounds, Machine
@@ -28,9 +29,6 @@ from pausecheck.model.pygen import successor_function
 from pausecheck.model.rules import RULES, SEGMENTS, S, e, g
 from pausecheck.model.state import WORDS
 from pausecheck.model.tablecheck import check_rules
-
-from pausecheck.checks.search.explore import explore
-from pausecheck.checks.spin.promela import capacities, promela
 
 from tests.strategies import first_reachable, reachable
 from tests.test_promela import needs_spin, pan

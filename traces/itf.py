@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pausecheck.model import MODEL_VERSION, Action, State, action_to_json
-from pausecheck.model.rules import clauses_of
+from pausecheck.model.rules import RULE_OF, clauses_of
 from pausecheck.model.state import ref_name
 
 from .explain import explain
@@ -101,7 +101,7 @@ def decode_state(record: dict[str, Any]) -> State:
 
 def trace_document(
     states: tuple[State, ...], actions: tuple[Action, ...], meta: dict[str, Any],
-    deviating: frozenset[int] = frozenset(),
+    deviating: frozenset[int] = frozenset(), rules: tuple[Any, ...] | None = None,
 ) -> dict[str, Any]:
     """An ITF document for a path; `meta` is merged over the format fields of `#meta`.
 
@@ -113,10 +113,12 @@ def trace_document(
         step_meta: dict[str, Any] = {"index": i}
         if i > 0:
             action = actions[i - 1]
-            cites = list(clauses_of(states[i - 1], action, state))
+            cites = list(clauses_of(states[i - 1], action, state, *([rules] if rules is not None else [])))
             step_meta.update(action=action_to_json(action), text=str(action), clauses=cites)
             if i in deviating:
                 step_meta["deviates"] = True
+            if type(action) not in RULE_OF:  # a step of an action a draft declares
+                step_meta["declared"] = True
         encoded.append({"#meta": step_meta, **encode_state(state)})
     header = {"format": "ITF", "format-description": FORMAT_URL, "source": "pausecheck", "model": MODEL_VERSION}
     if meta.get("message"):

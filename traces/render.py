@@ -90,10 +90,13 @@ def render(document: dict[str, Any], reproduce: str | None = None, *, headline: 
         if i == 0:
             lines.append("[State 0] initial: no turn has started")
         else:
-            clauses = " ".join(step.get("clauses", [])) or "environment"
+            clauses = " ".join(step.get("clauses", [])) or (
+                "a step the draft declares" if step.get("declared") else "environment")
             lines.append(f"[Step {i}] {step.get('text', step.get('action'))}   ({clauses})")
-            if step.get("deviates"):
+            if step.get("deviates") and meta.get("mutant"):
                 lines.append(f"    ** here the mutant deviates from the rules: {meta.get('mutant')}")
+            elif step.get("deviates"):  # a draft's trace: the first step its table takes otherwise than the rules
+                lines.append(f"    ** here the draft departs from the rules: {(meta.get('draft') or {}).get('path')}")
         view = flat_view(state)
         lines += [f"    {line}" for line in changes(previous, view)]
         if step.get("restart"):  # a conformance run restarted the runtime under test here (`#meta.restart`)

@@ -78,7 +78,7 @@ def _document(machine: Machine, states: list[Any], actions: list[Any], mutant: s
     meta = {"property": "explored path", "kind": "path", "verdict": "path", "bounds": machine.bounds.as_dict(),
             "reading": machine.reading.name, "mutant": mutant, "steps": len(actions),
             "command": "pausecheck explore"}
-    return trace_document(tuple(states), tuple(actions), meta)
+    return trace_document(tuple(states), tuple(actions), meta, rules=machine.rules)
 
 
 def view(machine: Machine, actions: Any, mutant: str | None = None) -> dict[str, Any]:
@@ -87,7 +87,8 @@ def view(machine: Machine, actions: Any, mutant: str | None = None) -> dict[str,
     document = _document(machine, states, decoded, mutant)
     now = flat_view(document["states"][-1])
     before = flat_view(document["states"][-2]) if decoded else {}
-    enabled = [{"action": action_to_json(a), "text": str(a), "clauses": list(clauses_of(states[-1], a, post)),
+    enabled = [{"action": action_to_json(a), "text": str(a),
+                "clauses": list(clauses_of(states[-1], a, post, machine.rules)),
                 "changes_nothing": post == states[-1]} for a, post in machine.successors(states[-1])]
     return {
         "machine": machine_json(machine, mutant),

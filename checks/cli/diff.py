@@ -13,7 +13,7 @@ from pausecheck.traces.itf import dumps
 from pausecheck.traces.render import render
 
 from ..console import Reporter
-from ..diff import DIFF_KIND, Behaviour, Diff, behaviour_documents, diff
+from ..diff import DIFF_KIND, Behaviour, Diff, behaviour_documents, diff, rule_changes
 from ..drafts import Draft, check_table, load_draft
 from ..mutants import catalogue
 from ..mutants.evidence import command_line
@@ -96,7 +96,8 @@ def _json(found: Diff, written: dict[str, tuple[str, dict[str, Any]]], code: int
             "same_behaviours": found.walk.same, "decided_by": how_decided(found),
             "mutants": {k: found.make_up[k] for k in ("is_mutant", "no_longer_apply", "change_nothing")},
             "readings": {"touched": found.make_up["readings_touched"]},
-            "changed_rules": found.make_up["changed_rules"],
+            "changed_rules": found.make_up["changed_rules"], "added_rules": found.make_up["added_rules"],
+            "dropped_rules": found.make_up["dropped_rules"],
             "relation": None,  # the z3 comparison of the two relations: not built yet
             "states": {"rules": found.first.states, "draft": found.second.states, "pairs": found.walk.pairs},
             "complete": found.complete, "exit": code}
@@ -106,8 +107,7 @@ def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, 
            code: int, command: str, folder: Path) -> None:
     other = _name(against)
     say(f"pausecheck diff: the draft {draft.path} (sha256 {draft.sha256[:12]}) against {other}")
-    changed = found.make_up["changed_rules"]
-    say(f"rules changed: {', '.join(changed) if changed else 'none (the tables say the same)'}")
+    say(rule_changes(found.make_up))
     if found.make_up["is_mutant"]:
         say(f"the draft is the catalogued mutant {', '.join(found.make_up['is_mutant'])} "
             "(pausecheck mutants --list describes it)")

@@ -18,6 +18,7 @@ from pausecheck.traces.render import render
 from pausecheck.traces.replay import decode_actions
 
 from ..console import Reporter, console, left
+from ..drafts import under
 from ..mutants.evidence import machine_for, trace_of
 from ..oracle import (
     PROPERTIES,
@@ -175,7 +176,7 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
         return 1 if failure else 0
     out = console(color=not args.no_color)
     bounds_text = " ".join(f"{k.replace('_', '-')}={v}" for k, v in machine.bounds.as_dict().items())
-    out.print(f"pausecheck fuzz: {target}, reading {machine.reading.name}", markup=False)
+    out.print(f"pausecheck fuzz: {target}, reading {machine.reading.name}{under(machine.rules)}", markup=False)
     out.print(f"bounds: {bounds_text}", markup=False)
     out.print(f"ran {result.examples:,} behaviours, {result.steps:,} steps in {result.seconds:.1f} s", markup=False)
     if failure is None:
@@ -294,7 +295,8 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         return code
     out = console(color=not args.no_color)
     bounds = " ".join(f"{k.replace('_', '-')}={v}" for k, v in machine.bounds.as_dict().items())
-    out.print(f"pausecheck {args.command}: {result.runtime} ({result.mode}), reading {machine.reading.name}",
+    out.print(f"pausecheck {args.command}: {result.runtime} ({result.mode}), reading {machine.reading.name}"
+              f"{under(machine.rules)}",
               markup=False)
     out.print(f"bounds: {bounds}", markup=False)
     d = result.divergence

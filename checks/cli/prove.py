@@ -15,7 +15,7 @@ from pausecheck.model.property import ALWAYS, SOMETIMES
 from pausecheck.traces.itf import dumps
 
 from ..console import Reporter, console
-from ..drafts import draft_meta
+from ..drafts import draft_meta, under
 from ..mutants.evidence import trace_name, trace_of
 from ..search.budget import active, note
 from .compositional import compositional_command
@@ -102,7 +102,7 @@ def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exc
         return code
     say(f"pausecheck prove --bmc {args.bmc}: bounded model checking with z3 over every behaviour of up to "
               f"{result.depth} steps of the relation derived from the rule table (every fault the bounds allow); "
-              f"reading {machine.reading.name}; {_flags(bounds) or 'default bounds'}")
+              f"reading {machine.reading.name}{under(machine.rules)}; {_flags(bounds) or 'default bounds'}")
     for row in rows:
         where = f"  -> {row['trace']}" if row["trace"] else ""
         say(f"  {row['name']:<36} {row['kind']:<10} {row['reason']}{where}")

@@ -15,6 +15,7 @@ from pausecheck.model.ambiguities import AMBIGUITIES
 from pausecheck.traces.itf import dumps
 
 from ..console import Reporter, console, left
+from ..drafts import under
 from ..mutants.flipbounds import shown_at
 from ..mutants.flips import Matrix, Outcome, Row, Variant, flip_matrix, singles
 from .draft import draft_given, rules_of
@@ -101,8 +102,8 @@ def _flags(values: dict[str, int]) -> str:
     return " ".join(f"--{k.replace('_', '-')} {v}" for k, v in values.items()) or "no faults"
 
 
-def _print(out: Any, matrix: Matrix, written: dict[tuple[str, str], str], folder: Path) -> None:
-    out.print("pausecheck readings: which verdicts each reading of an ambiguity changes", markup=False)
+def _print(out: Any, matrix: Matrix, written: dict[tuple[str, str], str], folder: Path, table: str = "") -> None:
+    out.print(f"pausecheck readings: which verdicts each reading of an ambiguity changes{table}", markup=False)
     out.print("bounds: " + " ".join(f"{k.replace('_', '-')}={v}" for k, v in matrix.bounds.as_dict().items()),
               markup=False)
     for d in matrix.defaults:
@@ -178,7 +179,7 @@ def readings_command(args: argparse.Namespace, bounds: Bounds, write: Callable[[
         else:
             _list(out)
         return 0
-    rules_of(args, bounds)  # a draft that does not compile at these bounds: one line, before any search
+    table = rules_of(args, bounds)  # a draft that does not compile at these bounds: one line, before any search
     with Reporter("readings", color=not args.no_color) as reporter:
         matrix = flip_matrix(bounds, jobs=args.jobs, pairs=not args.no_pairs, draft=draft_given(args),
                              done=counter(reporter.status("readings"), first_searches(bounds)))
@@ -186,5 +187,5 @@ def readings_command(args: argparse.Namespace, bounds: Bounds, write: Callable[[
     if args.json:
         print(json.dumps(matrix_json(matrix, written), indent=2, sort_keys=True))
     else:
-        _print(out, matrix, written, args.out)
+        _print(out, matrix, written, args.out, under(table))
     return 0

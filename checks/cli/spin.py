@@ -161,7 +161,9 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
 
 
 def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) -> None:
-    say(f"Spin on the Promela generated from the rule table, reading {report.reading.name}")
+    draft = getattr(args, "draft", None)
+    say(f"Spin on the Promela generated from the rule table, reading {report.reading.name}"
+        + (f", under the draft {draft}" if draft else ""))
     say(_statistics(report))
     counts = Counter(v.status for v in report.verdicts)
     say("verdicts: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) +

@@ -85,7 +85,8 @@ WRITE_BACK_SKIPS_HELD = Deviation(on(StartWriteBack, Drop(e.held), Replace(every
 HELD_MERGED_AFTER = Deviation(on(WriteMessage, Replace(message, g.collected + g.taken)))
 # What was taken goes out on a message of its own, before the one with the segment's artifacts.
 HELD_ON_SEPARATE_MESSAGE = Deviation(on(WriteMessage, Replace(
-    every(e.messages), e.messages.append(g.taken).append(g.collected), when=(g.taken.size > 0) & (g.collected.size > 0))))
+    every(e.messages), e.messages.append(g.taken).append(g.collected),
+    when=(g.taken.size > 0) & (g.collected.size > 0))))
 # On approve the resumed segment collects again every artifact its execution produced (re-emitted results).
 _again = span(1, S.artifacts.size + 1).filter(lambda r: S.artifacts.at(r - 1).execution == e.id)
 RESUME_REEMITS_ARTIFACTS = Deviation(on(Answer, Replace(

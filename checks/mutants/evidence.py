@@ -9,6 +9,7 @@ from typing import Any
 from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds, Machine, ReadingError, reading_named
 from pausecheck.model.liveness import EVENTUALLY
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
+from pausecheck.model.rules import RULES
 from pausecheck.traces.itf import TraceError, load_trace, trace_document, write_trace
 from pausecheck.traces.replay import Replay, replay
 
@@ -67,13 +68,16 @@ def document_for(
     draft = draft_of(machine.rules)
     if draft is not None:  # only under a draft, so that traces of the rules stay as they were
         meta["draft"] = draft.meta()
-    rules = Machine(machine.bounds, machine.reading, base_of(draft))
+    # A mutant's steps that its base would take otherwise; a draft's, the first the rules would take otherwise.
+    rules = Machine(machine.bounds, machine.reading, base_of(draft) if mutant is not None else RULES)
     deviating = frozenset(
         i for i, (pre, action, post) in enumerate(zip(discovery.states, discovery.actions, discovery.states[1:],
                                                       strict=False), 1)
         if rules.step(pre, action) != post
-    ) if mutant is not None else frozenset()
-    return trace_document(discovery.states, discovery.actions, meta, deviating)
+    ) if mutant is not None or draft is not None else frozenset()
+    if mutant is None and deviating:
+        deviating = frozenset({min(deviating)})
+    return trace_document(discovery.states, discovery.actions, meta, deviating, machine.rules)
 
 
 def trace_of(machine: Machine, discovery: Discovery, *, name: str, command: str = "") -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from ..diff import rule_changes
 from .sequence import sequence_svg, sequence_text
 
 __all__ = ["draft_html", "draft_markdown", "DraftSection"]
@@ -26,7 +27,7 @@ class DraftSection:
     def lines(self) -> list[str]:
         """The make-up in sentences."""
         made = self.found.make_up
-        out = [f"Rules changed: {', '.join(made['changed_rules']) or 'none'}."]
+        out = [rule_changes(made).capitalize() + "."]
         if made["is_mutant"]:
             out.append(f"The draft is the catalogued mutant {', '.join(made['is_mutant'])}.")
         if made["no_longer_apply"]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from pausecheck.traces.render import render, verdict_line
 
+from ..drafts import under
 from ..mutants import mutant_named
 from ..mutants.evidence import command_line
 from .drafted import draft_html
@@ -160,7 +161,7 @@ def _header(report: Report, title: str, readings: Any = None) -> str:
     return "\n".join([
         f"<header><h1>{escape(title)}</h1>", *lead,
         f'<p class="small">pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading <code>{escape(report.reading)}'
-        f"</code> · exit code {report.exit_code}</p>",
+        f"</code>{escape(under(report.machine.rules))} · exit code {report.exit_code}</p>",
         f'<div class="verdict {"ok" if ok else "bad"}"><strong>{word}</strong><ul>{items}</ul></div>',
         f"<p>bounds: {_bounds(report.bounds)}</p>",
         *[f"<p>companion bounds ({escape(c.name)}): {_bounds(c.machine.bounds.as_dict())}</p>"

@@ -7,6 +7,7 @@ from typing import Any
 
 from pausecheck.traces.render import render, verdict_line
 
+from ..drafts import under
 from .drafted import draft_markdown
 from .html import composition_note, mutant_target, ordered, stats_rows, verdict_summary, verdict_word
 from .readings import readings_markdown, readings_summary
@@ -50,7 +51,8 @@ def _bounds(bounds: dict[str, int]) -> str:
 def _header(report: Report) -> list[str]:
     ok, why = verdict_summary(report)
     lines = ["# pausecheck report", "",
-             f"pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading `{report.reading}` · exit code {report.exit_code}",
+             f"pausecheck check of RT-TOOL-7 and RT-GATE-6 · reading `{report.reading}`{under(report.machine.rules)} · "
+             f"exit code {report.exit_code}",
              "", f"**{verdict_word(report.exit_code)}**", ""]
     lines += [f"- {w}" for w in why] + ["", f"bounds: {_bounds(report.bounds)}", ""]
     for c in report.companions:

@@ -208,6 +208,7 @@ def sequence_svg(document: dict[str, Any]) -> str:
     arrows = arrows_of(document)
     rows, bands, height = _layout(arrows)
     name = escape(str(document.get("#meta", {}).get("property", "trace")))
+    who = _deviant(document)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
            f'viewBox="0 0 {WIDTH} {height}" role="img" font-family="sans-serif" font-size="11">',
            f"<title>sequence diagram of the trace {name}</title>"]
@@ -216,7 +217,7 @@ def sequence_svg(document: dict[str, Any]) -> str:
         out.append(f'<rect x="0" y="{top + 4}" width="{WIDTH}" height="{bottom - top - 2}" fill="{fill}"/>')
         if deviates:
             out.append(f'<text class="deviates" x="{_X["runtime"] + 6}" y="{bottom - 10}" fill="{_RED}" '
-                       f'font-weight="bold">▲ mutant deviates here</text>')
+                       f'font-weight="bold">▲ {who} here</text>')
     for lane, x in _X.items():
         out.append(f'<line x1="{x}" y1="40" x2="{x}" y2="{height - 6}" stroke="#b0bec5" stroke-dasharray="2,3"/>')
         out.append(f'<rect x="{x - 60}" y="10" width="120" height="28" rx="4" fill="#eceff1" stroke="{_SOFT}"/>')
@@ -225,6 +226,12 @@ def sequence_svg(document: dict[str, Any]) -> str:
         out += _arrow_svg(arrow, y)
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _deviant(document: dict[str, Any]) -> str:
+    """What a marked step says: a mutant deviates from its table, a draft departs from the rules."""
+    meta = document.get("#meta", {})
+    return "the draft departs from the rules" if meta.get("draft") and not meta.get("mutant") else "mutant deviates"
 
 
 def _mermaid_text(text: str) -> str:
@@ -247,5 +254,5 @@ def sequence_text(document: dict[str, Any]) -> str:
             link = "-->>" if a.reply else "->>"
             lines.append(f"{indent}{a.source}{link}{a.target}: {_mermaid_text(f'{a.step} {a.text}{clauses}')}")
         if mine[0].deviates:
-            lines += ["        Note over runtime,store: mutant deviates here", "    end"]
+            lines += [f"        Note over runtime,store: {_deviant(document)} here", "    end"]
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..drafts import under
 from .html import unexercised_by_bound
 from .verdicts import (
     BY_CONSTRUCTION,
@@ -145,7 +146,8 @@ def print_check(out: Console, report: Report, renders: list[str], command: str, 
     """The human report. Brief by default: header, counts, only what needs attention (properties and
     clauses not established, each counterexample), statistics, verdict. With `verbose`, the clause
     and property tables instead of the counts."""
-    out.print(f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}", markup=False)
+    out.print(f"pausecheck check: RT-TOOL-7 and RT-GATE-6, reading {report.reading}{under(report.machine.rules)}",
+              markup=False)
     out.print("bounds: " + _flags(report.bounds), markup=False)
     out.print()
     if verbose:

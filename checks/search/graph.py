@@ -100,7 +100,7 @@ def _add_node(graph: networkx.DiGraph, node: str, machine: Machine, state: State
 def _step(machine: Machine, pre: State, action: Action, post: State) -> dict[str, Any]:
     """A step's edge attributes; a mutant's step cites the clauses of the rule it deviates from."""
     rules_post = post if machine.rules is RULES else Machine(machine.bounds, machine.reading).step(pre, action)
-    clauses = " ".join(clauses_of(pre, action, rules_post if rules_post is not None else post))
+    clauses = " ".join(clauses_of(pre, action, rules_post if rules_post is not None else post, machine.rules))
     return {"action": str(action), "kind": action_to_json(action)["kind"], "clauses": clauses,
             "deviates": rules_post != post}
 

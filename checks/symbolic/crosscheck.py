@@ -13,6 +13,7 @@ the one rule table; a slip in either derivation shows as a state where they disa
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,11 +36,10 @@ class Overflow(TooSmall):
 
 def action_of(move: Move, read: Any = lambda x: x) -> Any:
     """The concrete action a move stands for (its fields read from values)."""
-    rule = next(r for r in RULES if r.action is move.kind)
-    values = []
-    for expr, value in zip(rule.fields, move.fields, strict=True):
+    values = []  # typed by the action's own fields: a draft's declared action as the model's
+    for field, value in zip(dataclasses.fields(move.kind), move.fields, strict=True):
         v = read(value)
-        values.append(decode_str(v) if expr.t is str else bool(v) if expr.t is bool else v)
+        values.append(decode_str(v) if field.type == "str" else bool(v) if field.type == "bool" else v)
     return move.kind(*values)
 
 
