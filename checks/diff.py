@@ -43,7 +43,7 @@ from .search.explore import Limits
 from .search.parallel import run_all
 
 __all__ = ["DIFF_KIND", "behaviour_documents", "summary", "Behaviour", "Walk", "Checked", "Diff", "walk_together",
-           "diff", "changed_rules", "make_up", "rule_changes"]
+           "diff", "changed_rules", "make_up"]
 
 
 DIFF_KIND = "diff"  # `#meta.kind` of a behaviour only one table allows (replay confirms its steps)
@@ -199,17 +199,6 @@ def changed_rules(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> list[str
         if a is None or b is None or not same_rule(a, b):
             names.append((a or b).action.__name__)  # type: ignore[union-attr]
     return names
-
-
-def rule_changes(made: dict[str, Any]) -> str:
-    """The rules a draft changes, adds and drops, in a line."""
-    changed, added, dropped = made["changed_rules"], made["added_rules"], made["dropped_rules"]
-    if not (changed or added or dropped):
-        return "rules changed: none (the tables say the same)"
-    parts = [f"rules changed: {', '.join(changed) or 'none'}"]
-    parts += [f"added: {', '.join(added)}"] if added else []
-    parts += [f"dropped: {', '.join(dropped)}"] if dropped else []
-    return "; ".join(parts)
 
 
 def _same_table(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> bool:

@@ -28,7 +28,8 @@ from pausecheck.model.pygen import successor_function
 from pausecheck.model.rules import RULES
 from pausecheck.model.tablecheck import TableError, check_rules
 
-__all__ = ["Draft", "DraftError", "load_draft", "draft_of", "base_of", "check_table", "draft_meta", "under"]
+__all__ = ["Draft", "DraftError", "load_draft", "draft_of", "base_of", "check_table", "draft_meta", "under",
+           "rule_changes"]
 
 
 class DraftError(ValueError):
@@ -158,6 +159,17 @@ def under(rules: tuple[Rule, ...]) -> str:
     ...)` (a mutant of a draft too), so that no output made on a draft reads as one made on the rules."""
     found = draft_of(rules)
     return "" if found is None else f", under the draft {found.path} (sha256 {found.sha256[:12]})"
+
+
+def rule_changes(made: dict[str, Any]) -> str:
+    """The rules a draft changes, adds and drops, in a line."""
+    changed, added, dropped = made["changed_rules"], made["added_rules"], made["dropped_rules"]
+    if not (changed or added or dropped):
+        return "rules changed: none (the tables say the same)"
+    parts = [f"rules changed: {', '.join(changed) or 'none'}"]
+    parts += [f"added: {', '.join(added)}"] if added else []
+    parts += [f"dropped: {', '.join(dropped)}"] if dropped else []
+    return "; ".join(parts)
 
 
 def draft_meta(rules: tuple[Rule, ...]) -> dict[str, str] | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
+from .exprtext import expr_text, statement_text
 from .lang import RECORDS, End, Expr, Let, Opt, Rule, SeqOf, Set, When, site_of
 from .lowering import RECORD_LISTS
 from .state import Attempt, Execution, Segment, State
@@ -73,7 +74,6 @@ class _Rule:
         self.name = rule.action.__name__
 
     def fail(self, what: str, item: Any, problem: str) -> None:
-        from .render import expr_text, statement_text  # render imports the rules; this module must not, at import
         text = statement_text(item) if not isinstance(item, Expr) else expr_text(item)
         text = text if len(text) <= 90 else text[:87] + "..."
         where = site_of(item) or site_of(self.rule)

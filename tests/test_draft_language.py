@@ -136,3 +136,11 @@ def test_a_declared_action_runs_in_z3_the_report_and_the_explorer(tmp_path: Path
 def test_a_declared_action_runs_in_spin(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--engine", "spin", "--draft", str(CANCEL), *HOLDING, "--no-liveness"]) == 1
     assert "no_loss (T7.1" in capsys.readouterr().out
+
+
+def test_the_oracle_names_the_steps_a_runtime_does_not_declare(capsys: pytest.CaptureFixture[str]) -> None:
+    runtime = str(CANCEL.parent.parent / "sqlite_runtime" / "runtime.py")
+    assert main(["conform", "--draft", str(CANCEL), *HOLDING, "--", sys.executable, runtime]) == 3
+    out = capsys.readouterr().out
+    assert "under the draft" in out.splitlines()[0]
+    assert "edges skipped: the runtime does not declare the model's steps cancel-paused" in out

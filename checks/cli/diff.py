@@ -13,8 +13,8 @@ from pausecheck.traces.itf import dumps
 from pausecheck.traces.render import render
 
 from ..console import Reporter
-from ..diff import DIFF_KIND, Behaviour, Diff, behaviour_documents, diff, rule_changes
-from ..drafts import Draft, check_table, load_draft
+from ..diff import DIFF_KIND, Behaviour, Diff, behaviour_documents, diff
+from ..drafts import Draft, check_table, load_draft, rule_changes
 from ..mutants import catalogue
 from ..mutants.evidence import command_line
 from ..search.explore import Limits

@@ -314,8 +314,8 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
     if result.macros:
         out.print(grain_line(result.macros), markup=False)
     if result.skipped:
-        out.print(f"{result.skipped:,} edges skipped: their actions are not among those the runtime supports",
-                  markup=False)
+        out.print(f"{result.skipped:,} edges skipped: the runtime does not declare the model's steps "
+                  f"{', '.join(result.undeclared)}", markup=False)
     for line in summary(missed):
         out.print(line, markup=False)
     if d is not None:
@@ -395,7 +395,8 @@ def _json(result: ConformResult, trace: Path | None, code: int) -> dict[str, Any
     d = result.divergence
     return {
         "runtime": result.runtime, "mode": result.mode, "sequences": result.sequences, "steps": result.steps,
-        "edges": result.edges, "skipped": result.skipped, "complete": result.complete,
+        "edges": result.edges, "skipped": result.skipped, "undeclared": list(result.undeclared),
+        "complete": result.complete,
         "coverage": result.coverage, "seconds": round(result.seconds, 3), "exit": code, "macros": list(result.macros),
         "divergence": None if d is None else {
             "step": d.step, "kind": d.kind, "message": d.message, "clauses": list(d.clauses),

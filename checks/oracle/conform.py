@@ -88,6 +88,7 @@ class ConformResult:
     clause_edges: tuple[tuple[str, int], ...] = ()  # per clause, the judged edges that enact it (sorted)
     witnessed: tuple[str, ...] = ()  # the model's witnesses some judged edge reaches (sorted)
     macros: tuple[str, ...] = ()  # the macros the runtime declared: the grain it was driven at (macros.py)
+    undeclared: tuple[str, ...] = ()  # the kinds of the model's steps the runtime does not declare (sorted)
 
     @property
     def coverage(self) -> float | None:
@@ -119,6 +120,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
     if macros and sequences is not None:
         sequences = [_at_grain(view, s) for s in sequences]
     count = steps = edges = skipped = 0
+    undeclared: set[str] = set()
     divergence, complete = None, True
     tally = Tally(machine)
     for sequence in covering_sequences(view) if sequences is None else sequences:
@@ -128,6 +130,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
         missing = {a.KIND for _, a, _ in sequence.steps} - supported
         if missing:
             skipped += len(sequence.steps) - sequence.fresh
+            undeclared |= missing
             continue
         count += 1
         divergence = drive(adapter, view, sequence, reset, mode, held, restart)
@@ -146,7 +149,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
             progress(count, steps, edges)
     return ConformResult(adapter.name, mode, count, steps, edges, skipped, complete, time.perf_counter() - started,
                          divergence, edges_total, tuple(sorted(tally.clauses.items())), tuple(sorted(tally.witnessed)),
-                         macros)
+                         macros, tuple(sorted(undeclared)))
 
 
 def _at_grain(view: Coarse, sequence: Sequence) -> Sequence:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..diff import rule_changes
+from ..drafts import rule_changes
 from .sequence import sequence_svg, sequence_text
 
 __all__ = ["draft_html", "draft_markdown", "DraftSection"]
