@@ -37,6 +37,7 @@ from pausecheck.traces.itf import trace_document
 from pausecheck.traces.replay import first_difference
 
 from .drafts import Draft, base_of
+from .likeness import behaves_as
 from .mutants.evidence import evidence_of
 from .report import Report, check
 from .search.explore import Limits
@@ -286,9 +287,20 @@ class Diff:
 
 
 def _paired(first: tuple[tuple[str, str], ...], second: tuple[tuple[str, str], ...]) -> list[dict[str, Any]]:
+    """Each verdict under both tables: `changed` only where both are established (a cut search's "no violation
+    found (incomplete)" is no verdict, so no change: `unsettled` says where one side was not established)."""
     theirs = dict(second)
-    return [{"name": name, "rules": status, "draft": theirs.get(name, "-"), "changed": status != theirs.get(name, "-")}
-            for name, status in first]
+    out = []
+    for name, status in first:
+        other = theirs.get(name, "-")
+        settled = _established(status) and _established(other)
+        out.append({"name": name, "rules": status, "draft": other, "changed": status != other and settled,
+                    "unsettled": status != other and not settled})
+    return out
+
+
+def _established(status: str) -> bool:
+    return "(incomplete)" not in status
 
 
 def _checked(job: tuple[Draft | None, Bounds, str, bool, Limits]) -> Checked:
@@ -323,7 +335,14 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
     walked = walk_together(Machine(bounds, reading, base_of(against)), Machine(bounds, reading, draft.rules),
                            limits.max_states, names=("the rules" if against is None else against.path, "the draft"),
                            shared=split(bounds, reading, base_of(against), draft.rules))
-    return Diff(first, second, walked, make_up(draft.rules, base_of(against), catalogue))
+    made = make_up(draft.rules, base_of(against), catalogue)
+    if done is not None:
+        done("naming what the draft behaves as")
+    alike = behaves_as(bounds, reading, draft.rules, base_of(against), catalogue,
+                       made["changed_rules"] + made["added_rules"] + made["dropped_rules"], made["readings_touched"],
+                       limits.max_states)
+    made["behaves_as"] = [x for x in alike if x["name"] not in made["is_mutant"]]
+    return Diff(first, second, walked, made)
 
 
 def behaviour_documents(found: Diff, draft: Draft, against: Draft | None, bounds: Bounds, reading: Reading,

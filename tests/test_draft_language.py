@@ -106,7 +106,8 @@ def test_a_declared_action_changes_a_verdict(tmp_path: Path, capsys: pytest.Capt
     assert main(["diff", "--draft", str(CANCEL), *HOLDING, "--jobs", "1", "--json", "--out", str(tmp_path / "d")]) == 1
     found = json.loads(capsys.readouterr().out)
     assert found["added_rules"] == ["CancelPaused"] and found["changed_rules"] == []
-    assert {"name": "no_loss", "rules": "holds", "draft": "VIOLATED", "changed": True} in found["verdicts"]
+    assert {"name": "no_loss", "rules": "holds", "draft": "VIOLATED", "changed": True, "unsettled": False} \
+        in found["verdicts"]
 
 
 def test_a_declared_action_runs_in_z3_the_report_and_the_explorer(tmp_path: Path,
@@ -144,3 +145,44 @@ def test_the_oracle_names_the_steps_a_runtime_does_not_declare(capsys: pytest.Ca
     out = capsys.readouterr().out
     assert "under the draft" in out.splitlines()[0]
     assert "edges skipped: the runtime does not declare the model's steps cancel-paused" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# Named by behaviour (issue 54, item 4)
+
+UNHANDLED = """\
+from pausecheck.model.actions import ToolFails
+from pausecheck.model.deviate import Also, deviate, on
+from pausecheck.model.lang import Set
+from pausecheck.model.rules import e
+
+RULES = deviate(on(ToolFails, Also(Set(e.unhandled, e.unhandled + 1))))
+"""
+
+
+def test_a_draft_is_named_by_what_it_behaves_as(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Counting a tool failure unhandled in other words than the mutant (an `Also`, where the mutant reads
+    A-G4 one way): not the same table, the same state graph as the mutant and as the reading."""
+    draft = _draft(tmp_path, "unhandled.py", UNHANDLED)
+    small = ["--calls", "2", "--per-call", "1", "--artifacts", "1", "--pauses", "1", "--observations", "0",
+             "--held-bound", "1"]
+    assert main(["diff", "--draft", draft, *small, "--jobs", "1", "--json", "--out", str(tmp_path / "d")]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["mutants"]["is_mutant"] == []
+    assert found["behaves_as"] == [
+        {"name": "tool_failure_unhandled", "kind": "mutant", "decided_by": "the same state graph"},
+        {"name": "A-G4=failed-unmarked", "kind": "reading", "decided_by": "the same state graph"}]
+
+
+def test_a_cut_diff_counts_no_unsettled_verdict_and_keeps_its_limits(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 54, item 5: "no violation found (incomplete)" on one side is no verdict, so no change; the
+    reproduce line keeps the limit the diff ran under."""
+    copies = str(CANCEL.parent / "take_copies.py")
+    small = ["--calls", "2", "--per-call", "1", "--artifacts", "1", "--pauses", "1", "--observations", "0",
+             "--held-bound", "1"]
+    assert main(["diff", "--draft", copies, *small, "--max-states", "100", "--jobs", "1",
+                 "--out", str(tmp_path / "d")]) == 3
+    out = capsys.readouterr().out
+    assert "verdicts: 0 of" in out and "not established on one side (a search was cut)" in out
+    assert out.rstrip().endswith("--max-states 100")

@@ -341,8 +341,8 @@ def test_a_log_with_no_step_judges_nothing_and_exits_3(content: str, judged: str
     assert main(["validate", "--json", "--properties", str(log)]) == 3
     assert json.loads(capsys.readouterr().out) | {"seconds": 0} == {
         "runtime": str(log), "mode": "properties", "sequences": 1, "steps": 0, "edges": judged.count("only"),
-        "skipped": 0, "undeclared": [], "complete": False, "coverage": None, "seconds": 0, "exit": 3, "divergence": None,
-        "macros": [],
+        "skipped": 0, "undeclared": [], "complete": False, "coverage": None, "seconds": 0, "exit": 3,
+        "divergence": None, "macros": [],
         "unexercised": [], "accept_unexercised": False}
 
 

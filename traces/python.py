@@ -8,6 +8,7 @@ import textwrap
 from typing import Any
 
 from pausecheck.model import DEFAULT_BOUNDS, action_from_json
+from pausecheck.model.actions import declared
 
 __all__ = ["reproduction"]
 
@@ -27,7 +28,9 @@ def reproduction(document: dict[str, Any]) -> str:
     prints the state the behaviour ends in (from there the property cannot be met)."""
     meta = document["#meta"]
     actions = [action_from_json((state.get("#meta") or {}).get("action")) for state in document["states"][1:]]
-    kinds = sorted({type(a).__name__ for a in actions})
+    own = {cls.__name__ for cls in declared()}  # a draft's actions: importable once its draft is loaded
+    kinds = sorted({type(a).__name__ for a in actions} - own)
+    drafted = sorted({type(a).__name__ for a in actions} & own)
     names = ", ".join(["Bounds", "Machine", "reading_named", *kinds])
     imports = f"from pausecheck.model import {names}"
     if len(imports) > 100:
@@ -39,6 +42,8 @@ def reproduction(document: dict[str, Any]) -> str:
     if isinstance(meta.get("draft"), dict):
         lines += ["from pausecheck.checks.drafts import load_draft",
                   f"machine = Machine(bounds, machine.reading, load_draft({meta['draft'].get('path')!r}).rules)"]
+        if drafted:
+            lines.append(f"from pausecheck.model.actions import {', '.join(drafted)}  # declared by the draft")
     if meta.get("mutant"):
         lines += ["from pausecheck.checks.mutants import mutant_named, mutate",
                   f"machine = mutate(machine, mutant_named({meta['mutant']!r}))"]

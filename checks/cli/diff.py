@@ -41,7 +41,7 @@ def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
                      catalogue=catalogue(), done=show)
     command = command_line(bounds, reading.name, f"--draft {draft.path}"
                            + ("" if against is None else f" --against {against.path}")
-                           + ("" if args.liveness else " --no-liveness"), "pausecheck diff")
+                           + ("" if args.liveness else " --no-liveness") + _limits(args), "pausecheck diff")
     written = _write_behaviours(behaviour_documents(found, draft, against, bounds, reading, command), args.out,
                                 write)
     code = found.exit_code
@@ -50,6 +50,14 @@ def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
     else:
         _print(found, draft, against, written, code, command, args.out)
     return code
+
+
+def _limits(args: argparse.Namespace) -> str:
+    """The limit flags a diff ran under, as typed: its reproduce line reruns the same cut."""
+    words = [f" --max-states {args.max_states}"] if getattr(args, "max_states", None) is not None else []
+    if getattr(args, "max_seconds", None) is not None:
+        words.append(f" --max-seconds {args.max_seconds:g}")
+    return "".join(words)
 
 
 def _name(against: Draft | None) -> str:
@@ -95,6 +103,7 @@ def _json(found: Diff, written: dict[str, tuple[str, dict[str, Any]]], code: int
             "only_in_rules": behaviour("only_in_rules", found.walk.only_in_first),
             "same_behaviours": found.walk.same, "decided_by": how_decided(found),
             "mutants": {k: found.make_up[k] for k in ("is_mutant", "no_longer_apply", "change_nothing")},
+            "behaves_as": found.make_up.get("behaves_as", []),
             "readings": {"touched": found.make_up["readings_touched"]},
             "changed_rules": found.make_up["changed_rules"], "added_rules": found.make_up["added_rules"],
             "dropped_rules": found.make_up["dropped_rules"],
@@ -111,12 +120,19 @@ def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, 
     if found.make_up["is_mutant"]:
         say(f"the draft is the catalogued mutant {', '.join(found.make_up['is_mutant'])} "
             "(pausecheck mutants --list describes it)")
+    for alike in found.make_up.get("behaves_as", ()):
+        what = "the catalogued mutant" if alike["kind"] == "mutant" else f"{other} under the reading"
+        say(f"the draft behaves as {what} {alike['name']} at these bounds ({alike['decided_by']})")
     verdicts = [v for v in found.verdicts() if v["changed"]]
     clauses = [c for c in found.clauses() if c["changed"]]
     say(f"verdicts: {len(verdicts)} of {len(found.verdicts())} properties and {len(clauses)} of "
         f"{len(found.clauses())} clauses change ({other} -> the draft)")
     for v in verdicts + clauses:
         say(f"  {v['name']:<40} {v['rules']} -> {v['draft']}")
+    unsettled = [v["name"] for v in found.verdicts() + found.clauses() if v["unsettled"]]
+    if unsettled:  # a cut search: no verdict there on one side, so no change either
+        say(f"not established on one side (a search was cut), so not counted as changes: {len(unsettled)} "
+            f"({', '.join(unsettled[:6])}{', ...' if len(unsettled) > 6 else ''})")
     say(f"behaviours (the model's steps, with what a client sees after each): {how_decided(found)}")
     shown: tuple[Any, ...] | None = None
     for side, label in (("only_in_draft", "only in the draft"), ("only_in_rules", f"only in {other}")):
