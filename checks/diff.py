@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,7 @@ from pausecheck.traces.itf import trace_document
 from pausecheck.traces.replay import first_difference
 
 from .drafts import Draft, base_of
+from .ladder import Climb, climb
 from .likeness import behaves_as
 from .mutants.evidence import evidence_of
 from .report import Report, check
@@ -81,12 +83,13 @@ class Walk:
 def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
                   seen_by: Callable[[State], Any] = observe,
                   names: tuple[str, str] = ("the first table", "the second table"),
-                  shared: tuple[Successors, Successors, Successors] | None = None) -> Walk:
+                  shared: tuple[Successors, Successors, Successors] | None = None,
+                  deadline: float | None = None) -> Walk:
     """Breadth first over the pairs of states both machines reach by the same actions; stops once a
     shortest behaviour only each allows is known, or every pair is walked (or `max_pairs`). `names` name
     the two tables in what a behaviour says of the other. `shared` (`split`): the successors of the rules
     both tables share, and of each one's own; from a pair that is one state, the shared rules' steps are
-    the same in both and are taken once."""
+    the same in both and are taken once. `deadline` (a `time.perf_counter()` value): stop there, undecided."""
     start = (first.init_states()[0], second.init_states()[0])
     parents: dict[tuple[State, State], tuple[tuple[State, State], Action] | None] = {start: None}
     found: list[Behaviour | None] = [None, None]
@@ -145,8 +148,9 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
                     after.append(nxt)
             for action, post_b in steps_b.items():  # allowed by the second table only
                 note(1, pair, action, post_b, f"{names[0]} does not allow its last step")
-            if max_pairs is not None and len(parents) > max_pairs:
-                return Walk(found[0], found[1], len(parents), False, False)
+            if (max_pairs is not None and len(parents) > max_pairs) or \
+                    (deadline is not None and len(parents) % 256 == 0 and time.perf_counter() > deadline):
+                return Walk(found[0], found[1], len(parents), same_states, False)  # cut: not decided
         level = after
     complete = not level or None not in found
     return Walk(found[0], found[1], len(parents), same_states and found == [None, None] and not level, complete)
@@ -264,6 +268,7 @@ class Diff:
     second: Checked  # the draft
     walk: Walk
     make_up: dict[str, Any]
+    ladder: Climb | None = None  # where nothing differed at these bounds: larger bounds climbed (ladder.py)
 
     def verdicts(self) -> list[dict[str, Any]]:
         """Every property's verdict under each table, in registry order (`changed` where they differ)."""
@@ -281,7 +286,8 @@ class Diff:
     def exit_code(self) -> int:
         """0 nothing a client sees differs; 1 a verdict or a visible behaviour differs; 3 incomplete."""
         if any(v["changed"] for v in self.verdicts() + self.clauses()) or \
-                self.walk.only_in_first is not None or self.walk.only_in_second is not None:
+                self.walk.only_in_first is not None or self.walk.only_in_second is not None or \
+                (self.ladder is not None and self.ladder.apart is not None):
             return 1
         return 0 if self.complete else 3
 
@@ -314,9 +320,11 @@ def _checked(job: tuple[Draft | None, Bounds, str, bool, Limits]) -> Checked:
 
 def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None = None, *, liveness: bool = True,
          limits: Limits | None = None, jobs: int | None = None, catalogue: Iterable[Any] = (),
-         done: Callable[[str], None] | None = None, checked: Checked | None = None) -> Diff:
+         done: Callable[[str], None] | None = None, checked: Checked | None = None,
+         ladder_seconds: float = 0.0) -> Diff:
     """Compare `draft` with `against` (default: the rules) at these bounds and reading (`checked`: the draft's
-    check, where the caller has one already: only the other table is checked then)."""
+    check, where the caller has one already: only the other table is checked then). Where nothing tells them
+    apart at these bounds, the ladder (`ladder.py`) climbs for `ladder_seconds` to where something does."""
     limits = limits or Limits()
     jobs_done = [0]
 
@@ -336,13 +344,36 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
                            limits.max_states, names=("the rules" if against is None else against.path, "the draft"),
                            shared=split(bounds, reading, base_of(against), draft.rules))
     made = make_up(draft.rules, base_of(against), catalogue)
-    if done is not None:
-        done("naming what the draft behaves as")
-    alike = behaves_as(bounds, reading, draft.rules, base_of(against), catalogue,
-                       made["changed_rules"] + made["added_rules"] + made["dropped_rules"], made["readings_touched"],
-                       limits.max_states)
-    made["behaves_as"] = [x for x in alike if x["name"] not in made["is_mutant"]]
-    return Diff(first, second, walked, made)
+    made["behaves_as"] = []
+    if not walked.same_states:  # the same as the other table at these bounds: every look-alike of it is too
+        if done is not None:
+            done("naming what the draft behaves as")
+        alike = behaves_as(bounds, reading, draft.rules, base_of(against), catalogue,
+                           made["changed_rules"] + made["added_rules"] + made["dropped_rules"],
+                           made["readings_touched"], limits.max_states)
+        made["behaves_as"] = [x for x in alike if x["name"] not in made["is_mutant"]]
+    found = Diff(first, second, walked, made)
+    if ladder_seconds > 0 and found.exit_code == 0:
+        if done is not None:
+            done(f"climbing the ladder of larger bounds (at most {ladder_seconds:g} s)")
+        kinds = made["changed_rules"] + made["added_rules"] + made["dropped_rules"]
+        climbed = climb(bounds, reading, base_of(against), draft.rules, made["readings_touched"], ladder_seconds, kinds,
+                        limits.max_states or 200_000, verdicts=_verdicts_apart(draft, against, liveness)) \
+            if kinds else None
+        found = Diff(first, second, walked, made, climbed)
+    return found
+
+
+def _verdicts_apart(draft: Draft, against: Draft | None,
+                    liveness: bool) -> Callable[[Bounds, Reading, float], list[str]]:
+    """The properties whose verdicts, established under both tables, differ at other bounds (in `seconds`)."""
+    def apart(bounds: Bounds, reading: Reading, seconds: float) -> list[str]:
+        if seconds <= 0:
+            return []
+        limits = Limits(max_seconds=seconds)
+        one, other = (_checked((table, bounds, reading.name, liveness, limits)) for table in (against, draft))
+        return [v["name"] for v in _paired(one.properties, other.properties) if v["changed"]]
+    return apart
 
 
 def behaviour_documents(found: Diff, draft: Draft, against: Draft | None, bounds: Bounds, reading: Reading,

@@ -186,3 +186,33 @@ def test_a_cut_diff_counts_no_unsettled_verdict_and_keeps_its_limits(tmp_path: P
     out = capsys.readouterr().out
     assert "verdicts: 0 of" in out and "not established on one side (a search was cut)" in out
     assert out.rstrip().endswith("--max-states 100")
+
+
+# ---------------------------------------------------------------------------------------------
+# Past the bounds given (issue 54, items 1 and 2): where the change takes effect, where the tables part
+
+STRANDS = """\
+from pausecheck.model.actions import Expire
+from pausecheck.model.deviate import Drop, deviate, on
+from pausecheck.model.rules import e
+
+RULES = deviate(on(Expire, Drop(e.held)))
+"""
+
+
+def test_a_change_that_never_fires_is_said_with_the_bounds_that_fire_it(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """An expired run that strands its held list: nothing expires at these bounds, so the change never takes
+    effect; the ladder raises the expiry bound first (it enables the changed rule) and there the verdicts part."""
+    draft = _draft(tmp_path, "strands.py", STRANDS)
+    small = ["--calls", "2", "--per-call", "1", "--artifacts", "1", "--pauses", "1", "--observations", "0",
+             "--held-bound", "1"]
+    assert main(["diff", "--draft", draft, *small, "--jobs", "1", "--out", str(tmp_path / "d")]) == 1
+    out = capsys.readouterr().out
+    assert "the draft's change never took effect at these bounds" in out
+    assert "it takes effect with --expiries 1" in out
+    assert "the smallest bounds found that tell them apart: --expiries 1 (verdicts differ: no_loss" in out
+    assert "[differs] the same at these bounds, told apart with --expiries 1" in out
+    assert main(["diff", "--draft", draft, *small, "--jobs", "1", "--out", str(tmp_path / "d"),
+                 "--ladder-seconds", "0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ladder"] is None

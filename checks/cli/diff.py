@@ -38,7 +38,7 @@ def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
         show = reporter.status("diff")
         show("checking both tables")
         found = diff(bounds, reading, draft, against, liveness=args.liveness, jobs=args.jobs, limits=limits,
-                     catalogue=catalogue(), done=show)
+                     catalogue=catalogue(), done=show, ladder_seconds=args.ladder_seconds)
     command = command_line(bounds, reading.name, f"--draft {draft.path}"
                            + ("" if against is None else f" --against {against.path}")
                            + ("" if args.liveness else " --no-liveness") + _limits(args), "pausecheck diff")
@@ -58,6 +58,36 @@ def _limits(args: argparse.Namespace) -> str:
     if getattr(args, "max_seconds", None) is not None:
         words.append(f" --max-seconds {args.max_seconds:g}")
     return "".join(words)
+
+
+def _ladder_lines(found: Diff, draft: Draft, against: Draft | None, other: str) -> list[str]:
+    """What the ladder found past these bounds: where the edit takes effect, where the tables part."""
+    out = []
+    ladder = found.ladder
+    never = found.walk.complete and found.walk.same_states and found.exit_code in (0, 1)
+    if never and not any(v["changed"] for v in found.verdicts()):
+        out.append(f"the draft's change never took effect at these bounds: no step of a changed rule ran with "
+                   f"another outcome than under {other}")
+        if ladder is not None and ladder.fired is not None:
+            out.append(f"  it takes effect with {ladder.fired.flags} (the other bounds as given)")
+    if ladder is None:
+        return out
+    if ladder.apart is not None:
+        rung = ladder.apart
+        tables = f"--draft {draft.path}" + ("" if against is None else f" --against {against.path}")
+        how = f"verdicts differ: {', '.join(rung.verdicts)}" if rung.verdicts else "a behaviour only one allows"
+        out.append(f"the smallest bounds found that tell them apart: {rung.flags} ({how}; {len(ladder.tried)} bound "
+                   f"set(s) tried in {ladder.seconds:.1f} s): "
+                   f"{command_line(rung.bounds, rung.reading, tables, 'pausecheck diff')}")
+    else:
+        most = max((r.raises for r in ladder.tried), default=0)
+        why = ": stopped by --ladder-seconds, give it longer to climb further" if ladder.stopped else ""
+        last = f"; the last: {ladder.tried[-1].flags}" if ladder.tried else ""
+        out.append(f"nothing tells them apart in the {len(ladder.tried)} bound set(s) tried, up to {most} raise(s) "
+                   f"above these{last} ({ladder.seconds:.1f} s{why})")
+        if never and ladder.fired is None:
+            out.append("  nor does the change take effect in any of them")
+    return out
 
 
 def _name(against: Draft | None) -> str:
@@ -104,6 +134,7 @@ def _json(found: Diff, written: dict[str, tuple[str, dict[str, Any]]], code: int
             "same_behaviours": found.walk.same, "decided_by": how_decided(found),
             "mutants": {k: found.make_up[k] for k in ("is_mutant", "no_longer_apply", "change_nothing")},
             "behaves_as": found.make_up.get("behaves_as", []),
+            "ladder": None if found.ladder is None else found.ladder.as_json(),
             "readings": {"touched": found.make_up["readings_touched"]},
             "changed_rules": found.make_up["changed_rules"], "added_rules": found.make_up["added_rules"],
             "dropped_rules": found.make_up["dropped_rules"],
@@ -148,6 +179,8 @@ def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, 
                 say(f"    {line}")
     if found.walk.same:
         say("  no behaviour tells them apart at these bounds")
+    for line in _ladder_lines(found, draft, against, other):
+        say(line)
     gone, idle = found.make_up["no_longer_apply"], found.make_up["change_nothing"]
     if gone:
         say(f"mutants that no longer apply to the draft ({len(gone)}): " + ", ".join(gone))
@@ -159,7 +192,9 @@ def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, 
             f"{draft.path} computes them): {', '.join(touched)}")
     say(f"states: {found.first.states:,} under {other}, {found.second.states:,} under the draft; "
         f"{found.walk.pairs:,} pairs walked")
-    if code == 1:
+    if code == 1 and found.ladder is not None and found.ladder.apart is not None:
+        say(f"[differs] the same at these bounds, told apart with {found.ladder.apart.flags}")
+    elif code == 1:
         parts = ([f"{len(verdicts) + len(clauses)} verdict(s)"] if verdicts or clauses else []) + (
             ["the behaviours"] if not found.walk.same and found.walk.complete else [])
         say(f"[differs] {' and '.join(parts)} differ at these bounds")

@@ -203,6 +203,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _seconds_or_none(text: str) -> float:
+    """A number of seconds as `_seconds` takes it, or 0 (none: the step is skipped)."""
+    try:
+        if float(text) == 0:
+            return 0.0
+    except ValueError:
+        pass
+    return _seconds(text)
+
+
 def _whole(low: int, high: int | None = None) -> Any:
     """The type of a flag taking a whole number from `low` (to `high`): out of range it is a usage error, where
     deep in the command it was a traceback (an --jobs of 10**21 overflowed a C int in the process pool) or a
@@ -684,9 +694,13 @@ def parser() -> argparse.ArgumentParser:
                     help="skip the liveness properties in both checks")
     df.add_argument("--jobs", type=_whole(1, MAX_JOBS), metavar="N",
                     help="checks at once (default: every core, at most two)")
+    df.add_argument("--ladder-seconds", type=_seconds_or_none, default=30.0, metavar="S",
+                    help="where nothing tells the tables apart at these bounds, climb larger bounds, faults and "
+                    "readings for at most S seconds to where something does (default 30; 0: do not climb)")
     df.add_argument("--json", action="store_true",
                     help="print one JSON object: {verdicts: [{name, rules, draft, changed}], clauses, only_in_draft, "
-                    "only_in_rules, same_behaviours, decided_by, mutants, readings, changed_rules, states, exit}")
+                    "only_in_rules, same_behaviours, decided_by, mutants, behaves_as, readings, changed_rules, "
+                    "added_rules, dropped_rules, ladder, states, exit}")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "
