@@ -20,6 +20,7 @@ side by side, one process each), and then walks them together:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -120,13 +121,14 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
         for pair in level:
             a, b = pair
             if shared is not None and (a is b or a == b):
-                for action, post in shared[0](a):  # a rule both tables share, from one state: one step
+                for action, post in _stepped(shared[0], a, names[0]):  # a rule both share, from one state: one step
                     if (post, post) not in parents:
                         parents[post, post] = (pair, action)
                         after.append((post, post))
-                steps_b, steps_a = dict(shared[2](b)), shared[1](a)
+                steps_b, steps_a = dict(_stepped(shared[2], b, names[1])), _stepped(shared[1], a, names[0])
             else:
-                steps_b, steps_a = dict(second.successors(b)), first.successors(a)
+                steps_b = dict(_stepped(second.successors, b, names[1]))
+                steps_a = _stepped(first.successors, a, names[0])
             for action, post_a in steps_a:
                 post_b = steps_b.pop(action, None)
                 if post_b is None:
@@ -154,6 +156,16 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
         level = after
     complete = not level or None not in found
     return Walk(found[0], found[1], len(parents), same_states and found == [None, None] and not level, complete)
+
+
+def _stepped(successors: Callable[[State], Any], state: State, name: str) -> Any:
+    """The successors of a state, or StepError naming the table that cannot step from it."""
+    try:
+        return successors(state)
+    except StepError as error:
+        raise StepError(error.state, error.error, error.table or name) from None
+    except Exception as error:  # a draft's table that fails on a state it reaches
+        raise StepError(state, error, name) from None
 
 
 def split(bounds: Bounds, reading: Reading, first: tuple[Rule, ...],
@@ -306,7 +318,7 @@ def _paired(first: tuple[tuple[str, str], ...], second: tuple[tuple[str, str], .
 
 
 def _established(status: str) -> bool:
-    return "(incomplete)" not in status
+    return "(incomplete)" not in status and status != "-"  # "-": not judged (liveness after a cut search)
 
 
 def _checked(job: tuple[Draft | None, Bounds, str, bool, Limits]) -> Checked:
@@ -327,32 +339,48 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
     apart at these bounds, the ladder (`ladder.py`) climbs for `ladder_seconds` to where something does."""
     limits = limits or Limits()
     jobs_done = [0]
+    started = time.perf_counter()
 
     def finished(_: Any, checked: Checked) -> None:
         jobs_done[0] += 1
         if done is not None:
             done(f"{jobs_done[0]} of 2 checks done ({checked.states:,} states)")
 
+    # The walk first: a draft whose space grows without end shows its first differing behaviour in a few levels,
+    # where its check would run to the limit. Under --max-seconds, the walk has three tenths of it, and the checks
+    # stop by themselves before the limit, so that a cut diff still says what it found.
+    if done is not None:
+        done("walking both tables together")
+    cap = limits.max_seconds
+    try:
+        walked = walk_together(Machine(bounds, reading, base_of(against)), Machine(bounds, reading, draft.rules),
+                               limits.max_states, names=("the rules" if against is None else against.path, "the draft"),
+                               shared=split(bounds, reading, base_of(against), draft.rules),
+                               deadline=None if cap is None else started + 0.3 * cap)
+    except StepError as error:  # said of the draft by its file, as the checks say it
+        raise StepError(error.state, error.error, draft.path if error.table == "the draft" else error.table) from None
+    if cap is not None:
+        limits = dataclasses.replace(limits, max_seconds=max(0.1, 0.6 * cap - (time.perf_counter() - started)))
     jobs_asked = [(against, bounds, reading.name, liveness, limits)]
     if checked is None:
         jobs_asked.append((draft, bounds, reading.name, liveness, limits))
     found = run_all(_checked, jobs_asked, jobs=jobs, done=finished)
     first, second = found[0], checked or found[1]
-    if done is not None:
-        done("walking both tables together")
-    walked = walk_together(Machine(bounds, reading, base_of(against)), Machine(bounds, reading, draft.rules),
-                           limits.max_states, names=("the rules" if against is None else against.path, "the draft"),
-                           shared=split(bounds, reading, base_of(against), draft.rules))
     made = make_up(draft.rules, base_of(against), catalogue)
     made["behaves_as"] = []
-    if not walked.same_states:  # the same as the other table at these bounds: every look-alike of it is too
+    # The same as the other table at these bounds: every look-alike of it is too; a walk that was cut cannot
+    # show a look-alike either (only a finished walk names one).
+    if not walked.same_states and walked.complete and (cap is None or time.perf_counter() < started + 0.6 * cap):
         if done is not None:
             done("naming what the draft behaves as")
         alike = behaves_as(bounds, reading, draft.rules, base_of(against), catalogue,
                            made["changed_rules"] + made["added_rules"] + made["dropped_rules"],
-                           made["readings_touched"], limits.max_states)
+                           made["readings_touched"], limits.max_states,
+                           deadline=None if cap is None else started + 0.75 * cap)
         made["behaves_as"] = [x for x in alike if x["name"] not in made["is_mutant"]]
     found = Diff(first, second, walked, made)
+    if cap is not None:  # the ladder too stops before the limit
+        ladder_seconds = min(ladder_seconds, 0.9 * cap - (time.perf_counter() - started))
     if ladder_seconds > 0 and found.exit_code == 0:
         if done is not None:
             done(f"climbing the ladder of larger bounds (at most {ladder_seconds:g} s)")

@@ -24,7 +24,7 @@ __all__ = ["behaves_as"]
 
 def behaves_as(bounds: Bounds, reading: Reading, draft: tuple[Rule, ...], against: tuple[Rule, ...],
                catalogue: Iterable[Any], changed: list[str], touched: list[str],
-               max_pairs: int | None = None) -> list[dict[str, str]]:
+               max_pairs: int | None = None, deadline: float | None = None) -> list[dict[str, str]]:
     """The candidates the draft behaves as at these bounds: `{name, kind: mutant|reading, decided_by}`."""
     from .diff import changed_rules, walk_together  # diff calls this: imported when asked
 
@@ -37,7 +37,7 @@ def behaves_as(bounds: Bounds, reading: Reading, draft: tuple[Rule, ...], agains
         table = m.table(against)
         if table is draft or not kinds.issuperset(changed_rules(against, table)) or not changed_rules(against, table):
             continue
-        found = _decided(walk_together(Machine(bounds, reading, table), mine, max_pairs))
+        found = _decided(walk_together(Machine(bounds, reading, table), mine, max_pairs, deadline=deadline))
         if found:
             out.append({"name": m.name, "kind": "mutant", "decided_by": found})
     for ambiguity in touched:
@@ -46,7 +46,7 @@ def behaves_as(bounds: Bounds, reading: Reading, draft: tuple[Rule, ...], agains
                 continue
             other = reading_named("+".join([reading.name.split("+")[0]] + [
                 f"{a}={v}" for a, v in reading.switches if a != ambiguity] + [f"{ambiguity}={value}"]))
-            found = _decided(walk_together(Machine(bounds, other, against), mine, max_pairs))
+            found = _decided(walk_together(Machine(bounds, other, against), mine, max_pairs, deadline=deadline))
             if found:
                 out.append({"name": f"{ambiguity}={value}", "kind": "reading", "decided_by": found})
     return out

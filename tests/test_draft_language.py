@@ -216,3 +216,26 @@ def test_a_change_that_never_fires_is_said_with_the_bounds_that_fire_it(tmp_path
     assert main(["diff", "--draft", draft, *small, "--jobs", "1", "--out", str(tmp_path / "d"),
                  "--ladder-seconds", "0", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ladder"] is None
+
+
+COUNTS_NO_CALLS = """\
+from pausecheck.model.actions import CallTool
+from pausecheck.model.deviate import Drop, deviate, on
+from pausecheck.model.rules import g
+
+RULES = deviate(on(CallTool, Drop(g.calls)))
+"""
+
+
+def test_a_draft_that_grows_without_end_still_shows_a_behaviour_under_a_limit(tmp_path: Path) -> None:
+    """Issue 54, item 5: a segment that no longer counts its calls calls without end. Under --max-seconds the
+    walk goes first and the checks stop before the limit: the shortest behaviour only the draft allows is
+    written, exit 1, with the limit in the reproduce line (was: stopped by --max-seconds, nothing said)."""
+    draft = _draft(tmp_path, "counts_no_calls.py", COUNTS_NO_CALLS)
+    done = subprocess.run([sys.executable, "-m", "pausecheck", "diff", "--draft", draft, *TINY, "--max-seconds", "12",
+                           "--jobs", "1", "--out", str(tmp_path / "d")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "only in the draft, " in done.stdout and "the behaviours differ at these bounds" in done.stdout
+    assert "holds -> -" not in done.stdout  # a property the cut search could not judge is no change
+    assert done.stdout.rstrip().endswith("--max-seconds 12")
+    assert "Traceback" not in done.stderr

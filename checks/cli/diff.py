@@ -195,8 +195,9 @@ def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, 
     if code == 1 and found.ladder is not None and found.ladder.apart is not None:
         say(f"[differs] the same at these bounds, told apart with {found.ladder.apart.flags}")
     elif code == 1:
+        seen = found.walk.only_in_first is not None or found.walk.only_in_second is not None
         parts = ([f"{len(verdicts) + len(clauses)} verdict(s)"] if verdicts or clauses else []) + (
-            ["the behaviours"] if not found.walk.same and found.walk.complete else [])
+            ["the behaviours"] if seen else [])
         say(f"[differs] {' and '.join(parts)} differ at these bounds")
     elif code == 3:
         say("[incomplete] no difference found in what was searched, but a search or the walk was cut short")
