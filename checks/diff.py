@@ -21,26 +21,18 @@ side by side, one process each), and then walks them together:
 from __future__ import annotations
 
 import dataclasses
-import json
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from pausecheck.model import Bounds, Machine, Reading
-from pausecheck.model.actions import Action
-from pausecheck.model.lang import Rule, reads_of, same_rule
+from pausecheck.model.lang import Rule, reads_of
 from pausecheck.model.machine import StepError
-from pausecheck.model.observe import observe
-from pausecheck.model.pygen import Successors, successor_function
-from pausecheck.model.state import State
 from pausecheck.traces.itf import trace_document
-from pausecheck.traces.replay import first_difference
 
+from .compare import Behaviour, Climb, Walk, behaves_as, changed_rules, climb, same_table, split, walk_together
 from .drafts import Draft, base_of
-from .ladder import Climb, climb
-from .likeness import behaves_as
 from .mutants.evidence import evidence_of
 from .report import Report, check
 from .search.explore import Limits
@@ -51,175 +43,6 @@ __all__ = ["DIFF_KIND", "behaviour_documents", "summary", "Behaviour", "Walk", "
 
 
 DIFF_KIND = "diff"  # `#meta.kind` of a behaviour only one table allows (replay confirms its steps)
-
-
-@dataclass(frozen=True, slots=True)
-class Behaviour:
-    """A shortest behaviour one table allows and the other does not: its actions, its states on the table
-    that allows it, and why the other does not (its last action is not enabled there, or a client sees
-    something else after it)."""
-
-    actions: tuple[Action, ...]
-    states: tuple[State, ...]
-    why: str
-
-
-@dataclass(frozen=True, slots=True)
-class Walk:
-    """The two tables walked together: what only each allows, how many pairs were walked, whether every
-    pair was one state (the same state graph), and whether the walk ended (not stopped by a limit)."""
-
-    only_in_first: Behaviour | None
-    only_in_second: Behaviour | None
-    pairs: int
-    same_states: bool
-    complete: bool
-
-    @property
-    def same(self) -> bool:
-        """No behaviour tells the tables apart (the walk ended)."""
-        return self.complete and self.only_in_first is None and self.only_in_second is None
-
-
-def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
-                  seen_by: Callable[[State], Any] = observe,
-                  names: tuple[str, str] = ("the first table", "the second table"),
-                  shared: tuple[Successors, Successors, Successors] | None = None,
-                  deadline: float | None = None) -> Walk:
-    """Breadth first over the pairs of states both machines reach by the same actions; stops once a
-    shortest behaviour only each allows is known, or every pair is walked (or `max_pairs`). `names` name
-    the two tables in what a behaviour says of the other. `shared` (`split`): the successors of the rules
-    both tables share, and of each one's own; from a pair that is one state, the shared rules' steps are
-    the same in both and are taken once. `deadline` (a `time.perf_counter()` value): stop there, undecided."""
-    start = (first.init_states()[0], second.init_states()[0])
-    parents: dict[tuple[State, State], tuple[tuple[State, State], Action] | None] = {start: None}
-    found: list[Behaviour | None] = [None, None]
-    views: dict[State, Any] = {}
-    same_states = True
-
-    def view(state: State) -> Any:
-        if state not in views:
-            views[state] = seen_by(state)
-        return views[state]
-
-    def path(pair: tuple[State, State], side: int) -> tuple[list[Action], list[State]]:
-        actions, states = [], [pair[side]]
-        while parents[pair] is not None:
-            pair, action = parents[pair]  # type: ignore[misc]
-            actions.append(action)
-            states.append(pair[side])
-        return actions[::-1], states[::-1]
-
-    def note(side: int, pair: tuple[State, State], action: Action, post: State, why: str) -> None:
-        if found[side] is None:
-            actions, states = path(pair, side)
-            found[side] = Behaviour(tuple(actions) + (action,), tuple(states) + (post,), why)
-
-    level = [start]
-    while level and None in found:
-        after = []
-        for pair in level:
-            a, b = pair
-            if shared is not None and (a is b or a == b):
-                for action, post in _stepped(shared[0], a, names[0]):  # a rule both share, from one state: one step
-                    if (post, post) not in parents:
-                        parents[post, post] = (pair, action)
-                        after.append((post, post))
-                steps_b, steps_a = dict(_stepped(shared[2], b, names[1])), _stepped(shared[1], a, names[0])
-            else:
-                steps_b = dict(_stepped(second.successors, b, names[1]))
-                steps_a = _stepped(first.successors, a, names[0])
-            for action, post_a in steps_a:
-                post_b = steps_b.pop(action, None)
-                if post_b is None:
-                    note(0, pair, action, post_a, f"{names[1]} does not allow its last step")
-                    continue
-                if post_a != post_b:
-                    same_states = False
-                    seen = _seen(view(post_a), view(post_b))
-                    if seen is not None:
-                        where, one, other = seen
-                        note(0, pair, action, post_a, f"after its last step a client sees {where} = {one}, and "
-                             f"{other} under {names[1]}")
-                        note(1, pair, action, post_b, f"after its last step a client sees {where} = {other}, and "
-                             f"{one} under {names[0]}")
-                        continue
-                nxt = (post_a, post_b)
-                if nxt not in parents:
-                    parents[nxt] = (pair, action)
-                    after.append(nxt)
-            for action, post_b in steps_b.items():  # allowed by the second table only
-                note(1, pair, action, post_b, f"{names[0]} does not allow its last step")
-            if (max_pairs is not None and len(parents) > max_pairs) or \
-                    (deadline is not None and len(parents) % 256 == 0 and time.perf_counter() > deadline):
-                return Walk(found[0], found[1], len(parents), same_states, False)  # cut: not decided
-        level = after
-    complete = not level or None not in found
-    return Walk(found[0], found[1], len(parents), same_states and found == [None, None] and not level, complete)
-
-
-def _stepped(successors: Callable[[State], Any], state: State, name: str) -> Any:
-    """The successors of a state, or StepError naming the table that cannot step from it."""
-    try:
-        return successors(state)
-    except StepError as error:
-        raise StepError(error.state, error.error, error.table or name) from None
-    except Exception as error:  # a draft's table that fails on a state it reaches
-        raise StepError(state, error, name) from None
-
-
-def split(bounds: Bounds, reading: Reading, first: tuple[Rule, ...],
-          second: tuple[Rule, ...]) -> tuple[Successors, Successors, Successors] | None:
-    """The successor functions of the rules two tables share (in the same place, `same_rule`) and of each
-    one's others, where no action kind is in both parts (else None: the walk steps each table whole)."""
-    if len(first) != len(second):
-        return None
-    alike = [same_rule(a, b) for a, b in zip(first, second, strict=True)]
-    common = tuple(a for a, same in zip(first, alike, strict=True) if same)
-    own = (tuple(a for a, same in zip(first, alike, strict=True) if not same),
-           tuple(b for b, same in zip(second, alike, strict=True) if not same))
-    if {r.action for r in common} & {r.action for r in own[0] + own[1]}:
-        return None
-    return (successor_function(bounds, reading, common), successor_function(bounds, reading, own[0]),
-            successor_function(bounds, reading, own[1]))
-
-
-def _seen(one: Any, other: Any) -> tuple[str, str, str] | None:
-    """Where two client views first differ (a JSON path) and the value there in each (a list whose length
-    differs: the whole list), as JSON; None where they are the same."""
-    found = first_difference(one, other)
-    if found is None:
-        return None
-    where = found[0].removesuffix(" (length)")
-    values = []
-    for view in (one, other):
-        for key, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", where):
-            inside = view if isinstance(view, (dict, list)) else {}
-            present = (int(index) < len(inside)) if index and isinstance(inside, list) else key in inside
-            if not present:  # the path names an entry only the other view has (a call of another id, say)
-                view = _ABSENT
-                break
-            view = inside[int(index)] if index else inside[key]
-        values.append("(absent)" if view is _ABSENT else json.dumps(view))
-    return where.lstrip("."), values[0], values[1]
-
-
-_ABSENT = object()
-
-
-def changed_rules(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> list[str]:
-    """The rules that differ, by action kind, in table order (a rule only one table has counts too)."""
-    names = []
-    for k in range(max(len(first), len(second))):
-        a = first[k] if k < len(first) else None
-        b = second[k] if k < len(second) else None
-        if a is None or b is None or not same_rule(a, b):
-            names.append((a or b).action.__name__)  # type: ignore[union-attr]
-    return names
-
-
-def _same_table(first: tuple[Rule, ...], second: tuple[Rule, ...]) -> bool:
-    return len(first) == len(second) and all(same_rule(a, b) for a, b in zip(first, second, strict=True))
 
 
 def make_up(draft: tuple[Rule, ...], against: tuple[Rule, ...], catalogue: Iterable[Any]) -> dict[str, Any]:
@@ -235,12 +58,12 @@ def make_up(draft: tuple[Rule, ...], against: tuple[Rule, ...], catalogue: Itera
     for m in catalogue:
         if m.deviation is None:
             continue
-        if m.problem(against) is None and _same_table(m.table(against), draft):
+        if m.problem(against) is None and same_table(m.table(against), draft):
             is_mutant.append(m.name)
         problem = m.problem(draft)
         if problem is not None:
             gone[m.name] = problem
-        elif _same_table(m.table(draft), draft):
+        elif same_table(m.table(draft), draft):
             idle.append(m.name)
     kinds = set(changed + added + dropped)
     read = sorted({a for table in (draft, against) for rule in table if rule.action.__name__ in kinds
@@ -361,6 +184,8 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
         raise StepError(error.state, error.error, draft.path if error.table == "the draft" else error.table) from None
     if cap is not None:
         limits = dataclasses.replace(limits, max_seconds=max(0.1, 0.6 * cap - (time.perf_counter() - started)))
+        if limits.max_seconds < 5:  # too short to start worker processes in: a limit landing mid-start leaves
+            jobs = 1                # a half-started worker printing a traceback after the command's last line
     jobs_asked = [(against, bounds, reading.name, liveness, limits)]
     if checked is None:
         jobs_asked.append((draft, bounds, reading.name, liveness, limits))

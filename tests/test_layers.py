@@ -22,7 +22,7 @@ FLOORS = [
     ("pausecheck.checks.console",),
     ("pausecheck.checks.symbolic", "pausecheck.checks.spin", "pausecheck.checks.oracle", "pausecheck.checks.report",
      "pausecheck.checks.mutants", "pausecheck.checks.shrink", "pausecheck.checks.composition",
-     "pausecheck.checks.build"),
+     "pausecheck.checks.build", "pausecheck.checks.compare"),
     ("pausecheck.checks.diff", "pausecheck.checks.browse"),
     ("pausecheck.checks.cli",),
 ]

@@ -4,7 +4,7 @@ the two tables apart, found by climbing from the bounds given.
 `diff` answers at the bounds it is given. Where nothing told the tables apart there, `climb` tries bound sets
 one raise above the bounds given, then two, ...: a bound raised by one, a fault allowed once (with the reading
 it needs, a race its non-atomic reading), another value of an ambiguity a changed rule reads. Each rung walks
-the two tables together (`diff.walk_together`, no property checked: cheap) and records whether a step of a
+the two tables together (`walk.walk_together`, no property checked: cheap) and records whether a step of a
 changed rule ran with another outcome there (the edit *took effect*) and whether a behaviour only one allows
 was found (they are *told apart*). It stops at the first rung that tells them apart, or when its budget
 (`seconds`) is spent, and says the largest rung it finished: an answer "none up to ..." is bounded by what it
@@ -23,6 +23,8 @@ from typing import Any
 from pausecheck.model import Bounds, Machine, Reading, reading_named
 from pausecheck.model.lang import Rule
 from pausecheck.model.reading import SWITCH_OF
+
+from .walk import split, walk_together
 
 __all__ = ["Raise", "Rung", "Climb", "climb", "raises_for"]
 
@@ -132,7 +134,6 @@ def climb(bounds: Bounds, reading: Reading, first: tuple[Rule, ...], second: tup
     """Raise the bounds one step at a time (then two, three) until the tables are told apart, or `seconds`.
     Where the edit takes effect and no client sees it, `verdicts(bounds, reading, seconds left)` (the
     properties whose established verdicts differ there) may still tell them apart."""
-    from .diff import split, walk_together  # diff calls this: imported when asked
 
     started = time.perf_counter()
     singles = raises_for(bounds, reading, touched, changed)

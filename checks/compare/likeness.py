@@ -3,7 +3,7 @@
 `diff` names the catalogued mutant a draft *is* when their tables are equal node by node. A draft written
 otherwise (an `Also` that counts a tool failure unhandled, where the mutant reads A-G4 one way) says the same
 thing in other words; `behaves_as` finds it by walking the draft together with each candidate at the bounds
-(`diff.walk_together`): the same state graph (every pair of states one state), or the same visible behaviours
+(`walk.walk_together`): the same state graph (every pair of states one state), or the same visible behaviours
 (what a client sees after every step alike). The candidates are few and cheap to rule out:
 - the catalogued mutants whose edits of the other table touch only rules the draft changes too;
 - the other table under each other value of an ambiguity that a rule the draft changes reads.
@@ -19,6 +19,8 @@ from pausecheck.model import Bounds, Machine, Reading, reading_named
 from pausecheck.model.lang import Rule
 from pausecheck.model.reading import SWITCH_OF
 
+from .walk import changed_rules, walk_together
+
 __all__ = ["behaves_as"]
 
 
@@ -26,8 +28,6 @@ def behaves_as(bounds: Bounds, reading: Reading, draft: tuple[Rule, ...], agains
                catalogue: Iterable[Any], changed: list[str], touched: list[str],
                max_pairs: int | None = None, deadline: float | None = None) -> list[dict[str, str]]:
     """The candidates the draft behaves as at these bounds: `{name, kind: mutant|reading, decided_by}`."""
-    from .diff import changed_rules, walk_together  # diff calls this: imported when asked
-
     mine = Machine(bounds, reading, draft)
     out = []
     kinds = set(changed)
