@@ -139,17 +139,17 @@ def assert_engines_agree(effect: tuple[Any, ...], states: tuple[Any, ...] = STAT
             f"the z3 relation's lowering differs from the semantics at {state}"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(effects())
 def test_every_engine_means_what_the_language_says(effect: tuple[Any, ...]) -> None:
     assert_engines_agree(effect, STATES[::5])
 
 
 @pytest.mark.slow
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(effects())
 def test_every_engine_means_what_the_language_says_at_length(effect: tuple[Any, ...]) -> None:
-    assert_engines_agree(effect, STATES[::2])
+    assert_engines_agree(effect, STATES[::4])
 
 
 def test_the_lost_update_is_carried_out() -> None:
