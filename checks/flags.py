@@ -9,7 +9,7 @@ import difflib
 from pausecheck.model import BOUND_HELP, Bounds, ReadingError, reading_named
 from pausecheck.model.config import BOUND_MAXIMUM
 
-__all__ = ["bound_flags", "reading"]
+__all__ = ["bound_flags", "reading", "limit_flags"]
 
 
 def bound_flags(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
@@ -29,3 +29,11 @@ def reading(text: str) -> str:
         close = difflib.get_close_matches(text.split("+")[0], ["conformant"], n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]}?)" if close and close[0] != text.split("+")[0] else ""
         raise argparse.ArgumentTypeError(f"{error}{hint}") from None
+
+
+def limit_flags(args: argparse.Namespace) -> list[str]:
+    """The limit flags a command ran under, as typed, for its "reproduce with" line to rerun the same cut."""
+    words = [f"--max-states {args.max_states}"] if getattr(args, "max_states", None) is not None else []
+    if getattr(args, "max_seconds", None) is not None:
+        words.append(f"--max-seconds {args.max_seconds:g}")
+    return words

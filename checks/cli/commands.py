@@ -29,6 +29,7 @@ from pausecheck import __version__
 
 from ..console import Reporter, console
 from ..diff import behaviour_documents, diff, summary
+from ..flags import limit_flags
 from ..mutants import Mutant, catalogue, catalogue_problem, mutant_named, unknown_mutant
 from ..mutants.evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
 from ..mutants.flips import flip_matrix
@@ -246,9 +247,7 @@ def _check(args: argparse.Namespace) -> int:
 def _options(args: argparse.Namespace) -> str:
     """The flags beyond bounds and reading that shaped a check (its limits and the way states were
     kept), as they are typed, so that the "reproduce with" line reruns the same search."""
-    words = [f"--max-states {args.max_states}"] if args.max_states is not None else []
-    if args.max_seconds is not None:
-        words.append(f"--max-seconds {args.max_seconds:g}")
+    words = limit_flags(args)
     flags = {"symmetry": "--symmetry", "compact": "--compact", "fingerprint": "--fingerprint",
              "accept_unexercised": "--accept-unexercised"}
     words += [flag for name, flag in flags.items() if getattr(args, name, False)]

@@ -15,6 +15,7 @@ from pausecheck.traces.render import render
 from ..console import Reporter
 from ..diff import DIFF_KIND, Behaviour, Diff, behaviour_documents, diff
 from ..drafts import Draft, check_table, load_draft, rule_changes
+from ..flags import limit_flags
 from ..mutants import catalogue
 from ..mutants.evidence import command_line
 from ..search.explore import Limits
@@ -41,7 +42,8 @@ def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
                      catalogue=catalogue(), done=show, ladder_seconds=args.ladder_seconds)
     command = command_line(bounds, reading.name, f"--draft {draft.path}"
                            + ("" if against is None else f" --against {against.path}")
-                           + ("" if args.liveness else " --no-liveness") + _limits(args), "pausecheck diff")
+                           + ("" if args.liveness else " --no-liveness") + "".join(f" {w}" for w in limit_flags(args)),
+                           "pausecheck diff")
     written = _write_behaviours(behaviour_documents(found, draft, against, bounds, reading, command), args.out,
                                 write)
     code = found.exit_code
@@ -50,14 +52,6 @@ def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
     else:
         _print(found, draft, against, written, code, command, args.out)
     return code
-
-
-def _limits(args: argparse.Namespace) -> str:
-    """The limit flags a diff ran under, as typed: its reproduce line reruns the same cut."""
-    words = [f" --max-states {args.max_states}"] if getattr(args, "max_states", None) is not None else []
-    if getattr(args, "max_seconds", None) is not None:
-        words.append(f" --max-seconds {args.max_seconds:g}")
-    return "".join(words)
 
 
 def _ladder_lines(found: Diff, draft: Draft, against: Draft | None, other: str) -> list[str]:
