@@ -220,6 +220,8 @@ def load_trace(path: str | Path, complete: bool = True) -> dict[str, Any]:
                 raise TraceError(name, f"$.states[{i}].{var}", "missing")
         if i > 0 and not isinstance(state.get("#meta"), dict):
             raise TraceError(name, f'$.states[{i}]["#meta"]', "missing: each step records its action")
-        if i > 0:
+        if i == 0 and not isinstance(state.get("#meta", {}), dict):  # the initial state's is optional
+            raise TraceError(name, '$.states[0]["#meta"]', "not an object")
+        if "#meta" in state:
             _check_types(name, state["#meta"], STEP_META_TYPES, f'$.states[{i}]["#meta"]')
     return document
