@@ -14,7 +14,10 @@ The package is never edited: a draft runs in a module of its own, importing the 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
+import sys
 import traceback
 import types
 import warnings
@@ -27,6 +30,7 @@ from pausecheck.model.lang import Rule
 from pausecheck.model.pygen import successor_function
 from pausecheck.model.rules import RULES
 from pausecheck.model.tablecheck import TableError, check_rules
+from pausecheck.traces.input_file import printable
 
 __all__ = ["Draft", "DraftError", "load_draft", "draft_of", "base_of", "check_table", "draft_meta", "under",
            "rule_changes"]
@@ -91,12 +95,18 @@ def _run(name: str, data: bytes) -> tuple[Rule, ...]:
         raise DraftError(f"{name}: not Python: {error}") from None
     module = types.ModuleType("pausecheck_draft")
     module.__file__ = name
+    printed = io.StringIO()  # what the draft prints (pausecheck's own --help, say) is not the command's output
     try:
-        exec(code, module.__dict__)  # the user's own file, run as they asked
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            exec(code, module.__dict__)  # the user's own file, run as they asked
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 - anything a draft raises, SystemExit included, is one line
         raise DraftError(f"{name}{_line(error, name)}: {type(error).__name__}: {_first_line(error)}") from None
+    if printed.getvalue():
+        lines = len(printed.getvalue().splitlines()) or 1
+        sys.stderr.write(printable(f"pausecheck: note: the draft {name} printed {lines} line(s) while it loaded "
+                                   "(not shown: a draft's output is not the command's)") + "\n")
     if "RULES" not in module.__dict__:
         raise DraftError(f"{name}: defines no RULES (the draft's rule table, e.g. RULES = deviate(on(...)))")
     rules = module.__dict__["RULES"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import multiprocessing
 import os
 import signal
 import sys
@@ -39,7 +40,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `pausecheck` console script; returns the exit code.
 
     Everything after the first `--` is the command line of a runtime under test (conform, vectors
-    check), kept out of argparse so that no flag of ours is mistaken for one of its arguments."""
+    check), kept out of argparse so that no flag of ours is mistaken for one of its arguments. As the command
+    line itself (`argv` None), the process ends with the command: see `_leave`."""
+    code = _command(argv)
+    if argv is None:
+        _leave(code)
+    return code
+
+
+def _leave(code: int) -> None:
+    """End the process now, with `code`: no worker it started (a search's, a pool's) is left running, and no
+    thread a draft started, no exit handler a draft registered, keeps it alive past its command."""
+    for child in multiprocessing.active_children():
+        child.kill()
+        child.join(1)
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():  # a local Ray's own processes end with it
+        ray.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _command(argv: Sequence[str] | None) -> int:
     started = time.perf_counter()  # a limit counts the set-up too
     words = list(sys.argv[1:] if argv is None else argv)
     runtime = words[words.index("--") + 1:] if "--" in words else []

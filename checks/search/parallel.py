@@ -3,19 +3,30 @@
 Mutants, readings and engine comparisons are batches of searches that share nothing; each runs in
 a worker process (by default a fresh one per search, so that one search's memory is returned before
 the next starts). `run_all` is the one place that fans such a batch out.
+
+The workers are forked from this process and driven over pipes by this process alone: no pool thread runs
+beside the command, so however the batch ends (every result in, a failed search, a limit, Ctrl-C, SIGTERM),
+every worker is killed and reaped before `run_all` returns or raises, and nothing is left to print after the
+command's last line.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
-__all__ = ["workers", "run_all"]
+__all__ = ["workers", "run_all", "WorkerLost"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+class WorkerLost(RuntimeError):
+    """A worker process ended without sending its result (killed by the system, or its own code exited)."""
 
 
 def workers() -> int:
@@ -31,11 +42,12 @@ def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = No
             fresh: bool = True) -> list[R]:
     """`work(item, *args)` for each item, `jobs` at once (default: every core), results in item order.
 
-    `work` and the items must pickle (a module-level function; names rather than closures). Items
-    start in the order of `key` if given (the longest first, so that none is left alone at the end);
-    `done(item, result)` is called in the parent as each one finishes. With one job, or one item,
-    everything runs here, in order. `fresh`: each item in a new process (its memory returned at once);
-    otherwise the workers are reused, and what a worker caches serves its later items.
+    The workers are forked, so `work`, its arguments and the items need not pickle; the results (and an
+    error a search raises, which is raised here) must. Items start in the order of `key` if given (the
+    longest first, so that none is left alone at the end); `done(item, result)` is called here as each one
+    finishes. With one job, or one item, everything runs here, in order. `fresh`: each item in a new process
+    (its memory returned at once); otherwise the workers are reused, and what a worker caches serves its
+    later items.
     """
     jobs = min(jobs or workers(), len(items))  # a pool larger than the batch would only fork idle processes
     if jobs <= 1 or len(items) <= 1:
@@ -45,34 +57,105 @@ def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = No
             if done is not None:
                 done(item, results[-1])
         return results
-    order = sorted(range(len(items)), key=lambda i: key(items[i])) if key is not None else range(len(items))
+    order = sorted(range(len(items)), key=lambda i: key(items[i])) if key is not None else list(range(len(items)))
+    pool = _Pool(work, items, args, fresh)
     out: dict[int, R] = {}
-    with ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1 if fresh else None) as pool:
-        futures = {pool.submit(work, items[i], *args): i for i in order}
-        try:
-            for future in as_completed(futures):
-                i = futures[future]
-                out[i] = future.result()
+    try:
+        queue = iter(order)
+        for _ in range(jobs):
+            pool.give(None, next(queue))
+        while len(out) < len(items):
+            for conn in wait(list(pool.busy)):
+                i, result = pool.take(conn)
+                out[i] = result
                 if done is not None:
-                    done(items[i], out[i])
-        except BaseException:  # Ctrl-C, a limit or a failed search: do not wait for the rest
-            _stop_workers(pool)
-            raise
+                    done(items[i], result)
+                pool.give(conn, next(queue, None))
+    finally:  # every result in, a failed search, a limit, Ctrl-C: no worker outlives the batch
+        pool.stop()
     return [out[i] for i in range(len(items))]
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """End the searches still running: leaving the `with` would otherwise wait for each to finish."""
-    # No public way reaches them; SIGKILL, since a forked worker inherits the command line's SIGTERM handler,
-    # which would only end its current search, not the worker. The pool then finds itself broken and fails
-    # every future not done; none is cancelled first, since Python 3.11's pool then raises InvalidStateError
-    # in its own thread when it fails a cancelled one (a traceback on stderr).
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for process in processes:
+class _Pool:
+    """Forked workers, each with a pipe; `busy` maps a pipe to its worker and the item it works on."""
+
+    def __init__(self, work: Callable[..., Any], items: Sequence[Any], args: tuple[Any, ...], fresh: bool) -> None:
+        self.work, self.items, self.args, self.fresh = work, items, args, fresh
+        self.context = multiprocessing.get_context("fork")
+        self.busy: dict[Connection, tuple[Any, int]] = {}
+
+    def give(self, conn: Connection | None, i: int | None) -> None:
+        """Hand item `i` to the worker on `conn` (a reused one), or to a new worker; None: no item left."""
+        process = None if conn is None else self.busy.pop(conn)[0]
+        if conn is not None and (self.fresh or i is None):
+            self._end(conn, process)
+            conn = None
+        if i is None:
+            return
+        if conn is None:
+            conn, theirs = self.context.Pipe()
+            process = self.context.Process(target=_serve, args=(theirs, self.work, self.items, self.args),
+                                           daemon=True, name="pausecheck-search")
+            process.start()
+            theirs.close()
+        conn.send(i)
+        self.busy[conn] = (process, i)
+
+    def take(self, conn: Connection) -> tuple[int, Any]:
+        """The result the worker on `conn` sent (its item's index), or the error its search raised."""
+        process, i = self.busy[conn]
         try:
-            process.kill()
-        except (OSError, AttributeError):
+            kind, payload = conn.recv()
+        except (EOFError, OSError):
+            process.join(1)
+            raise WorkerLost(f"a search process ended without its result (exit code {process.exitcode})") from None
+        except Exception as error:  # noqa: BLE001 - an error class that cannot be rebuilt here from its pickle
+            raise WorkerLost(f"a search's result could not be read back: {type(error).__name__}: {error}") from None
+        if kind == "error":
+            raise payload
+        return i, payload
+
+    def _end(self, conn: Connection, process: Any) -> None:
+        try:
+            conn.send(None)  # a reused worker: no more items
+        except OSError:
             pass
-    for process in processes:  # gone before the pool is shut: its manager thread then finds it broken and ends,
-        process.join()         # where shutting first left that thread reading the pool's cleared process table
-    pool.shutdown(wait=True)
+        conn.close()
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+            process.join()
+
+    def stop(self) -> None:
+        """Kill every worker still at work and reap it."""
+        for conn, (process, _) in self.busy.items():
+            try:
+                process.kill()
+            except (OSError, AttributeError):
+                pass
+            process.join()
+            conn.close()
+        self.busy.clear()
+
+
+def _serve(conn: Connection, work: Callable[..., Any], items: Sequence[Any], args: tuple[Any, ...]) -> None:
+    """A worker: run each item it is sent, send back its result (or its error), until told to stop. Ctrl-C is the
+    parent's to handle (it kills the workers); the command line's SIGTERM handler, inherited with the fork, is
+    not this process's."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    while True:
+        try:
+            i = conn.recv()
+        except (EOFError, OSError):
+            return
+        if i is None:
+            return
+        try:
+            message: tuple[str, Any] = ("ok", work(items[i], *args))
+        except BaseException as error:  # noqa: BLE001 - sent to the parent, which raises it there
+            message = ("error", error)
+        try:
+            conn.send(message)
+        except Exception as error:  # noqa: BLE001 - a result or an error that does not pickle
+            conn.send(("error", RuntimeError(f"{type(error).__name__}: {error} (sending {message[0]})")))

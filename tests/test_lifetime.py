@@ -1,0 +1,125 @@
+"""No process outlives its command, and a hostile draft is one line: the command line is run as a user runs it,
+in a session of its own, and once it has exited nothing of that session may still be running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SMALL = ["--calls", "1", "--pauses", "1", "--artifacts", "1", "--observations", "0", "--held-bound", "1"]
+
+DRAFTS = {
+    # The segment no longer counts its calls: the space grows without end.
+    "uncounted": ("from pausecheck.model.actions import CallTool\n"
+                  "from pausecheck.model.deviate import Drop, deviate, on\n"
+                  "from pausecheck.model.rules import g\n"
+                  "RULES = deviate(on(CallTool, Drop(g.calls)))\n"),
+    # The write-back no longer records whether it is final.
+    "unrecorded": ("from pausecheck.model.actions import StartWriteBack\n"
+                   "from pausecheck.model.deviate import Drop, deviate, on\n"
+                   "from pausecheck.model.rules import g\n"
+                   "RULES = deviate(on(StartWriteBack, Drop(g.final)))\n"),
+    # The write-back hands its segment to an execution that does not exist: the table breaks on one side.
+    "breaking": ("from pausecheck.model.actions import StartWriteBack\n"
+                 "from pausecheck.model.deviate import Also, deviate, on\n"
+                 "from pausecheck.model.lang import Set\n"
+                 "from pausecheck.model.rules import S, g\n"
+                 "RULES = deviate(on(StartWriteBack, Also(Set(S.segments, S.segments.update_where(\n"
+                 "    lambda y: y.execution == g.execution, lambda y: y.but(execution='zz'))))))\n"),
+    # A thread that never ends, and one that is not a daemon.
+    "threading": ("import threading, time\n"
+                  "from pausecheck.model.rules import RULES\n"
+                  "threading.Thread(target=lambda: time.sleep(10**6)).start()\n"),
+    # pausecheck's own command line, called by the draft.
+    "calling main": ("from pausecheck.checks.cli import main\n"
+                     "from pausecheck.model.rules import RULES\n"
+                     "main(['--help'])\n"),
+}
+
+
+def _run(argv: list[str], cwd: Path, timeout: float) -> tuple[int, str, str, float]:
+    """The command line in a session of its own; after it exits, nothing of that session may remain."""
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-m", "pausecheck", *argv], cwd=cwd, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    finally:
+        left = _session_alive(process.pid)
+        if left:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.kill()
+    assert not left, f"processes outlived the command: {left}"
+    return process.returncode, out, err, time.monotonic() - started
+
+
+def _session_alive(sid: int) -> list[str]:
+    """The processes of session `sid` still running (Linux /proc)."""
+    alive = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            alive.append(pid)
+    return alive
+
+
+@pytest.fixture
+def drafts(tmp_path: Path) -> Path:
+    for name, text in DRAFTS.items():
+        # not a module's name: the command line runs in this folder, where `threading.py` would be imported
+        (tmp_path / f"draft_{name.replace(' ', '_')}.py").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("name, bounds, codes", [("uncounted", [], {1, 3}), ("unrecorded", SMALL, {1}),
+                                                 ("breaking", SMALL, {2})])
+def test_diff_of_a_hostile_draft_is_one_answer_and_leaves_nothing_running(name: str, bounds: list[str],
+                                                                          codes: set[int], drafts: Path) -> None:
+    code, out, err, took = _run(["diff", "--draft", f"draft_{name}.py", "--max-seconds", "6", "--ladder-seconds", "0",
+                                 "--jobs", "2", *bounds], drafts, timeout=60)
+    assert code in codes and "Traceback" not in err + out, (code, err)
+    assert took < 6 + 8, took  # the limit, the grace and the hard stop
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1 and err.startswith(f"pausecheck: draft_{name}.py"), err
+
+
+def test_a_draft_with_a_thread_that_never_ends_ends_with_its_command(drafts: Path) -> None:
+    code, out, err, took = _run(["check", "--draft", "draft_threading.py", "--max-seconds", "5", "--workers", "2"],
+                                drafts, timeout=60)
+    assert code == 3 and "Traceback" not in err, err
+    assert took < 5 + 8, took
+
+
+def test_a_draft_that_calls_the_command_line_is_one_line(drafts: Path) -> None:
+    code, out, err, _ = _run(["check", "--draft", "draft_calling_main.py", *SMALL], drafts, timeout=60)
+    assert code == 2 and out == "", out
+    assert err == "pausecheck: draft_calling_main.py:3: SystemExit: 0\n", err
+
+
+def _sleep_or_fail(item: int) -> int:
+    if item == 1:
+        raise ValueError("this search failed")
+    time.sleep(60 if item == 0 else 0)
+    return item
+
+
+def test_a_failed_search_ends_its_batch_at_once_and_no_worker_remains() -> None:
+    import multiprocessing
+
+    from pausecheck.checks.search.parallel import run_all
+
+    started = time.monotonic()
+    with pytest.raises(ValueError, match="this search failed"):
+        run_all(_sleep_or_fail, [0, 1, 2], jobs=2)
+    assert time.monotonic() - started < 30
+    assert multiprocessing.active_children() == []
+    assert run_all(_sleep_or_fail, [2, 3, 4, 5], jobs=2, fresh=False) == [2, 3, 4, 5]
