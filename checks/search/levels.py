@@ -38,8 +38,19 @@ from typing import Any
 
 from .checkpoint import FILE, Checkpoint, CheckpointError, _plain, _sealer
 from .explore import Fingerprints
-from .partition import Partition, pack, unpack
+from .partition import Partition, pack
 from .sealing import key_path
+from .spreadcheck import (
+    COUNTERS,
+    check_driver,
+    check_part_header,
+    damaged,
+    guarded,
+    numbers,
+    same_shape,
+    steps_of,
+    strict_unpack,
+)
 
 __all__ = ["DRIVER", "MAGIC", "probe", "save_part", "load_part", "part_path", "save_driver", "load_driver"]
 
@@ -155,39 +166,82 @@ def save_part(part: Partition, path: str) -> tuple[str, int, str]:
     return path, size, digest
 
 
-def load_part(part: Partition, path: str, size: int, digest: str) -> None:
-    """Take this process's part back from the file the driver's checkpoint names (its size and seal checked)."""
+def load_part(part: Partition, path: str, size: int, digest: str, level: int) -> None:
+    """Take this process's part back from the file the driver's checkpoint names (its size and seal checked), the
+    part of the search whose next level is `level`: every field and count checked (`spreadcheck.py`)."""
     header, body = _read_sealed(Path(path), size, digest)
-    lengths = header.get("sections")
-    if header.get("me") != part.me or header.get("parts") != part.parts or header.get("fingerprints") != \
-            part.fingerprints or not isinstance(lengths, list) or sum(lengths) != len(body):
-        raise CheckpointError(f"{path}: damaged checkpoint: not this process's part of this search")
+    names = {p.name for p in part.model.properties}
+    check_part_header(path, header, part.me, part.parts, part.fingerprints, names)
+    lengths, counters = header["sections"], header["counters"]
+    if sum(lengths) != len(body):
+        raise damaged(path, f"its sections take {sum(lengths):,} bytes, the file holds {len(body):,}")
     sections, at = [], 0
     for length in lengths:
         sections.append(body[at:at + length])
         at += length
-    for name, typecode, section in zip(SECTIONS[:3], "bqq", sections, strict=False):
-        numbers = array(typecode)
-        numbers.frombytes(section)
-        setattr(part, name, numbers)
-    if part.fingerprints:
-        seen = Fingerprints()
-        seen.table = array("q")
-        seen.table.frombytes(sections[3])
-        seen.mask, seen.count = len(seen.table) - 1, header["seen_count"]
-        part.seen = seen
-    else:
-        keys, _ = unpack(zlib.decompress(sections[3]))
-        part.index = {part.codec.decode(key): [] for key in keys}
-    fields, numbers = unpack(zlib.decompress(sections[4]))
-    half = len(numbers)
-    part.frontier = [(fields[k], part.codec.decode(fields[half + k]), numbers[k]) for k in range(half)]
-    for name, value in header["counters"].items():
-        setattr(part, name, value)
-    part.deadlock = _unhexed(header["deadlock"])
+    owned, seen_count = counters["owned"], header["seen_count"]
+    part.parent_home = numbers(path, "parents' homes", sections[0], "b", owned, -1, part.parts)
+    part.parent_at = numbers(path, "parents' numbers", sections[1], "q", owned, -1, 2**62)
+    part.choice = numbers(path, "successor numbers", sections[2], "q", owned, 0, 2**62)
+    sample = None if part.spread_key is None else part.spread_key(next(iter(part.model.init_states())))
+    if not all(sample is not None and same_shape(group, sample) for group, _ in header["owners"]):
+        raise damaged(path, "its owners name a group that is not a group of this model's states")
     part.owners = {_unhexed(group): home for group, home in header["owners"]}
+    if part.fingerprints:
+        part.seen = _fingerprints(path, sections[3], seen_count)
+    else:
+        keys, _ = strict_unpack(path, "the states seen", guarded(path, "the states seen",
+                                                                  lambda: zlib.decompress(sections[3])))
+        if len(keys) != seen_count or seen_count != owned:
+            raise damaged(path, f"it stores {len(keys):,} states and numbers {owned:,}")
+        part.index = {_decoded(part, path, key): [] for key in keys}
+        if len(part.index) != owned:
+            raise damaged(path, "a state is stored twice")
+        if part.parts > 1 and any(part.owner(key) != part.me for key in part.index):
+            raise damaged(path, "it stores a state another process owns")
+    fields, order = strict_unpack(path, "the next level", guarded(path, "the next level",
+                                                                  lambda: zlib.decompress(sections[4])))
+    half = len(order)
+    if len(fields) != 2 * half or list(order) != list(range(owned - half, owned)):
+        raise damaged(path, "its next level must be the states it numbered last, in order")
+    if any(steps_of(key) != level + 1 for key in fields[:half]):
+        raise damaged(path, f"its next level's path keys must each be {level + 1} step(s), one a level")
+    part.frontier = [(fields[k], _decoded(part, path, fields[half + k]), order[k]) for k in range(half)]
+    if part.parts > 1 and any(part.owner(_canonical(part, state)) != part.me for _, state, _ in part.frontier):
+        raise damaged(path, "its next level holds a state another process owns")
+    for name in COUNTERS:
+        setattr(part, name, counters[name])
+    part.deadlock = _unhexed(header["deadlock"])
     part.found = set()
     part.forget(set(header["found"]))
+
+
+def _fingerprints(path: str, section: bytes, count: int) -> Fingerprints:
+    """The fingerprint table of a file: a power of two of slots, at most half of them in use, `count` of them."""
+    seen = Fingerprints()
+    table = array("q")
+    slots = len(section) // table.itemsize
+    if len(section) % table.itemsize or slots < 1024 or slots & (slots - 1):
+        raise damaged(path, "its fingerprint table must be a power of two of 8-byte slots, at least 1,024")
+    table.frombytes(section)
+    used = slots - table.count(0)
+    if used != count or 2 * count > slots - 1:
+        raise damaged(path, f"its fingerprint table has {used:,} of {slots:,} slots in use, where it names {count:,} "
+                      f"(at most half may be)")
+    seen.table, seen.mask, seen.count = table, slots - 1, count
+    return seen
+
+
+def _decoded(part: Partition, path: str, blob: bytes) -> Any:
+    """A state from its bytes, refused unless it encodes back to them."""
+    state = guarded(path, "a state", lambda: part.codec.decode(blob))
+    if guarded(path, "a state", lambda: part.codec.encode(state)) != blob:
+        raise damaged(path, "a state's bytes are not those of a state of this model")
+    return state
+
+
+def _canonical(part: Partition, state: Any) -> Any:
+    return state if part.canonical is None else part.canonical(state)
 
 
 # -- the driver's file --------------------------------------------------------------------------------------------
@@ -210,10 +264,11 @@ def save_driver(checkpoint: Checkpoint, workers: int, generation: int, loop: dic
             old.unlink(missing_ok=True)
 
 
-def load_driver(checkpoint: Checkpoint, workers: int, fingerprints: bool) -> tuple[int, dict[str, Any],
-                                                                                    list[tuple[str, int, str]]]:
+def load_driver(checkpoint: Checkpoint, workers: int, fingerprints: bool,
+                names: set[str]) -> tuple[int, dict[str, Any], list[tuple[str, int, str]]]:
     """The generation, the driver's loop and each process's file (name, size, seal) of the checkpoint to resume,
-    refused in one line if it is of another search, another number of processes or another hash."""
+    refused in one line if it is of another search, another number of processes or another hash, or if a field
+    is not what it should be (`names`: the model's properties)."""
     path = checkpoint.folder / DRIVER
     if not path.exists() and (checkpoint.folder / FILE).exists():
         raise CheckpointError(f"{checkpoint.folder}: a checkpoint of a search in one process (resume it without "
@@ -228,5 +283,6 @@ def load_driver(checkpoint: Checkpoint, workers: int, fingerprints: bool) -> tup
     if fingerprints and header.get("probe") != probe():
         raise CheckpointError(f"{path}: this process hashes states otherwise than the one that saved the "
                               f"fingerprints (run it with the PYTHONHASHSEED it ran with; pausecheck sets 0)")
+    check_driver(path, header, workers, names)
     parts = [(str(checkpoint.folder / name), size, digest) for name, size, digest in header["parts"]]
     return header["generation"], _unhexed(header["loop"]), parts

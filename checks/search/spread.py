@@ -21,6 +21,7 @@ would have stored (the first of the level that fills it, in its order).
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import shutil
@@ -34,13 +35,15 @@ from typing import Any
 
 from .checkpoint import Checkpoint
 from .explore import NO_LIMITS, Discovery, Limits, Progress, Result, _over, resident_bytes
-from .levels import load_driver, load_part, part_path, save_driver, save_part
+from .levels import DRIVER, load_driver, load_part, part_path, save_driver, save_part
 from .partition import Partition, share
 from .restore import STUCK
+from .spreadcheck import check_links
 
 __all__ = ["spread", "Processes", "SpreadError"]
 
 TICK = 0.2  # seconds between looks at the limits while the processes work
+SAMPLES = 8  # states of each process's next level a resume replays from the initial state (`spreadcheck.py`)
 
 
 class SpreadError(RuntimeError):
@@ -178,7 +181,11 @@ def _run(part: Partition, command: str, arg: Any, halt: Any, folder: str) -> Any
         return save_part(part, arg)
     if command == "load":
         load_part(part, *arg)
-        return part.summary()
+        frontier = part.frontier  # a few of its states, first and last among them, replayed by the driver
+        chosen = sorted({k * (len(frontier) - 1) // (SAMPLES - 1) for k in range(SAMPLES)}) if frontier else []
+        samples = [(frontier[k][2], frontier[k][1], frontier[k][0]) for k in chosen]
+        owners = hashlib.sha256(repr(sorted(part.owners.items())).encode()).hexdigest()
+        return part.summary(), samples, sorted(part.found), owners
     raise ValueError(f"unknown command {command!r}")
 
 
@@ -236,10 +243,15 @@ class _Driver:
         parts, limits = self.team.parts, self.limits
         level = depth = generation = 0
         if checkpoint is not None and resume:
-            generation, loop, files = load_driver(checkpoint, parts, fingerprints)
-            self.summaries = self.call("load", files)  # this run's CPU from here: the levels before are not timed
-            self.best = {name: tuple(found) for name, found in loop["best"].items()}
+            generation, loop, files = load_driver(checkpoint, parts, fingerprints,
+                                                  {p.name for p in self.model.properties})
             level, depth, self.critical, self.crowded = loop["level"], loop["depth"], loop["critical"], loop["crowded"]
+            answers = self.call("load", [(*file, level) for file in files])
+            self.summaries = [answer[0] for answer in answers]  # this run's CPU from here: not the levels before
+            self.best = {name: tuple(found) for name, found in loop["best"].items()}
+            firsts, found_by, owners = ([answer[k] for answer in answers] for k in (1, 2, 3))
+            check_links(checkpoint.folder / DRIVER, self.model, level, self.best, self.summaries, firsts, found_by,
+                        owners, self.ordinals, self.replay)
             if self.progress is not None:
                 self.progress(self.states, self.transitions, depth)
         else:
@@ -320,6 +332,12 @@ class _Driver:
 
     def path(self, home: int, number: int, extra: int | None, message: str | None) -> Discovery:
         """The path to a state (and on by its successor `extra`), from its owners' parent links, replayed."""
+        states, actions = self.replay(self.ordinals(home, number, extra))
+        return Discovery(states, actions, message)
+
+    def ordinals(self, home: int, number: int, extra: int | None, hops: int | None = None) -> list[int]:
+        """The successor numbers from an initial state to a state (and on by `extra`), read from its owners'
+        parent links (at most `hops` of them, else ValueError)."""
         ordinals = [] if extra is None else [extra]
         while True:
             answers, _ = self.team.call("chain", [[number] if k == home else [] for k in range(self.team.parts)])
@@ -327,12 +345,18 @@ class _Driver:
             ordinals.append(choice)
             if parent_home < 0:
                 break
+            if hops is not None and len(ordinals) > hops:
+                raise ValueError(f"more than {hops} parent links from a state of that level")
             home, number = parent_home, parent
         ordinals.reverse()
+        return ordinals
+
+    def replay(self, ordinals: list[int]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """The states and actions of a path of successor numbers."""
         states = [list(self.model.init_states())[ordinals[0]]]
         actions = []
         for ordinal in ordinals[1:]:
             action, post = list(self.model.successors(states[-1]))[ordinal]
             actions.append(action)
             states.append(post)
-        return Discovery(tuple(states), tuple(actions), message)
+        return tuple(states), tuple(actions)
