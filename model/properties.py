@@ -497,22 +497,40 @@ def _unallowed(pre: State, post: State, field: str, keep: Callable[[Any, Any], b
     """The first execution whose `field` the step changed where `keep(before, after)` says it may not."""
     for x, y in zip(pre.executions, post.executions, strict=False):
         if getattr(x, field) != getattr(y, field) and not keep(x, y):
-            return f"{x.id}'s {field.replace('_', ' ')} went from {getattr(x, field)!r} to {getattr(y, field)!r}"
+            return f"{x.id}'s {field.replace('_', ' ')} went from {_worded(field, getattr(x, field))} to " \
+                   f"{_worded(field, getattr(y, field))}"
     return None
+
+
+def _worded(field: str, value: Any) -> str:
+    """A field of an execution in the words the traces use: refs as a1, messages, attempt trails, questions."""
+    if field == "held":
+        return _listed(value)
+    if field == "messages":
+        return _messages(value)
+    if field == "attempts":
+        return ", ".join(f"{a.call} {a.status}" for a in value) or "none"
+    if field == "questions":
+        return ", ".join(f"q{q.id} ({q.call}) {q.status}" for q in value) or "none"
+    if field == "node_failures":
+        return ", ".join("routed" if routed else "unrouted" for routed in value) or "none"
+    return str(value)
 
 
 def _observing_changes_nothing_visible(pre: State, action: Any, post: State, ctx: Context) -> str | None:
     if len(post.executions) != len(pre.executions):
         return f"{action} started an execution"
     if post.warnings != pre.warnings:
-        return f"{action} changed the warnings to {list(post.warnings)}"
+        return f"{action} changed the warnings to " + \
+            (", ".join(f"{ref_name(w.ref)} dropped from {w.execution}" for w in post.warnings) or "none")
     for field in ("status", "attempts", "held", "messages", "unhandled", "write_failures", "node_failures", "calls"):
         found = _unallowed(pre, post, field, lambda x, y: False)
         if found:
             return f"{action}: {found}"
     for x, y in zip(pre.executions, post.executions, strict=False):
         if [q._replace(observations=0) for q in x.questions] != [q._replace(observations=0) for q in y.questions]:
-            return f"{action}: {x.id}'s questions went from {list(x.questions)} to {list(y.questions)}"
+            return f"{action}: {x.id}'s questions went from {_worded('questions', x.questions)} to " \
+                   f"{_worded('questions', y.questions)}"
     return None
 
 

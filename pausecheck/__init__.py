@@ -28,6 +28,7 @@ from pausecheck.checks.mutants.evidence import replay_file, trace_of
 from pausecheck.checks.report import Report, check
 from pausecheck.checks.search.explore import Discovery, Limits, Result, explore
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, PROPERTIES, READINGS, BoundError, Bounds, Machine
+from pausecheck.model.liveness import LIVENESS
 from pausecheck.traces.itf import TraceError, load_trace, write_trace
 from pausecheck.traces.replay import Replay, replay
 
@@ -37,7 +38,7 @@ except metadata.PackageNotFoundError:  # imported from a checkout that was never
     __version__ = "0+unknown"
 
 __all__ = [
-    "Bounds", "BoundError", "DEFAULT_BOUNDS", "READINGS", "Machine", "CLAUSES", "PROPERTIES",
+    "Bounds", "BoundError", "DEFAULT_BOUNDS", "READINGS", "Machine", "CLAUSES", "PROPERTIES", "LIVENESS",
     "check", "Report", "explore", "Limits", "Result", "Discovery",
     "trace_of", "write_trace", "load_trace", "replay", "replay_file", "Replay", "TraceError",
     "__version__",

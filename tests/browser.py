@@ -79,7 +79,11 @@ class Browser:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-        self._profile.cleanup()
+        try:
+            self._profile.cleanup()
+        except OSError:  # a helper process of Chromium's still writing to the profile as it ends
+            time.sleep(0.5)
+            shutil.rmtree(self._profile.name, ignore_errors=True)
 
     def load(self, url: str) -> None:
         """Navigate to `url` and wait until its load event fired."""

@@ -81,7 +81,7 @@ def test_without_a_depth_bmc_goes_one_step_past_the_deepest_discovery() -> None:
     """At these bounds the deepest witness (completes_after_pause) is 6 steps long, the graph 9 deep."""
     found = agreement("default", Machine(SMALL), names=("completes_after_pause", "no_loss", "deadlock"))
     assert _disagreements(found) == [] and found.bmc_depth == 7 and not found.whole
-    assert [(r.bmc, r.bmc_depth) for r in found.rows] == [("witnessed", 6), ("holds", None), ("none", None)]
+    assert [(r.bmc, r.bmc_depth) for r in found.rows] == [("witnessed", 6), ("no violation", None), ("none", None)]
 
 
 def test_reached_stops_at_a_depth() -> None:

@@ -78,3 +78,28 @@ def test_the_bytes_a_state_of_each_store_are_quoted_and_ordered(monkeypatch):
     off = dict(quoted, bytes_per_state=round(quoted["bytes_per_state"] * 1.1))
     assert stale_bytes(off) == [f"docs/engines.md says {quoted['bytes_per_state']} for bytes_per_state, "
                                 f"measured {off['bytes_per_state']}"]
+
+
+def test_the_machine_and_the_bytes_a_fingerprint_takes_are_said_alike():
+    """Every page that sizes a search against this machine names the same memory, and the README says what its
+    16 bytes a state of `--fingerprint` count, beside the figure the speed page measures."""
+    pages = [README] + [p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))]
+    sizes = {size for page in pages for size in re.findall(r"this machine's ([\d.]+ ?\w+)", page)}
+    assert len(sizes) == 1, f"the machine's memory is said otherwise on two pages: {sorted(sizes)}"
+    speed = (ROOT / "docs" / "speed.md").read_text(encoding="utf-8")
+    measured = re.search(r"with `--fingerprint`, (\d+) \(the visited states' fingerprints", speed)
+    assert measured, "docs/speed.md: the sentence measuring a fingerprint search's bytes a state is gone"
+    assert re.search(rf"at most 16 bytes a visited state in its fingerprint table, {measured.group(1)} a state\s+"
+                     r"with the states still to expand", README), "README: the bytes a state of --fingerprint"
+
+
+def test_the_speed_tables_exit_codes_are_those_the_command_pages_give():
+    """A command the speed page times with its exit code, and a command page shows with one: the same code."""
+    speed = (ROOT / "docs" / "speed.md").read_text(encoding="utf-8")
+    timed = dict(re.findall(r"^\| `(pausecheck [^`]+)` \| [^|]*exit (\d)", speed, re.M))
+    said = {}
+    for page in [README] + [p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md"))]:
+        said.update(re.findall(r"^(pausecheck \S.*?)\s+# exit (\d)", page, re.M))
+    shared = sorted(set(timed) & set(said))
+    assert len(shared) >= 4, shared
+    assert [(c, timed[c]) for c in shared] == [(c, said[c]) for c in shared]

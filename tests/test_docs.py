@@ -7,8 +7,10 @@ the functions below; `python tests/test_docs.py` prints them, ready to paste.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import importlib.util
+import io
 import json
 import re
 from pathlib import Path
@@ -230,7 +232,12 @@ def test_api_names_and_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert blocks, "docs/api.md has no python example"
     monkeypatch.chdir(tmp_path)
     for body in blocks:
-        exec(compile(body, "docs/api.md", "exec"), {"__name__": "docs_example"})
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(compile(body, "docs/api.md", "exec"), {"__name__": "docs_example"})
+        lines = printed.getvalue().splitlines()
+        for said in re.findall(r"^\s*print\(.*\)\s+# (.+)$", body, re.M):  # what a comment says a print prints
+            assert said in lines, f"docs/api.md says a print prints {said!r}; it printed {lines}"
 
 
 def test_api_states_what_its_example_prints() -> None:

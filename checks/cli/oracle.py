@@ -178,7 +178,10 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
     bounds_text = " ".join(f"{k.replace('_', '-')}={v}" for k, v in machine.bounds.as_dict().items())
     out.print(f"pausecheck fuzz: {target}, reading {machine.reading.name}{under(machine.rules)}", markup=False)
     out.print(f"bounds: {bounds_text}", markup=False)
-    out.print(f"ran {result.examples:,} behaviours, {result.steps:,} steps in {result.seconds:.1f} s", markup=False)
+    asked = f" ({args.examples:,} asked by --examples: Hypothesis starts a few more than it keeps)" \
+        if result.examples > args.examples else ""
+    out.print(f"ran {result.examples:,} behaviours{asked}, {result.steps:,} steps in {result.seconds:.1f} s",
+              markup=False)
     if failure is None:
         judged = "every always and transition property held" + (" and the runtime agreed with the model"
                                                                if argv else "")

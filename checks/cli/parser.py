@@ -591,7 +591,8 @@ def parser() -> argparse.ArgumentParser:
               "shrunk and written as an ITF trace. Deterministic: the same flags give the same behaviours.",
               EPILOG_FUZZ)
     _search(fz, judged=False, defaults=FUZZ_BOUNDS, states=False)
-    fz.add_argument("--examples", type=int, default=200, metavar="N", help="behaviours to run (default 200)")
+    fz.add_argument("--examples", type=int, default=200, metavar="N",
+                    help="behaviours to keep (default 200; Hypothesis starts a few more, which the count includes)")
     fz.add_argument("--steps", type=int, default=60, metavar="N", help="steps per behaviour at most (default 60)")
     _judging(fz, trace="fuzz.itf.json", when="with a runtime: ")
 

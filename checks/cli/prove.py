@@ -273,6 +273,9 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
         idle = {n: flags for n, flags in idle.items() if n in args.only}
         gone = {n: why for n, why in gone.items() if n in args.only}
     say = _sayer(console(color=not args.no_color))
+    if not args.json:
+        say("pausecheck check --engines: bfs and z3's bmc on each variant, at " +
+            " ".join(f"{k.replace('_', '-')}={v}" for k, v in bounds.as_dict().items()))
 
     def show(found: Any) -> None:
         if args.json:

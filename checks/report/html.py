@@ -31,7 +31,7 @@ _STRENGTHS = {"full": "ok", "partial": "warn", "by-construction": "muted", "excu
 
 _CSS = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #263238;
-       max-width: 1100px; margin: 0 auto; padding: 1em 1.5em; }
+       max-width: 1320px; margin: 0 auto; padding: 1em 1.5em; }
 h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { border-bottom: 2px solid #cfd8dc; padding-bottom: .2em;
      margin-top: 2em; } h3 { margin-bottom: .3em; }
 code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
@@ -47,19 +47,24 @@ th { background: #eceff1; } tr:nth-child(even) td { background: #fafbfb; }
 .verdict.ok { border-color: #2e7d32; } .verdict.bad { border-color: #c62828; }
 .verdict ul { margin: .3em 0 0 0; }
 q { font-style: italic; color: #37474f; } .small { font-size: 13px; color: #546e7a; }
-nav a { margin-right: 1em; } a { color: #0d47a1; } .nowrap { white-space: nowrap; }
+nav { display: flex; flex-wrap: wrap; gap: .2em 1em; } a { color: #0d47a1; } .nowrap { white-space: nowrap; }
 section.trace { border: 1px solid #d5dde0; border-radius: 6px; padding: .4em 1em 1em; margin: 1.2em 0; }
 section.trace.counterexample { border-left: 6px solid #c62828; }
 section.trace.witness { border-left: 6px solid #2e7d32; }
 .diagram { overflow-x: auto; } .diagram svg { max-width: 100%; height: auto; }
 details summary { cursor: pointer; color: #0d47a1; }
 table.matrix { width: auto; font-size: 12px; } table.matrix th, table.matrix td { padding: .15em .2em; }
-table.matrix td:nth-child(2) { min-width: 5em; } table.matrix td:last-child { max-width: 16em; }
+table.matrix td:nth-child(2) { min-width: 10ch; } table.matrix td:last-child { max-width: 16em; }
 table.matrix abbr { text-decoration: none; cursor: help; } table.matrix code { font-size: 12px; }
 table.matrix .num { white-space: nowrap; } table.matrix td:first-child code { overflow-wrap: normal; }
 ol.legend { columns: 4 14em; font-size: 13px; padding-left: 0; list-style: none; }
-td, li, p, code { overflow-wrap: anywhere; }
-.name { overflow-wrap: normal; white-space: nowrap; }
+/* Tables read at a glance: each column at least ten characters of its font, a quote at least a short line,
+   words wrapping at spaces and identifiers only after "_" (<wbr>); a table too wide scrolls in its own box. */
+div.table { overflow-x: auto; }
+td { min-width: 10ch; overflow-wrap: normal; } td:has(> q) { min-width: 28ch; }
+table.matrix td:nth-child(n+3) { min-width: 0; }
+li, p { overflow-wrap: anywhere; } p code, li code, pre { overflow-wrap: anywhere; }
+.name { overflow-wrap: normal; }
 @media print {
   nav { display: none; } body { max-width: none; font-size: 12px; }
   section.trace { break-inside: avoid-page; } details > summary { display: none; }
@@ -134,16 +139,21 @@ def _status(status: str) -> str:
 
 def _table(head: list[str], rows: list[list[str]], *, css: str = "", raw_head: bool = False) -> str:
     """A table; `head` is plain text (HTML already with `raw_head`), the cells are HTML already."""
-    opening = f'<table class="{css}">' if css else "<table>"
+    opening = f'<div class="table"><table class="{css}">' if css else '<div class="table"><table>'
     cells = "".join(f"<th>{h if raw_head else escape(h)}</th>" for h in head)
     out = [opening, f"<thead><tr>{cells}</tr></thead>", "<tbody>"]
     out += ["<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows]
-    return "\n".join(out + ["</tbody>", "</table>"])
+    return "\n".join(out + ["</tbody>", "</table></div>"])
+
+
+def breakable(identifier: str) -> str:
+    """An identifier as HTML that a line may break only after one of its underscores."""
+    return escape(identifier).replace("_", "_<wbr>")
 
 
 def _link(name: str, traced: set[str]) -> str:
     """A property's name, whole (never cut mid-identifier), linked to its trace if it has one."""
-    shown = f'<span class="name">{escape(name)}</span>'
+    shown = f'<span class="name">{breakable(name)}</span>'
     return f'<a href="#{anchor(name)}">{shown}</a>' if name in traced else shown
 
 
@@ -195,7 +205,7 @@ def _property_notes(p: Any) -> str:
     if p.companion:
         notes.append(f'<span class="small">judged by the companion search ({escape(p.companion)})</span>')
     if p.status == "not exercised" and p.needs:
-        notes.append(f"needs {escape(p.needs)}")
+        notes.append(f'needs <span class="nowrap">{escape(p.needs)}</span>')
     return "<br>".join(notes) or "-"
 
 

@@ -51,8 +51,9 @@ def print_mutants(out: Console, matrix: Any, targets: dict[str, str | None], *, 
             out.print(Text.assemble(("KILLS NOTHING", "bold red"),
                                     f": {', '.join(idle)} (no mutant shows it can fail)"))
         else:
-            out.print(f"every one of the {len(matrix.properties)} properties kills a mutant; {sole} of them are "
-                      "the only killer of one", markup=False)
+            out.print(f"every one of the {len(matrix.properties)} properties that can fail on a run (the always and "
+                      "transition properties, and no deadlock; a witness or a liveness property kills nothing here) "
+                      f"kills a mutant; {sole} of them are the only killer of one", markup=False)
     out.print(VERBOSE_HINT, markup=False)
     _print_totals(out, matrix)
 

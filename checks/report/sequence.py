@@ -207,11 +207,13 @@ def sequence_svg(document: dict[str, Any]) -> str:
     """An inline SVG sequence diagram of one ITF trace (deterministic; no ids, fonts or scripts)."""
     arrows = arrows_of(document)
     rows, bands, height = _layout(arrows)
-    name = escape(str(document.get("#meta", {}).get("property", "trace")))
+    meta = document.get("#meta") or {}
+    name = escape(f"the trace of {meta['property']}" if meta.get("property") else  # a diff's behaviour has none
+                  f"a behaviour {meta['verdict']}" if meta.get("verdict") else "a trace")
     who = _deviant(document)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
            f'viewBox="0 0 {WIDTH} {height}" role="img" font-family="sans-serif" font-size="11">',
-           f"<title>sequence diagram of the trace {name}</title>"]
+           f"<title>sequence diagram of {name}</title>"]
     for step, top, bottom, deviates in bands:
         fill = "#fdecea" if deviates else ("#f5f7f8" if step % 2 else "#ffffff")
         out.append(f'<rect x="0" y="{top + 4}" width="{WIDTH}" height="{bottom - top - 2}" fill="{fill}"/>')
