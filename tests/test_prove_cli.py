@@ -40,3 +40,16 @@ def test_a_drift_between_the_engines_is_one_verdict_line(monkeypatch: pytest.Mon
     out = capsys.readouterr().out
     last = out.strip().splitlines()[-1]
     assert last == "[drift] step 3 (poll e1) from <pre> to <post> is no step of the explicit model"
+
+
+def test_a_counterexample_to_induction_is_told_in_the_traces_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """Not a `State(...)` dump: the fields of the state it starts from, the step by its text, what the step changes."""
+    from pathlib import Path
+
+    draft = Path(__file__).resolve().parent.parent / "examples" / "drafts" / "put_back_drops.py"
+    assert main(["prove", "--induction", "--calls", "1", "--pauses", "1", "--artifacts", "1", "--observations", "0",
+                 "--held-bound", "1", "--draft", str(draft)]) == 1
+    out = capsys.readouterr().out
+    assert "NOT PROVED  no_loss" in out and "State(" not in out and "Execution(" not in out, out
+    assert "from a state where " in out and "e1.segment.taken: [a1]" in out
+    assert "by e1: the failed write-back puts back what it took" in out and "it changes " in out

@@ -12,7 +12,8 @@ from pausecheck.model import Bounds, Machine
 from pausecheck.model.machine import DEADLOCK
 from pausecheck.model.properties import PROPERTIES, missing_bound
 from pausecheck.model.property import ALWAYS, SOMETIMES
-from pausecheck.traces.itf import dumps
+from pausecheck.traces.itf import dumps, encode_state
+from pausecheck.traces.render import changes, flat_view
 
 from ..console import Reporter, console
 from ..drafts import draft_meta, under
@@ -203,8 +204,9 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
         if o.cti is not None:
             replays = "it replays on the explicit model" if o.cti.replays else "it does NOT replay: a drift"
             where = f" -> {traces[o.name]}" if o.name in traces else " (--out DIR writes it as ITF)"
-            say(f"        counterexample to induction ({replays}){where}:\n        from {o.cti.pre}\n"
-                f"        by {o.cti.action}\n        to {o.cti.post}")
+            say(f"        counterexample to induction ({replays}){where}:")
+            for line in cti_lines(o.cti):
+                say(f"          {line}")
     say(f"  {proof.seconds:.1f} s")
     if proof.incomplete:
         say(f"[incomplete] {_stopped(proof)}")
@@ -243,6 +245,15 @@ def cti_document(bounds: Bounds, reading: Any, outcome: Any, command: str, rules
         meta["draft"] = draft_meta(rules)
     cti = outcome.cti
     return trace_document((cti.pre, cti.post), (cti.action,), meta, frozenset())
+
+
+def cti_lines(cti: Any) -> list[str]:
+    """A counterexample to induction in the traces' words: the state it starts from (its fields that are not
+    empty), the step, and the fields the step changes."""
+    before, after = flat_view(encode_state(cti.pre)), flat_view(encode_state(cti.post))
+    shown = [f"{key}: {value}" for key, value in before.items() if value not in ("[]", "0")]
+    return ["from a state where " + ("; ".join(shown) or "nothing has started"), f"by {cti.action}",
+            "it changes " + ("; ".join(changes(before, after)) or "nothing")]
 
 
 def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
