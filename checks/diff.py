@@ -34,9 +34,9 @@ from pausecheck.traces.itf import trace_document
 from .compare import Behaviour, Climb, Walk, behaves_as, changed_rules, climb, same_table, split, walk_together
 from .drafts import Draft, base_of
 from .mutants.evidence import evidence_of
-from .report import Report, check
 from .search.explore import Limits
 from .search.parallel import run_all
+from .verdict import Report, check
 
 __all__ = ["DIFF_KIND", "behaviour_documents", "summary", "Behaviour", "Walk", "Checked", "Diff", "walk_together",
            "diff", "changed_rules", "make_up"]

@@ -25,8 +25,8 @@ from __future__ import annotations
 from importlib import metadata
 
 from pausecheck.checks.mutants.evidence import replay_file, trace_of
-from pausecheck.checks.report import Report, check
 from pausecheck.checks.search.explore import Discovery, Limits, Result, explore
+from pausecheck.checks.verdict import Report, check
 from pausecheck.model import CLAUSES, DEFAULT_BOUNDS, PROPERTIES, READINGS, BoundError, Bounds, Machine
 from pausecheck.model.liveness import LIVENESS
 from pausecheck.traces.itf import TraceError, load_trace, write_trace

@@ -14,7 +14,7 @@ from pausecheck.checks.mutants import mutant_named
 from pausecheck.checks.mutants.golden import GOLDEN_DIR
 from pausecheck.checks.mutants.killmatrix import kill_matrix
 from pausecheck.checks.report import check
-from pausecheck.checks.report.verdicts import INVOLVED, VIOLATED
+from pausecheck.checks.verdict.verdicts import INVOLVED, VIOLATED
 from pausecheck.model import Bounds
 from pausecheck.model.blame import blamed
 from pausecheck.model.formulas import FORMULAS

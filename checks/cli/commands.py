@@ -35,7 +35,6 @@ from ..mutants.evidence import Evidence, command_line, document_for, evidence_of
 from ..mutants.flips import flip_matrix
 from ..mutants.golden import golden_documents
 from ..mutants.killmatrix import KillMatrix, kill_matrix
-from ..report import Report, check
 from ..report.drafted import DraftSection
 from ..report.html import html_report
 from ..report.killtext import print_mutants
@@ -49,6 +48,7 @@ from ..search.levels import DRIVER
 from ..search.parallel import workers
 from ..shrink import shrink
 from ..spin.promela import TooLarge, capacities, promela
+from ..verdict import Report, check
 from .consistency import consistency_command
 from .diff import DIFF_KIND, diff_command, how_decided
 from .draft import draft_given, machine_of, rules_of

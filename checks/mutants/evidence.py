@@ -14,9 +14,9 @@ from pausecheck.traces.itf import TraceError, load_trace, trace_document, write_
 from pausecheck.traces.replay import Replay, replay
 
 from ..drafts import DraftError, base_of, draft_of, load_draft
-from ..report import Report
 from ..search.explore import Discovery
 from ..search.liveness import LivenessVerdict
+from ..verdict import Report
 from . import mutant_named, mutate
 
 __all__ = ["Evidence", "evidence_of", "command_line", "document_for", "trace_of", "write_discovery", "machine_for",

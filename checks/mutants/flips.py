@@ -28,9 +28,9 @@ from typing import Any
 from pausecheck.model import CONFORMANT, DEFAULT_BOUNDS, FAULTS, SWITCH_OF, SWITCHES, Bounds, reading_named
 
 from ..drafts import Draft, base_of
-from ..report import check
 from ..search.explore import Limits
 from ..search.parallel import run_all, workers
+from ..verdict import check
 from .evidence import evidence_of
 
 __all__ = ["Variant", "Outcome", "Flip", "Row", "Matrix", "flip_matrix", "singles", "run_variant", "workers"]

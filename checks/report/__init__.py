@@ -1,7 +1,8 @@
-"""Reports: verdicts per property and per clause (`verdicts`), and their renderings (text and JSON in
-`text`; HTML and Markdown with sequence diagrams beside them)."""
+"""Reports: the renderings of a check's verdict (text and JSON in `text`; HTML and Markdown with sequence
+diagrams beside them; the kill matrix in `killtext`). The verdict itself is `checks/verdict/`, a floor below,
+re-exported here under its old names."""
 
-from .verdicts import (
+from ..verdict import (
     ClauseVerdict,
     Companion,
     PropertyVerdict,

@@ -16,10 +16,10 @@ from pausecheck.traces.render import render, verdict_line
 from ..drafts import under
 from ..mutants import mutant_named
 from ..mutants.evidence import command_line
+from ..verdict.verdicts import Report
 from .drafted import draft_html
 from .readings import readings_html, readings_summary
 from .sequence import sequence_svg
-from .verdicts import Report
 
 __all__ = ["html_report", "verdict_summary", "verdict_word", "unexercised_by_bound", "status_class", "anchor",
            "ordered", "stats_rows", "mutant_target"]

@@ -8,11 +8,11 @@ from typing import Any
 from pausecheck.traces.render import render, verdict_line
 
 from ..drafts import under
+from ..verdict.verdicts import Report
 from .drafted import draft_markdown
 from .html import composition_note, mutant_target, ordered, stats_rows, verdict_summary, verdict_word
 from .readings import readings_markdown, readings_summary
 from .sequence import sequence_text
-from .verdicts import Report
 
 __all__ = ["markdown_report"]
 

@@ -12,8 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..drafts import under
-from .html import unexercised_by_bound
-from .verdicts import (
+from ..verdict.verdicts import (
     BY_CONSTRUCTION,
     EXCUSED,
     HOLDS,
@@ -29,6 +28,7 @@ from .verdicts import (
     Report,
     strength_note,
 )
+from .html import unexercised_by_bound
 
 __all__ = ["print_check", "check_json", "liveness_line", "STYLES", "stats_line", "clause_table", "plural",
            "plain_table"]
