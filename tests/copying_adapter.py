@@ -1,4 +1,4 @@
-"""An independent runtime whose take copies the held list, behind an adapter written from docs/oracle.md
+"""An independent runtime whose take copies the held list, behind an adapter written from docs/oracle-adapter.md
 alone: the reference runtime's `copy-not-take` (its write-back reads the held list without clearing it),
 shown through an adapter that reports as held only what no write-back has in flight, since a take empties
 the held list. The copy is then first seen after the write, held and on the wire at once, not at the take

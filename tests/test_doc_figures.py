@@ -35,10 +35,10 @@ def test_the_count_of_switches_and_fixed_ambiguities():
 
 
 def test_the_itf_doc_counts_the_variables():
-    itf = (ROOT / "docs" / "itf.md").read_text(encoding="utf-8")
-    assert f"always `{str(VARS).replace(chr(39), chr(34))}`" in itf
-    counted = re.findall(r"all (\w+) variables", itf)
-    assert counted and all(_number(w) == len(VARS) for w in counted)
+    itf, fields = ((ROOT / "docs" / name).read_text(encoding="utf-8") for name in ("itf.md", "itf-schema.md"))
+    assert f"always `{str(VARS).replace(chr(39), chr(34))}`" in fields  # the reference page's table of keys
+    counted = re.findall(r"all (\w+) variables", itf + fields)
+    assert re.findall(r"all (\w+) variables", itf) and all(_number(w) == len(VARS) for w in counted)
 
 
 def test_the_no_companion_help_names_every_companion(capsys):

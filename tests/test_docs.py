@@ -28,6 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 SPEED = DOCS / "speed.md"  # the one page that quotes times
+# Issue 57, docs in short pages: no page over PAGE_LINES lines but the rules' own text and the reference pages
+# that hold schemas (the oracle's JSON Schemas, the trace format field by field).
+PAGE_LINES = 400
+LONG_PAGES = ("rules.md", "oracle-schemas.md", "itf-schema.md")
+OPENING_LINES = 5  # the most lines of a page's opening: what it answers and for whom
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # Small bounds under which every kind of record occurs in some witness (explored in well under 1 s).
@@ -175,25 +180,25 @@ def _keys(value: Any, out: set[str]) -> set[str]:
 
 
 def test_itf_documents_every_field_and_action() -> None:
-    documented = _backticked(_read("itf.md"))
+    documented = _backticked(_read("itf-schema.md"))  # the reference page: every field and action, one by one
     machine = pausecheck.Machine(RECORD_BOUNDS)
     result = pausecheck.explore(machine)
     keys: set[str] = set()
     for discovery in result.witnesses.values():
         _keys(encode_state(discovery.states[-1]), keys)
     assert {"artifacts", "held", "messages", "questions", "collected", "warnings", "write_failed"} <= keys
-    assert keys - documented == set(), "state fields missing from docs/itf.md"
+    assert keys - documented == set(), "state fields missing from docs/itf-schema.md"
     name, discovery = min(result.witnesses.items(), key=lambda item: len(item[1].actions))
     document = pausecheck.trace_of(machine, discovery, name=name)
     golden = pausecheck.load_trace(ROOT / "traces" / "golden" / "no_put_back.itf.json")
     meta = set(document["#meta"]) | set(golden["#meta"]) | set(document) | {"deviates"}
     for state in document["states"] + golden["states"]:
         meta |= set(state["#meta"])
-    assert meta - documented == set(), "#meta fields missing from docs/itf.md"
+    assert meta - documented == set(), "#meta fields missing from docs/itf-schema.md"
     for cls in ACTION_TYPES:
-        assert cls.KIND in documented, f"action kind {cls.KIND} missing from docs/itf.md"
+        assert cls.KIND in documented, f"action kind {cls.KIND} missing from docs/itf-schema.md"
         for field in (f.name for f in dataclasses.fields(cls)):
-            assert field in documented, f"field {field} of {cls.KIND} missing from docs/itf.md"
+            assert field in documented, f"field {field} of {cls.KIND} missing from docs/itf-schema.md"
 
 
 def test_itf_example_replays(tmp_path: Path) -> None:
@@ -334,8 +339,9 @@ def test_links_resolve() -> None:
     heading of that file."""
     files = sorted(DOCS.glob("*.md"))
     assert {"README.md", "rules.md", "clauses.md", "readings.md", "itf.md", "tutorial.md", "api.md", "commands.md",
-            "reference.md", "speed.md", "engines.md", "limitations.md", "report.md", "development.md"} <= {
-        f.name for f in files}
+            "reference.md", "speed.md", "engines.md", "limitations.md", "report.md", "development.md", "itf-schema.md",
+            "oracle.md", "oracle-adapter.md", "oracle-conform.md", "oracle-logs.md", "oracle-vectors.md",
+            "oracle-schemas.md"} <= {f.name for f in files}
     assert _anchors("# A b\n## `pausecheck check --engines bfs,bmc`\n## A b\n") == {
         "a-b", "pausecheck-check---engines-bfsbmc", "a-b-1"}
     for doc in [README, *files]:
@@ -350,6 +356,46 @@ def test_links_resolve() -> None:
             if anchor and path.suffix == ".md":
                 assert anchor in _anchors(path.read_text(encoding="utf-8")), \
                     f"{doc.name} links to {target}: {path.name} has no heading with that anchor"
+
+
+def test_every_page_is_short() -> None:
+    """Issue 57: no page of docs/ has more than 400 lines, but the rules' own text and the schema reference
+    pages, each named in LONG_PAGES; a longer page is split by task, its reference material on a page of its own."""
+    pages = {path.name: path for path in DOCS.glob("*.md")}
+    assert set(LONG_PAGES) <= set(pages), f"LONG_PAGES names pages that are gone: {set(LONG_PAGES) - set(pages)}"
+    long = {name: n for name, path in sorted(pages.items()) if name not in LONG_PAGES
+            and (n := len(path.read_text(encoding="utf-8").splitlines())) > PAGE_LINES}
+    assert not long, f"docs pages over {PAGE_LINES} lines (split them by task): {long}"
+
+
+def _opening(text: str) -> list[str]:
+    """The opening of a page: the lines of the paragraph that follows its first `# ` heading and a blank line,
+    up to the next blank line or heading; none when the heading is not followed so, or by no prose (a code
+    block, a table, a list or a quote)."""
+    lines = text.splitlines()
+    title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
+    if title is None or lines[title + 1:title + 2] != [""]:
+        return []
+    opening = []
+    for line in lines[title + 2:]:
+        if not line.strip() or line.startswith("#"):
+            break
+        opening.append(line)
+    return [] if any(line.startswith(("```", "|", "- ", "* ", ">", "<")) for line in opening) else opening
+
+
+def test_every_page_opens_with_what_it_answers() -> None:
+    """Issue 57: the README and every page of docs/ open, right after the title and a blank line, with a
+    paragraph of one to five lines saying what the page answers and for whom."""
+    assert _opening("# T\n\nWhat it answers.\nFor whom.\n\nMore.\n") == ["What it answers.", "For whom."]
+    assert _opening("# T\n\nAn opening.\n## A section\n") == ["An opening."]
+    assert _opening("# T\n## A section\n") == [] and _opening("# T\nNo blank line.\n") == []
+    assert _opening("# T\n\n```sh\npausecheck check\n```\n") == [] and _opening("# T\n\n| a | b |\n") == []
+    for doc in [README, *sorted(DOCS.glob("*.md"))]:
+        opening = _opening(doc.read_text(encoding="utf-8"))
+        assert opening, f"{doc.name} does not open with a paragraph after its title (what it answers, for whom)"
+        assert len(opening) <= OPENING_LINES, \
+            f"{doc.name}'s opening has {len(opening)} lines, more than {OPENING_LINES}: {opening}"
 
 
 def test_module_docstrings_name_modules_that_exist() -> None:

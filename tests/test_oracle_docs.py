@@ -1,7 +1,8 @@
-"""docs/oracle.md stays true to the protocol: every schema and the worked exchange are generated here.
+"""The oracle's pages stay true to the protocol: every schema and the worked exchanges are generated here.
 
-`python tests/test_oracle_docs.py` rewrites them in docs/oracle.md (the schemas between "request
-`hello`:" and the next heading, and the two fenced exchanges that start with a hello).
+`python tests/test_oracle_docs.py` rewrites them: the schemas in docs/oracle-schemas.md (from "request
+`hello`:" to the next heading or the end of the page), and the fenced exchanges that start with a hello
+in docs/oracle-adapter.md.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from pausecheck.model import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "oracle.md"
+SCHEMA_DOC = ROOT / "docs" / "oracle-schemas.md"  # the reference page: every message's JSON Schema
+EXCHANGE_DOC = ROOT / "docs" / "oracle-adapter.md"  # the protocol page: the worked exchanges
 EXCHANGE_BOUNDS = Bounds(calls=1, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1)
 EXCHANGE_ACTIONS = (StartTurn(1), CallTool("e1"), ToolReturns("e1", "c1", 1), StartWriteBack("e1", True),
                     WriteMessage("e1", True))
@@ -87,26 +89,29 @@ EXCHANGES = ((EXCHANGE_ACTIONS, "sqlite_runtime"), (PAUSE_ACTIONS, "sqlite_runti
 
 
 def test_every_schema_is_in_the_doc() -> None:
-    text = DOC.read_text(encoding="utf-8")
+    text = SCHEMA_DOC.read_text(encoding="utf-8")
     for block in schema_blocks():
-        assert block in text, f"docs/oracle.md lacks or differs on:\n{block}"
+        assert block in text, f"docs/oracle-schemas.md lacks or differs on:\n{block}"
 
 
 def test_the_worked_exchanges_are_real() -> None:
-    text = DOC.read_text(encoding="utf-8")
+    text = EXCHANGE_DOC.read_text(encoding="utf-8")
     for actions, example in EXCHANGES:
         assert exchange(actions, example) in text, example
 
 
 def rewrite() -> None:
-    """Put the generated schema blocks and exchanges into docs/oracle.md."""
-    text = DOC.read_text(encoding="utf-8")
-    start, end = text.index("request `hello`:"), text.index("## A complete exchange")
-    text = text[:start] + "\n\n".join(schema_blocks()) + "\n\n" + text[end:]
+    """Put the generated schema blocks into docs/oracle-schemas.md and the exchanges into docs/oracle-adapter.md."""
+    text = SCHEMA_DOC.read_text(encoding="utf-8")
+    start = text.index("request `hello`:")
+    end = text.find("\n## ", start) + 1 or len(text)  # the next heading, else the end of the page
+    text = text[:start] + "\n\n".join(schema_blocks()) + ("\n\n" if end < len(text) else "\n") + text[end:]
+    SCHEMA_DOC.write_text(text, encoding="utf-8")
+    text = EXCHANGE_DOC.read_text(encoding="utf-8")
     found = list(re.finditer(r"```\n> \{\"type\":\"hello\".*?\n```", text, re.S))
     for match, block in reversed(list(zip(found, (exchange(a, e) for a, e in EXCHANGES), strict=True))):
         text = text[:match.start()] + block + text[match.end():]
-    DOC.write_text(text, encoding="utf-8")
+    EXCHANGE_DOC.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -116,7 +116,7 @@ def test_the_docs_macro_request_is_the_tool_s() -> None:
         action, state = next((a, p) for a, p in view.successors(state) if not isinstance(a, Composed))
     failed = next(a for a, _ in view.successors(state) if isinstance(a, Composed) and len(a.steps) == 4)
     line = json.dumps(apply_request(4, state, failed), separators=(",", ":"))
-    assert line in (ROOT / "docs" / "oracle.md").read_text(encoding="utf-8")
+    assert line in (ROOT / "docs" / "oracle-adapter.md").read_text(encoding="utf-8")  # the protocol's page
 
 
 def test_a_fine_trace_folds_to_the_grain_and_vectors_are_refused(tmp_path: Path,

@@ -1,6 +1,6 @@
 """The adapter protocol: JSON lines between pausecheck and a runtime under test, one response per request.
 
-The schemas below are the single source: `docs/oracle.md` prints them (a test keeps it in step) and
+The schemas below are the single source: `docs/oracle-schemas.md` prints them (a test keeps it in step) and
 `validate` checks every response against them before it is used. `validate` implements the subset
 of JSON Schema the schemas use (type, enum, const, properties, required, additionalProperties,
 items, minimum), so that no response reaches the oracle unchecked and no dependency is needed.

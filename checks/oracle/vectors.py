@@ -57,7 +57,7 @@ runtime, without pausecheck:
    `expect.observation` for equality (and your held lists with `expect.held`, if you keep them
    visible to tests); the first difference fails the vector.
 
-The observation's shape and every action are documented in pausecheck's docs/oracle.md and
+The observation's shape and every action are documented in pausecheck's docs/oracle-adapter.md and
 docs/itf.md. `pausecheck vectors check DIR -- CMD` runs these vectors against a runtime that speaks
 the adapter protocol.
 """

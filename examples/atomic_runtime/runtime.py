@@ -4,7 +4,7 @@ Where examples/sqlite_runtime exposes each part of a write-back (take, write, pu
 runtime does what most real ones do: one transaction takes the held list and writes the assistant
 message; when the write fails the transaction rolls back, so nothing was taken and nothing needs putting
 back, and the failure is counted. It says so in `hello` (`"macros": ["write-back"]`), and pausecheck drives
-it at that grain (docs/oracle.md, "A runtime that writes back in one transaction").
+it at that grain (docs/oracle-adapter.md, "A runtime that writes back in one transaction").
 
 The durable state (run records, attempts, questions, messages, held lists, warnings) is one JSON document,
 replaced whole on disk at the end of each step (write to a temporary file, then rename): a step commits
