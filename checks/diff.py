@@ -104,6 +104,7 @@ class Diff:
     walk: Walk
     make_up: dict[str, Any]
     ladder: Climb | None = None  # where nothing differed at these bounds: larger bounds climbed (ladder.py)
+    relation: Any = None  # z3's comparison of the two relations for every length (`symbolic/tables.py`), if asked
 
     def verdicts(self) -> list[dict[str, Any]]:
         """Every property's verdict under each table, in registry order (`changed` where they differ)."""
@@ -156,7 +157,7 @@ def _checked(job: tuple[Draft | None, Bounds, str, bool, Limits]) -> Checked:
 def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None = None, *, liveness: bool = True,
          limits: Limits | None = None, jobs: int | None = None, catalogue: Iterable[Any] = (),
          done: Callable[[str], None] | None = None, checked: Checked | None = None,
-         ladder_seconds: float = 0.0) -> Diff:
+         ladder_seconds: float = 0.0, z3_seconds: float = 0.0) -> Diff:
     """Compare `draft` with `against` (default: the rules) at these bounds and reading (`checked`: the draft's
     check, where the caller has one already: only the other table is checked then). Where nothing tells them
     apart at these bounds, the ladder (`ladder.py`) climbs for `ladder_seconds` to where something does."""
@@ -191,6 +192,17 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
         jobs_asked.append((draft, bounds, reading.name, liveness, limits))
     found = run_all(_checked, jobs_asked, jobs=jobs, done=finished)
     first, second = found[0], checked or found[1]
+    relation = None
+    if cap is not None:  # z3 stops by three quarters of the limit
+        z3_seconds = min(z3_seconds, 0.75 * cap - (time.perf_counter() - started))
+    if z3_seconds > 0:
+        if done is not None:
+            done(f"z3: comparing the two relations for behaviours of any length (at most {z3_seconds:g} s)")
+        from .symbolic.tables import compare_tables  # z3 is imported where it is asked for
+
+        relation = compare_tables(bounds, reading, base_of(against), draft.rules,
+                                  deadline=time.perf_counter() + z3_seconds,
+                                  names=("the rules" if against is None else against.path, "the draft"))
     made = make_up(draft.rules, base_of(against), catalogue)
     made["behaves_as"] = []
     # The same as the other table at these bounds: every look-alike of it is too; a walk that was cut cannot
@@ -203,7 +215,7 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
                            made["readings_touched"], limits.max_states,
                            deadline=None if cap is None else started + 0.75 * cap)
         made["behaves_as"] = [x for x in alike if x["name"] not in made["is_mutant"]]
-    found = Diff(first, second, walked, made)
+    found = Diff(first, second, walked, made, relation=relation)
     if cap is not None:  # the ladder too stops before the limit
         ladder_seconds = min(ladder_seconds, 0.9 * cap - (time.perf_counter() - started))
     if ladder_seconds > 0 and found.exit_code == 0:
@@ -213,7 +225,7 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
         climbed = climb(bounds, reading, base_of(against), draft.rules, made["readings_touched"], ladder_seconds, kinds,
                         limits.max_states or 200_000, verdicts=_verdicts_apart(draft, against, liveness)) \
             if kinds else None
-        found = Diff(first, second, walked, made, climbed)
+        found = Diff(first, second, walked, made, climbed, relation)
     return found
 
 
@@ -247,4 +259,17 @@ def behaviour_documents(found: Diff, draft: Draft, against: Draft | None, bounds
         if table is not None:
             meta["draft"] = table.meta()
         out[side] = trace_document(behaviour.states, behaviour.actions, meta, rules=base_of(table))
+    relation = found.relation
+    if relation is not None and relation.verdict == "differs":  # z3's: both tables' steps, then where they part
+        *path, last = relation.actions
+        table = draft if Machine(bounds, reading, draft.rules).step(relation.states[-1], last) is not None \
+            else against
+        post = Machine(bounds, reading, base_of(table)).step(relation.states[-1], last)
+        meta = {"property": None, "kind": DIFF_KIND, "clauses": [], "verdict": "z3: where the tables part",
+                "message": relation.how, "description": f"found by z3: {relation.how}", "bounds": bounds.as_dict(),
+                "reading": reading.name, "mutant": None, "mutant_description": None, "command": command,
+                "steps": len(relation.actions)}
+        if table is not None:
+            meta["draft"] = table.meta()
+        out["relation"] = trace_document(relation.states + (post,), relation.actions, meta, rules=base_of(table))
     return out

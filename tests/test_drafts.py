@@ -190,7 +190,7 @@ def test_diff_of_the_copying_take_names_what_it_breaks_and_a_behaviour_only_it_a
 def test_diff_of_a_draft_that_changes_nothing_visible_is_exit_0(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["diff", "--draft", str(DRAFTS / "put_back_appends.py"), *SMALL, "--json", "--out", str(tmp_path),
-                 "--ladder-seconds", "0"])
+                 "--ladder-seconds", "0", "--z3-seconds", "0"])  # z3's proof: tests/test_diff_relation.py
     found = json.loads(capsys.readouterr().out)
     assert code == 0 and found["same_behaviours"] and not any(v["changed"] for v in found["verdicts"])
     assert found["only_in_draft"] is None and found["only_in_rules"] is None
@@ -214,7 +214,7 @@ def test_diff_at_the_defaults(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert any(v["name"] == "no_double_delivery" and v["changed"] for v in found["verdicts"])
     assert found["only_in_draft"] is not None
     assert main(["diff", "--draft", str(DRAFTS / "put_back_appends.py"), "--json", "--out", str(tmp_path),
-                 "--ladder-seconds", "0"]) == 0
+                 "--ladder-seconds", "0", "--z3-seconds", "0"]) == 0
 
 
 # ---------------------------------------------------------------------------------------------

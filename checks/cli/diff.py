@@ -39,7 +39,8 @@ def diff_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
         show = reporter.status("diff")
         show("checking both tables")
         found = diff(bounds, reading, draft, against, liveness=args.liveness, jobs=args.jobs, limits=limits,
-                     catalogue=catalogue(), done=show, ladder_seconds=args.ladder_seconds)
+                     catalogue=catalogue(), done=show, ladder_seconds=args.ladder_seconds,
+                     z3_seconds=args.z3_seconds)
     command = command_line(bounds, reading.name, f"--draft {draft.path}"
                            + ("" if against is None else f" --against {against.path}")
                            + ("" if args.liveness else " --no-liveness") + "".join(f" {w}" for w in limit_flags(args)),
@@ -92,7 +93,7 @@ def _write_behaviours(documents: dict[str, dict[str, Any]], folder: Path,
                       write: Any) -> dict[str, tuple[str, dict[str, Any]]]:
     """Write each behaviour only one table allows under `folder`: side -> (path, document)."""
     out = {}
-    for side in ("only_in_draft", "only_in_rules"):
+    for side in ("only_in_draft", "only_in_rules", "relation"):
         path = folder / f"{side.replace('_', '-')}.itf.json"
         if side not in documents:
             path.unlink(missing_ok=True)  # a behaviour an earlier diff wrote here is not one of this diff's
@@ -132,7 +133,8 @@ def _json(found: Diff, written: dict[str, tuple[str, dict[str, Any]]], code: int
             "readings": {"touched": found.make_up["readings_touched"]},
             "changed_rules": found.make_up["changed_rules"], "added_rules": found.make_up["added_rules"],
             "dropped_rules": found.make_up["dropped_rules"],
-            "relation": None,  # the z3 comparison of the two relations: not built yet
+            "relation": None if found.relation is None else {
+                **found.relation.as_json(), "trace": written["relation"][0] if "relation" in written else None},
             "states": {"rules": found.first.states, "draft": found.second.states, "pairs": found.walk.pairs},
             "complete": found.complete, "exit": code}
 
@@ -173,6 +175,10 @@ def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, 
                 say(f"    {line}")
     if found.walk.same:
         say("  no behaviour tells them apart at these bounds")
+    if found.relation is not None:
+        trace = f" -> {written['relation'][0]} (pausecheck replay it)" if "relation" in written else ""
+        say(f"z3, the two relations for behaviours of any length: {found.relation.verdict}: {found.relation.how}"
+            f" ({found.relation.seconds:.1f} s){trace}")
     for line in _ladder_lines(found, draft, against, other):
         say(line)
     gone, idle = found.make_up["no_longer_apply"], found.make_up["change_nothing"]
@@ -196,5 +202,7 @@ def _print(found: Diff, draft: Draft, against: Draft | None, written: dict[str, 
     elif code == 3:
         say("[incomplete] no difference found in what was searched, but a search or the walk was cut short")
     else:
-        say("[same] every verdict and every behaviour a client sees are the same at these bounds")
+        proved = found.relation is not None and found.relation.verdict == "same"
+        say("[same] every verdict and every behaviour a client sees are the same at these bounds"
+            + (", and z3 proves the same behaviours for every length" if proved else ""))
     say(f"reproduce with: {command}")

@@ -698,10 +698,15 @@ def parser() -> argparse.ArgumentParser:
     df.add_argument("--ladder-seconds", type=_seconds_or_none, default=30.0, metavar="S",
                     help="where nothing tells the tables apart at these bounds, climb larger bounds, faults and "
                     "readings for at most S seconds to where something does (default 30; 0: do not climb)")
+    df.add_argument("--z3-seconds", type=_seconds_or_none, default=20.0, metavar="S",
+                    help="z3 compares the two tables' relations for behaviours of any length at these bounds, for at "
+                    "most S seconds: a behaviour both take and the step they part on (written as relation.itf.json, "
+                    "which replays), or the same for every length, proved (default 20; 0: skip)")
     df.add_argument("--json", action="store_true",
                     help="print one JSON object: {verdicts: [{name, rules, draft, changed}], clauses, only_in_draft, "
                     "only_in_rules, same_behaviours, decided_by, mutants, behaves_as, readings, changed_rules, "
-                    "added_rules, dropped_rules, ladder, states, exit}")
+                    "added_rules, dropped_rules, ladder, relation (z3: verdict, how, steps, actions, trace), states, "
+                    "exit}")
 
     va = _add(commands, "validate", "check a log a runtime wrote itself against the model",
               "Re-execute a runtime's own log (JSON lines in the protocol's shapes: an optional first reset line "
