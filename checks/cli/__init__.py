@@ -24,7 +24,7 @@ from ..search.budget import Budget, LimitReached, signals_interrupt_z3, wrapped_
 from .commands import HANDLERS, UsageError, writable_outputs
 from .parser import parser
 
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 
 RUNS_A_RUNTIME = ("conform", "vectors", "fuzz", "shrink")  # the commands that take `-- CMD ARGS`
@@ -40,12 +40,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `pausecheck` console script; returns the exit code.
 
     Everything after the first `--` is the command line of a runtime under test (conform, vectors
-    check), kept out of argparse so that no flag of ours is mistaken for one of its arguments. As the command
-    line itself (`argv` None), the process ends with the command: see `_leave`."""
-    code = _command(argv)
-    if argv is None:
-        _leave(code)
-    return code
+    check), kept out of argparse so that no flag of ours is mistaken for one of its arguments."""
+    return _command(argv)
+
+
+def run() -> None:
+    """The `pausecheck` command line (the console script and `python -m pausecheck`): the command, then the end
+    of the process with its exit code (`_leave`)."""
+    _leave(main())
 
 
 def _leave(code: int) -> None:
