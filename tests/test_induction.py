@@ -226,10 +226,14 @@ def test_each_fault_is_proved_with_the_capacities(flag: str, capsys) -> None:
 # takes minutes there (the --races fault is proved above under the conformant reading, and every reading's
 # relation is cross-checked in test_successors); `benchmarks/proofs.py --only readings` proves all of them.
 UNRACED = [v for v in singles(SMALL) if not v.bounds.races]
+# In the suite, one value of each ambiguity (the first its switch lists): each proof is some 20 s of Houdini, and
+# the suite must stay within CI's half hour; `benchmarks/proofs.py --only readings` proves every value.
+EACH_AMBIGUITY = [v for k, v in enumerate(UNRACED)
+                  if all(w.reading.split("=")[0] != v.reading.split("=")[0] for w in UNRACED[:k])]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", UNRACED, ids=lambda v: v.reading.removeprefix("conformant+"))
+@pytest.mark.parametrize("variant", EACH_AMBIGUITY, ids=lambda v: v.reading.removeprefix("conformant+"))
 def test_every_single_switch_reading_is_proved_or_refuted_with_a_replaying_counterexample(variant) -> None:
     proof = prove(variant.bounds, reading_named(variant.reading))
     assert not proof.incomplete, variant.reading

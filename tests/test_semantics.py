@@ -146,7 +146,7 @@ def test_every_engine_means_what_the_language_says(effect: tuple[Any, ...]) -> N
 
 
 @pytest.mark.slow
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(effects())
 def test_every_engine_means_what_the_language_says_at_length(effect: tuple[Any, ...]) -> None:
     assert_engines_agree(effect, STATES[::4])
