@@ -123,3 +123,30 @@ def test_a_failed_search_ends_its_batch_at_once_and_no_worker_remains() -> None:
     assert time.monotonic() - started < 30
     assert multiprocessing.active_children() == []
     assert run_all(_sleep_or_fail, [2, 3, 4, 5], jobs=2, fresh=False) == [2, 3, 4, 5]
+
+
+def test_a_full_fingerprint_table_is_one_line_and_leaves_no_worker(tmp_path: Path) -> None:
+    """A spread checkpoint whose fingerprint table a holder of the key filled (every slot in use) and sealed again:
+    one line, exit 2, and no worker left probing the table for a free slot."""
+    from pausecheck.checks.search import levels
+
+    flags = ["check", *SMALL, "--no-companion", "--no-liveness", "--workers", "2", "--fingerprint"]
+    code, _, err, _ = _run([*flags, "--checkpoint", str(tmp_path / "c"), "--checkpoint-every", "0.001",
+                            "--max-states", "60"], tmp_path, timeout=120)
+    assert code == 3, err
+    name = sorted(p.name for p in (tmp_path / "c").iterdir() if levels.PART.fullmatch(p.name))[0]
+    header, body = levels._read_sealed(tmp_path / "c" / name)
+    sections, at = [], 0
+    for length in header["sections"]:
+        sections.append(body[at:at + length])
+        at += length
+    sections[3] = (b"\x01" + bytes(7)) * (len(sections[3]) // 8)
+    size, digest = levels._write_sealed(tmp_path / "c" / name, header, sections)
+    driver, _ = levels._read_sealed(tmp_path / "c" / levels.DRIVER)
+    for entry in driver["parts"]:
+        if entry[0] == name:
+            entry[1:] = [size, digest]
+    levels._write_sealed(tmp_path / "c" / levels.DRIVER, driver, [])
+    code, out, err, took = _run([*flags, "--resume", str(tmp_path / "c")], tmp_path, timeout=60)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "slots in use" in err, (code, err)
+    assert "Traceback" not in out + err
