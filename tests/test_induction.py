@@ -227,7 +227,7 @@ def test_each_fault_is_proved_with_the_capacities(flag: str, capsys) -> None:
 # relation is cross-checked in test_successors); `benchmarks/proofs.py --only readings` proves all of them.
 UNRACED = [v for v in singles(SMALL) if not v.bounds.races]
 # In the suite, one value of each ambiguity (the first its switch lists): each proof is some 20 s of Houdini, and
-# the suite must stay within CI's half hour; `benchmarks/proofs.py --only readings` proves every value.
+# the suite must stay within CI's half hour; `benchmarks/proofs.py --only readings --with-faults` proves every value.
 EACH_AMBIGUITY = [v for k, v in enumerate(UNRACED)
                   if all(w.reading.split("=")[0] != v.reading.split("=")[0] for w in UNRACED[:k])]
 
