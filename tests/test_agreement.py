@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Iterable
 
 import pytest
@@ -219,8 +220,15 @@ def test_every_single_switch_reading_is_compared() -> None:
     assert len(SINGLES) == 26 == sum(len(s.values) - 1 for s in SWITCHES)
 
 
+# In the suite, one value of each ambiguity (the first in order; CI's half hour): `pausecheck check --engines
+# bfs,bmc` compares every one, and PAUSECHECK_ALL_MUTANTS=1 runs them all here.
+EACH_AMBIGUITY = sorted(SINGLES) if os.environ.get("PAUSECHECK_ALL_MUTANTS") == "1" else [
+    name for k, name in enumerate(sorted(SINGLES))
+    if all(other.split("=")[0] != name.split("=")[0] for other in sorted(SINGLES)[:k])]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(SINGLES))
+@pytest.mark.parametrize("name", EACH_AMBIGUITY)
 def test_bfs_and_bmc_agree_on_each_single_switch_reading_at_small_bounds(name: str) -> None:
     """Each at the small bounds with the fault its switch needs (as the flip matrix runs it)."""
     single = SINGLES[name]
