@@ -151,8 +151,11 @@ def test_check_engines_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(r["bfs"] == r["bmc"] and r["bfs_depth"] == r["bmc_depth"] for r in out["agreement"])
     # A mutant BMC cannot run, and a reading whose fault is off, are named: the run is incomplete (exit 3).
     assert main(["check", "--engines", "bfs,bmc", *small, "--only", "poll_shows_held", "--only", "A-T7=racy"]) == 3
-    last = capsys.readouterr().out.strip().splitlines()[-1]
-    assert "poll_shows_held" in last and "(add --races 1): A-T7=racy" in last
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "poll_shows_held" in lines[-1] and "(add --races 1): A-T7=racy" in lines[-1]
+    assert lines[0].startswith("pausecheck check --engines: bfs and z3's bmc on each variant, at sessions=1 ") \
+        and "calls=1 " in lines[0], lines[0]  # the bounds it compared at
+    assert not any(" holds " in line for line in lines)  # never "holds": a bound may leave a property unexercised
     assert main(["check", "--engines", "bfs,bmc", "--only", "nonsense"]) == 2
     assert main(["check", "--engines", "bfs,tlc"]) == 2
     assert main(["check", "--engines", "bfs,bmc", "--reading", "A-G1=leave"]) == 2

@@ -138,8 +138,11 @@ def test_fuzz_and_conform_count_towards_their_totals(capsys, monkeypatch):
     monkeypatch.setattr(console_module, "QUIET_SECONDS", 0.0)
     small = ["--calls", "1", "--pauses", "1", "--observations", "0"]
     assert main(["fuzz", "--examples", "5", "--steps", "5", *small]) == 0
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
     assert "pausecheck fuzz: behaviours of up to 5 steps: 4/5 run, " in err and "\r" not in err
+    ran = re.search(r"^ran (\d+) behaviours( \(5 asked by --examples: [^)]*\))?, ", captured.out, re.M)
+    assert ran and (int(ran[1]) == 5 or ran[2]), captured.out  # more than asked is said so
     runtime = str(Path(__file__).resolve().parent.parent / "examples" / "sqlite_runtime" / "runtime.py")
     assert main(["conform", *small, "--accept-unexercised", "--", sys.executable, runtime]) == 0
     err = capsys.readouterr().err
