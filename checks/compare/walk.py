@@ -106,7 +106,7 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
             for action, post_a in steps_a:
                 post_b = steps_b.pop(action, None)
                 if post_b is None:
-                    note(0, pair, action, post_a, f"{names[1]} does not allow its last step")
+                    note(0, pair, action, post_a, f"its last step is not allowed under {names[1]}")
                     continue
                 if post_a != post_b:
                     same_states = False
@@ -123,7 +123,7 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
                     parents[nxt] = (pair, action)
                     after.append(nxt)
             for action, post_b in steps_b.items():  # allowed by the second table only
-                note(1, pair, action, post_b, f"{names[0]} does not allow its last step")
+                note(1, pair, action, post_b, f"its last step is not allowed under {names[0]}")
             if (max_pairs is not None and len(parents) > max_pairs) or \
                     (deadline is not None and len(parents) % 256 == 0 and time.perf_counter() > deadline):
                 return Walk(found[0], found[1], len(parents), same_states, False)  # cut: not decided
