@@ -7,6 +7,7 @@ test reads its row.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from pausecheck.checks.mutants import (
@@ -156,6 +157,21 @@ def test_no_mutant_survives(matrix: KillMatrix):
 def test_every_killing_property_has_a_sole_killer_or_a_named_redundancy(matrix: KillMatrix):
     lacking = [p.name for p in matrix.properties if not p.sole_killers and not p.redundant_with]
     assert lacking == []
+
+
+def test_the_summary_says_which_properties_it_counts(matrix: KillMatrix):
+    """The summary's count of killers says what it counts: the properties that can fail on a run."""
+    from io import StringIO
+
+    from pausecheck.checks.report.killtext import print_mutants
+    from rich.console import Console
+
+    printed = StringIO()
+    print_mutants(Console(file=printed, width=400), matrix, {m.name: m.target for m in MUTANTS}, every_mutant=True)
+    said = re.search(r"every one of the (\d+) properties that can fail on a run \(the always and transition "
+                     r"properties, and no deadlock; a witness or a liveness property kills nothing here\)",
+                     printed.getvalue())
+    assert said and int(said[1]) == len(matrix.properties), printed.getvalue()[-600:]
 
 
 def test_every_killing_property_kills_something(matrix: KillMatrix):

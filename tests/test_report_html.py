@@ -214,3 +214,16 @@ def test_a_violated_property_s_clauses_say_which_it_breaks() -> None:
     assert "breaks <strong>T7.5 T7.6</strong>; involved T7.4 T7.7" in row
     assert re.search(r'id="clause-T7\.4".*?involved', page, re.S)
     assert '<span class="name">write_<wbr>back_<wbr>delivers</span>' in page  # a name wraps only after an "_"
+
+
+def test_a_diagram_is_titled_by_what_its_trace_is() -> None:
+    """A property's trace by its property; a diff's behaviour, which has none, by its verdict (was: "None")."""
+    from pausecheck.checks.report.sequence import sequence_svg
+
+    golden = json.loads((Path(__file__).resolve().parent.parent / "traces" / "golden" / "no_put_back.itf.json")
+                        .read_text(encoding="utf-8"))
+    assert "<title>sequence diagram of the trace of failed_write_back_restores</title>" in sequence_svg(golden)
+    behaviour = {**golden, "#meta": {**golden["#meta"], "property": None, "kind": "diff",
+                                     "verdict": "only in the draft"}}
+    svg = sequence_svg(behaviour)
+    assert "<title>sequence diagram of a behaviour only in the draft</title>" in svg and "None" not in svg
