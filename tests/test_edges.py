@@ -25,7 +25,7 @@ def test_conform_never_writes_over_the_sequence_it_drives(tmp_path: Path, monkey
     capsys.readouterr()
     assert main(["conform", "--sequence", str(given), "--", *RUNTIME]) == 1
     assert hashlib.sha256(given.read_bytes()).hexdigest() == before
-    assert (tmp_path / "divergence.divergence.itf.json").exists()
+    assert (tmp_path / "divergence.2.itf.json").exists()  # never the tag twice (divergence.divergence)
     assert "is a file this run reads" in capsys.readouterr().err
 
 

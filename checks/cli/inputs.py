@@ -40,6 +40,10 @@ def not_over(path: Path, tag: str | None = None) -> Path:
         return path
     suffix = next((s for s in (".itf.json", ".json", ".jsonl") if path.name.endswith(s)), path.suffix)
     stem = path.name.removesuffix(suffix) if suffix else path.name
-    new = path.with_name(f"{stem}.{tag or _command[0]}{suffix}")
+    tag = tag or _command[0]
+    base = stem if stem == tag or stem.endswith(f".{tag}") else f"{stem}.{tag}"  # never the tag twice
+    new, n = path.with_name(f"{base}{suffix}"), 2
+    while new.exists() and new.resolve() in _read or new == path:
+        new, n = path.with_name(f"{base}.{n}{suffix}"), n + 1
     print(f"pausecheck: {path} is a file this run reads: written to {new} instead", file=sys.stderr)
     return new

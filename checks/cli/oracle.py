@@ -89,6 +89,7 @@ def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
     machine, sequences = machine_of(args, bounds), None
     if args.sequence is not None:
         machine, sequences = _sequence(args.sequence, usage)
+        args.sequence_steps = len(sequences[0].steps)
     return _drive_and_report(args, machine, sequences, argv, write, usage)
 
 
@@ -113,8 +114,10 @@ def _drive_and_report(args: argparse.Namespace, machine: Machine, sequences: Any
                 show(f"{count:,} sequences, {steps:,} steps ({rate:,.0f}/s), {edges:,}{of} edges judged"
                      + left(edges, total, seconds))
 
+            regression = getattr(args, "sequence", None) is not None
             result = conform(adapter, machine, mode=mode, max_sequences=getattr(args, "max_sequences", None),
-                             sequences=sequences, progress=progress, edges_total=edges_total)
+                             sequences=sequences, progress=progress, edges_total=edges_total,
+                             shrink=not regression or bool(getattr(args, "shrink", False)))
     except ConformError as error:
         raise usage(f"conform: {error}") from None
     finally:
@@ -311,6 +314,11 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
     if log:
         out.print(f"re-executed {result.steps:,} steps of the log and judged {result.edges:,} observations "
                   f"in {result.seconds:.1f} s", markup=False)
+    elif getattr(args, "sequence", None) is not None:  # a regression test: that sequence, not the graph
+        of = getattr(args, "sequence_steps", None)
+        judged = f"{result.steps:,} step(s) of the {of:,} of {args.sequence}" if of else \
+            f"{result.steps:,} step(s) of {args.sequence}"
+        out.print(f"drove {judged} in {result.seconds:.1f} s", markup=False)
     else:
         out.print(f"drove {result.sequences:,} sequences, {result.steps:,} steps in {result.seconds:.1f} s "
                   f"({rate:,.0f} steps/s); {result.edges:,} edges judged, {coverage}", markup=False)

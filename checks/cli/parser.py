@@ -562,7 +562,12 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("--max-sequences", type=_whole(1), metavar="N",
                     help="stop after N sequences (coverage then unknown)")
     co.add_argument("--sequence", type=Path, metavar="TRACE",
-                    help="drive only the steps of this ITF trace (a divergence written before), at its own bounds")
+                    help="drive only the steps of this ITF trace (a divergence written before), at its own bounds: "
+                    "a regression test, which reports the steps of that sequence it judged (never a coverage of the "
+                    "graph) and does not search for a shorter divergence unless --shrink asks")
+    co.add_argument("--shrink", action="store_true",
+                    help="with --sequence: where the runtime diverges, cut the sequence down to a shorter one on "
+                    "which it still does (as conform does by itself without --sequence)")
     co.add_argument("--standing", type=Path, metavar="FILE",
                     help="also write the runtime's standing for every clause of both rules (passed, failed with the "
                     "trace, or not covered), with versions, bounds, reading and coverage, to publish in its docs; "

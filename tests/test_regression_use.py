@@ -1,0 +1,31 @@
+"""`conform --sequence` as a regression test (issue 56, item 3): it drives that sequence only (no search for a
+shorter divergence unless `--shrink` asks), says how many of its steps it judged (never a coverage of the whole
+graph), and never writes a name with its tag twice."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from pausecheck.checks.cli import main
+
+RUNTIME = [sys.executable, str(Path(__file__).resolve().parent.parent / "examples" / "sqlite_runtime" / "runtime.py")]
+
+
+def test_a_divergence_driven_again_is_a_regression_test(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["conform", "--calls", "1", "--", *RUNTIME, "--bug", "copy-not-take"]) == 1
+    assert (tmp_path / "divergence.itf.json").exists()
+    capsys.readouterr()
+    assert main(["conform", "--sequence", "divergence.itf.json", "--", *RUNTIME, "--bug", "copy-not-take"]) == 1
+    out, err = capsys.readouterr()
+    assert "edges judged" not in out and "coverage" not in out, out
+    assert "written to divergence.2.itf.json" in out and "divergence.divergence" not in out + err
+    assert main(["conform", "--sequence", "divergence.itf.json", "--", *RUNTIME]) == 0  # the runtime fixed
+    out = capsys.readouterr().out
+    steps = out.split("drove ", 1)[1].split(" ", 1)[0]
+    assert f"drove {steps} step(s) of the {steps} of divergence.itf.json" in out, out
+    assert "[ok] the runtime agrees with the model on every step of divergence.itf.json (that sequence alone)" in out
+    assert "%" not in out and "edges judged" not in out
