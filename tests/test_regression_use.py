@@ -29,3 +29,16 @@ def test_a_divergence_driven_again_is_a_regression_test(tmp_path: Path, capsys: 
     assert f"drove {steps} step(s) of the {steps} of divergence.itf.json" in out, out
     assert "[ok] the runtime agrees with the model on every step of divergence.itf.json (that sequence alone)" in out
     assert "%" not in out and "edges judged" not in out
+
+
+def test_replay_of_a_divergence_at_the_runtime_grain_speaks_in_the_trace_s_steps(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A runtime that writes back in one step (a macro): conform says its step and the model's; replay says the
+    trace's step first, and the runtime's beside it (was: "departed from it at step 12: after step 9")."""
+    monkeypatch.chdir(tmp_path)
+    atomic = [sys.executable, str(Path(RUNTIME[1]).parent.parent / "atomic_runtime" / "runtime.py")]
+    assert main(["conform", "--calls", "1", "--", *atomic, "--bug", "commit-failed-take"]) == 1
+    capsys.readouterr()
+    assert main(["replay", "divergence.itf.json"]) == 1  # it shows a divergence
+    out = capsys.readouterr().out
+    assert "departed from it at step 12: after step 12 (the runtime's step 9, at its grain)," in out, out[-400:]

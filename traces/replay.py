@@ -7,6 +7,7 @@ trace claims to break (or witness) is reproduced on the replayed path.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,13 +110,25 @@ def _diverged(i: int, what: str, found: tuple[str, Any, Any], states: list[State
     return Replay(steps, i, text, False, None, tuple(states))
 
 
+def _in_trace_steps(message: str, grain: Any) -> str:
+    """A runtime's message in this trace's step numbers: where the runtime took several of the trace's steps as
+    one (a macro), "after step N" (the runtime's N-th) is the trace's step its N-th ends at (`grain`)."""
+    found = re.match(r"after step (\d+),", message)
+    if found is None or not isinstance(grain, list) or not 0 < int(found[1]) <= len(grain):
+        return message
+    n = int(found[1])
+    if grain[n - 1] == n:
+        return message
+    return f"after step {grain[n - 1]} (the runtime's step {n}, at its grain)," + message[found.end():]
+
+
 def _claim(meta: dict[str, Any], machine: Machine, states: list[State], actions: list[Any]) -> tuple[bool, str | None]:
     """Does the replayed path show what the trace claims (a violation, a witness, a deadlock)?"""
     name = meta.get("property")
     if meta.get("kind") == CONFORMANCE:  # the model's own path: what it claims is about a runtime
         runtime = meta.get("runtime") if isinstance(meta.get("runtime"), dict) else {}
         return True, (f"the runtime {runtime.get('command')!r} departed from it at step {runtime.get('step')}: "
-                      f"{meta.get('message')}")
+                      f"{_in_trace_steps(str(meta.get('message')), runtime.get('grain'))}")
     if meta.get("kind") == "diff":  # a behaviour only one table allows: its steps replaying is what it claims
         return True, meta.get("message")
     if meta.get("kind") == EVENTUALLY:
