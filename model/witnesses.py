@@ -5,6 +5,7 @@ An `always` or `transition` property whose situation is never witnessed is repor
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from .actions import (
@@ -69,11 +70,20 @@ def _repause(bounds: Bounds) -> str | None:
 
 
 def _overflow(bounds: Bounds) -> str | None:
-    """A pause that finds more to hold than the held list keeps."""
-    if _capacity(bounds) > bounds.held_bound:
+    """A pause that finds more to hold than the held list keeps: where the bounds do not allow one, the smallest
+    raises of the bounds a pause's haul depends on that do (searched, so never a bound already at that value)."""
+    def reaches(b: Bounds) -> bool:
+        return _capacity(b) > b.held_bound and at_least(_calls_to_collect(b.pauses), per_call=1, pauses=1)(b) is None
+
+    if reaches(bounds):
         return None
-    return at_least(_calls_to_collect(bounds.pauses), per_call=1, pauses=1,
-                    artifacts=bounds.held_bound + 1)(bounds) or "--calls 2"
+    names = ("pauses", "per_call", "calls", "artifacts")  # the cheapest first, where two raise as much
+    raised = sorted(itertools.product(range(4), repeat=len(names)), key=lambda ups: (sum(ups), ups[::-1]))
+    for ups in raised:
+        b = bounds.replace(**{n: getattr(bounds, n) + up for n, up in zip(names, ups, strict=True)})
+        if reaches(b):
+            return " ".join(f"--{n.replace('_', '-')} {getattr(b, n)}" for n, up in zip(names, ups, strict=True) if up)
+    return f"--artifacts {bounds.held_bound + 1} --calls 2"
 
 
 def _call_after_failure(bounds: Bounds) -> str | None:

@@ -248,3 +248,20 @@ def test_the_fingerprint_set_grows_and_tells_new_from_seen() -> None:
     values = [hash((k, "x")) for k in range(5000)] + [0, -1, 2**63 - 1, -(2**63)]
     assert all(seen.add(v) for v in values) and not any(seen.add(v) for v in values)
     assert all(v in seen for v in values) and hash((5001, "x")) not in seen and seen.count == len(values)
+
+
+@pytest.mark.parametrize("raised", [{"calls": 1, "pauses": 1, "artifacts": 1}, {"calls": 2, "pauses": 1},
+                                    {"calls": 1, "artifacts": 2}])
+def test_a_hint_is_a_set_of_raises_that_reaches_the_witness(raised: dict[str, int]) -> None:
+    """The flags a missing witness names are searched: raised as they say, the witness is reached (and none is a
+    bound already at that value: at two calls and one pause the hint was "--calls 2")."""
+    bounds = Bounds(per_call=1, held_bound=1, write_failures=0, observations=0).replace(**raised)
+    witness = next(w for w in WITNESSES if w.name == "warned_drop")
+    hint = missing_bound(witness, bounds)
+    assert hint is not None
+    words = hint.split()
+    flags = {words[k].removeprefix("--").replace("-", "_"): int(words[k + 1]) for k in range(0, len(words), 2)}
+    assert all(getattr(bounds, name) != value for name, value in flags.items()), hint
+    reached = bounds.replace(**flags)
+    assert missing_bound(witness, reached) is None
+    assert "warned_drop" in explore(Machine(reached)).witnesses, hint
