@@ -42,3 +42,28 @@ def test_replay_of_a_divergence_at_the_runtime_grain_speaks_in_the_trace_s_steps
     assert main(["replay", "divergence.itf.json"]) == 1  # it shows a divergence
     out = capsys.readouterr().out
     assert "departed from it at step 12: after step 12 (the runtime's step 9, at its grain)," in out, out[-400:]
+
+
+def test_junit_output_is_read_back_by_a_junit_parser(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--junit FILE`: one test case per sequence (or vector), the diverging one failing with its clauses, a
+    skipped case per group of unexercised witnesses; read back with the standard library's XML parser, as a CI
+    system's JUnit reader reads it."""
+    from xml.etree import ElementTree as ET
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["conform", "--calls", "1", "--junit", "conform.xml", "--", *RUNTIME, "--bug", "copy-not-take"]) == 1
+    suite = ET.parse(tmp_path / "conform.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("name") == "pausecheck conform" and suite.get("failures") == "1"
+    cases = suite.findall("testcase")
+    failed = [c for c in cases if c.find("failure") is not None]
+    assert len(failed) == 1 and "T7.7" in (failed[0].find("failure").text or "")
+    assert "divergence.itf.json" in failed[0].find("failure").text
+    assert int(suite.get("tests")) == len(cases) > 1
+    capsys.readouterr()
+    vectors = Path(RUNTIME[1]).parent.parent / "vectors"
+    assert main(["vectors", "check", str(vectors), "--junit", "vectors.xml", "--", *RUNTIME]) in (0, 3)
+    suite = ET.parse(tmp_path / "vectors.xml").getroot().find("testsuite")
+    assert suite.get("name") == "pausecheck vectors check" and suite.get("failures") == "0"
+    names = [c.get("name") for c in suite.findall("testcase")]
+    assert names[0] == "vector 1" and all(c.find("failure") is None for c in suite.findall("testcase"))

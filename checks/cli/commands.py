@@ -106,7 +106,7 @@ def _write(path: Path, text: str) -> Path:
 
 
 # The flags that name where a command writes, and whether each names a folder (else a file).
-OUTPUTS = {"out": None, "golden": True, "standing": False}
+OUTPUTS = {"out": None, "golden": True, "standing": False, "junit": False}
 FOLDER_OUT = {"check", "readings", "prove", "diff"}  # their --out is a folder
 
 

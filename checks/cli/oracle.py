@@ -33,6 +33,7 @@ from ..oracle import (
 )
 from ..oracle.conform import Divergence, divergence_document, drive, handshake, shrink_divergence
 from ..oracle.exercised import Unexercised, summary, unexercised
+from ..oracle.junit import junit_xml
 from ..oracle.logs import LogError, validate_log
 from ..oracle.macros import fine, unchecked
 from ..oracle.minimise import minimise, path_of
@@ -291,6 +292,11 @@ def _report(args: argparse.Namespace, machine: Machine, result: ConformResult, a
         page = standing(result, machine, " ".join(argv), str(trace) if trace else None)
         write(published, render_standing(page, fmt))
     missed = _unexercised(args, machine, result)
+    if getattr(args, "junit", None) is not None:
+        vectors = args.command == "vectors"
+        write(args.junit, junit_xml(result, "pausecheck vectors check" if vectors else "pausecheck conform",
+                                    str(trace) if trace else None, missed,
+                                    [f"vector {k}" for k in range(1, result.sequences + 1)] if vectors else None))
     accepted = bool(getattr(args, "accept_unexercised", False))
     code = 1 if result.divergence is not None else 3 if not result.ok or (missed and not accepted) else 0
     if args.json:

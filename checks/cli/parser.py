@@ -203,6 +203,13 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _junit(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--junit", type=Path, metavar="FILE",
+                     help="also write the run as JUnit XML for a CI system: one test case per sequence (or vector) "
+                     "driven, the one the runtime diverged on failing with its step, message, clauses and trace, "
+                     "and a skipped case per group of witnesses the bounds leave unexercised")
+
+
 def _seconds_or_none(text: str) -> float:
     """A number of seconds as `_seconds` takes it, or 0 (none: the step is skipped)."""
     try:
@@ -568,6 +575,7 @@ def parser() -> argparse.ArgumentParser:
     co.add_argument("--shrink", action="store_true",
                     help="with --sequence: where the runtime diverges, cut the sequence down to a shorter one on "
                     "which it still does (as conform does by itself without --sequence)")
+    _junit(co)
     co.add_argument("--standing", type=Path, metavar="FILE",
                     help="also write the runtime's standing for every clause of both rules (passed, failed with the "
                     "trace, or not covered), with versions, bounds, reading and coverage, to publish in its docs; "
@@ -583,6 +591,7 @@ def parser() -> argparse.ArgumentParser:
     ve.add_argument("what", choices=("export", "check"), help="export the vectors, or check a runtime against them")
     ve.add_argument("dir", type=Path, help="the vectors folder")
     _search(ve, judged=False, states=False)
+    _junit(ve)
     ve.add_argument("--max-vectors", type=_whole(1), metavar="N",
                     help="export: write only the first N vectors (the manifest states the coverage they reach)")
     _judging(ve, when="check: ", accept=True)
