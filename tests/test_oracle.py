@@ -106,7 +106,7 @@ def test_the_reference_runtime_conforms_as_a_subprocess(tmp_path: Path, capsys: 
     report = json.loads(capsys.readouterr().out)
     assert code == 3 and report["coverage"] == 1.0 and report["divergence"] is None and report["skipped"] == 0
     needs = {u["need"]: u for u in report["unexercised"]}  # small bounds: what they leave out, and the flag
-    assert "T7.9" in needs["--pauses 2 --calls 2"]["clauses"] and "warned_drop" in needs["--calls 2"]["witnesses"]
+    assert "T7.9" in needs["--pauses 2 --calls 2"]["clauses"] and "warned_drop" in needs["--pauses 3"]["witnesses"]
     assert main(["conform", *flags, "--accept-unexercised", "--", sys.executable, str(RUNTIME)]) == 0
     out = capsys.readouterr().out
     assert re.search(r"\[ok\] the runtime's observations equal the model's on every edge of the reachable graph; \d+ "

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pausecheck.model.actions import Crash
+from pausecheck.model.actions import Crash, WriteMessage
 from pausecheck.model.properties import PROPERTIES, property_named
 from pausecheck.model.property import ALWAYS, TRANSITION, Property
 from pausecheck.model.rules import RULE_OF
@@ -52,6 +52,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "session": ("isolation",),
 }
 KEPT_AFTER_TAKE = "no_double_delivery"  # a held list keeping what was taken: the take was not destructive (T7.7)
+FAILED_WRITE = "failed_write_back_restores"  # a message after a refused write: a failed write-back writes nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,12 @@ def culprit(step: tuple[State, Any, State] | None, history: History, path: str |
     if path is None:
         return Culprit(None, None, own)
     known = {p.name for p in PROPERTIES}
+    if field == "messages" and action is not None and any(
+            isinstance(a, WriteMessage) and not a.ok for a in actions_of(action)):
+        # A message shown after a write the store refused: the promise broken is that a failed write-back writes
+        # nothing (T7.10, T7.12), before the order of a message that should not exist (merge_order, T7.5).
+        prop = property_named(FAILED_WRITE)
+        return Culprit(FAILED_WRITE, path, merged(prop.clauses, own))
     for name in FIELDS.get(field, ()):
         prop = property_named(name) if name in known else None
         if prop is not None and action is not None and any(_applies(prop, a) for a in actions_of(action)):

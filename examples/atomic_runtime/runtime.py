@@ -29,6 +29,8 @@ ACTIONS = ["start-turn", "call-tool", "tool-returns", "tool-fails", "tool-interr
 BUGS = {
     "commit-failed-take": "loss: a failed write still commits the take, so the held artifacts are gone",
     "failure-unreported": "the write failure is swallowed: the run's write-failure count stays as it was",
+    "refused-write-lands": "a refused write leaves its message behind (the rollback misses the message table), "
+                           "though the held list is kept and the failure counted",
     "keep-held": "delivery: the write copies the held list onto the message but leaves it held",
     "new-before-held": "ordering: the message lists the resumed segment's artifacts before the held ones",
 }
@@ -141,6 +143,8 @@ class Runtime:
         if not ok:  # the store refused the message: the transaction rolls back, the failure is counted
             if self.bug == "commit-failed-take":
                 run["held"] = []
+            if self.bug == "refused-write-lands":
+                run["messages"].append(run["held"] + self.collected[eid])
             if self.bug != "failure-unreported":
                 run["write_failures"] += 1
             return
