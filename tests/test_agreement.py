@@ -224,8 +224,8 @@ def test_every_single_switch_reading_is_compared() -> None:
 
 
 # In the suite, one value of each ambiguity (the first in order; CI's half hour): `pausecheck check --engines
-# bfs,bmc` compares every one, and PAUSECHECK_ALL_MUTANTS=1 runs them all here.
-EACH_AMBIGUITY = sorted(SINGLES) if os.environ.get("PAUSECHECK_ALL_MUTANTS") == "1" else [
+# bfs,bmc` compares every one, and PAUSECHECK_FULL=1 runs them all here.
+EACH_AMBIGUITY = sorted(SINGLES) if os.environ.get("PAUSECHECK_FULL") == "1" else [
     name for k, name in enumerate(sorted(SINGLES))
     if all(other.split("=")[0] != name.split("=")[0] for other in sorted(SINGLES)[:k])]
 
