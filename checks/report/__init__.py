@@ -1,17 +1,7 @@
 """Reports: the renderings of a check's verdict (text and JSON in `text`; HTML and Markdown with sequence
-diagrams beside them; the kill matrix in `killtext`). The verdict itself is `checks/verdict/`, a floor below,
-re-exported here under its old names."""
+diagrams beside them; the kill matrix in `killtext`). The verdict itself is `checks/verdict/`, a floor below;
+its three names callers knew from here stay importable from here."""
 
-from ..verdict import (
-    ClauseVerdict,
-    Companion,
-    PropertyVerdict,
-    Report,
-    build_report,
-    check,
-    companion_machine,
-    with_companion,
-)
+from ..verdict import Companion, Report, check
 
-__all__ = ["ClauseVerdict", "Companion", "PropertyVerdict", "Report", "build_report", "check", "companion_machine",
-           "with_companion"]
+__all__ = ["Companion", "Report", "check"]
