@@ -9,10 +9,12 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pausecheck.model.machine import StepError
 from pausecheck.model.tablecheck import TableError
@@ -185,7 +187,16 @@ def _cannot_write(error: OSError) -> int:
     return 1
 
 
-def _interrupt(signum: int, frame: object) -> None:
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM as Ctrl-C: a KeyboardInterrupt, raised in the main thread. Inside a finalizer (z3 frees its
+    terms in `__del__`) Python would print it and drop it, and a proof would run on for minutes: the signal is
+    sent again a moment later instead (it interrupts z3's call under way too), until it lands elsewhere."""
+    here = frame
+    while here is not None:
+        if here.f_code.co_name == "__del__":
+            threading.Timer(0.05, signal.pthread_kill, (threading.main_thread().ident, signum)).start()
+            return
+        here = here.f_back
     raise KeyboardInterrupt
 
 
