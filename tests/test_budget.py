@@ -101,9 +101,9 @@ def test_sigterm_in_a_z3_query_ends_the_proof_within_seconds_with_exit_3() -> No
         sent = time.monotonic()
         child.send_signal(signal.SIGTERM)
         try:
-            out, err = child.communicate(timeout=10)
+            out, err = child.communicate(timeout=20)  # 0.1 s idle; beside the suite's other worker, more
         except subprocess.TimeoutExpired:
-            pytest.fail("the proof was still running 10 s after SIGTERM")
+            pytest.fail("the proof was still running 20 s after SIGTERM")
         took = time.monotonic() - sent
     finally:
         if child.poll() is None:
