@@ -261,10 +261,11 @@ def behaviour_documents(found: Diff, draft: Draft, against: Draft | None, bounds
         out[side] = trace_document(behaviour.states, behaviour.actions, meta, rules=base_of(table))
     relation = found.relation
     if relation is not None and relation.verdict == "differs":  # z3's: both tables' steps, then where they part
-        *path, last = relation.actions
-        table = draft if Machine(bounds, reading, draft.rules).step(relation.states[-1], last) is not None \
-            else against
-        post = Machine(bounds, reading, base_of(table)).step(relation.states[-1], last)
+        last = relation.actions[-1]  # written on the table that takes it: the draft's, where it does
+        post = Machine(bounds, reading, draft.rules).step(relation.states[-1], last)
+        table = draft if post is not None else against
+        if post is None:
+            post = Machine(bounds, reading, base_of(against)).step(relation.states[-1], last)
         meta = {"property": None, "kind": DIFF_KIND, "clauses": [], "verdict": "z3: where the tables part",
                 "message": relation.how, "description": f"found by z3: {relation.how}", "bounds": bounds.as_dict(),
                 "reading": reading.name, "mutant": None, "mutant_description": None, "command": command,

@@ -251,8 +251,7 @@ def cti_lines(cti: Any) -> list[str]:
     """A counterexample to induction in the traces' words: the state it starts from (its fields that are not
     empty), the step, and the fields the step changes."""
     before, after = flat_view(encode_state(cti.pre)), flat_view(encode_state(cti.post))
-    shown = [f"{key}: {value}" for key, value in before.items() if value not in ("[]", "0")]
-    return ["from a state where " + ("; ".join(shown) or "nothing has started"), f"by {cti.action}",
+    return ["from a state where " + ("; ".join(changes({}, before)) or "nothing has started"), f"by {cti.action}",
             "it changes " + ("; ".join(changes(before, after)) or "nothing")]
 
 

@@ -249,8 +249,8 @@ class _Driver:
             answers = self.call("load", [(*file, level) for file in files])
             self.summaries = [answer[0] for answer in answers]  # this run's CPU from here: not the levels before
             self.best = {name: tuple(found) for name, found in loop["best"].items()}
-            firsts, found_by, owners = ([answer[k] for answer in answers] for k in (1, 2, 3))
-            check_links(checkpoint.folder / DRIVER, self.model, level, self.best, self.summaries, firsts, found_by,
+            samples, found_by, owners = ([answer[k] for answer in answers] for k in (1, 2, 3))
+            check_links(checkpoint.folder / DRIVER, self.model, level, self.best, self.summaries, samples, found_by,
                         owners, self.ordinals, self.replay)
             if self.progress is not None:
                 self.progress(self.states, self.transitions, depth)

@@ -176,13 +176,13 @@ def check_driver(path: Any, header: dict[str, Any], workers: int, names: set[str
 
 
 def check_links(where: Any, model: Any, level: int, best: dict[str, tuple[Any, ...]], summaries: list[dict[str, Any]],
-                firsts: list[list[tuple[int, Any, bytes]]], found_by: list[list[str]], owner_maps: list[str],
+                samples: list[list[tuple[int, Any, bytes]]], found_by: list[list[str]], owner_maps: list[str],
                 ordinals: Callable[..., list[int]], replay: Callable[[list[int]], tuple[Any, Any]]) -> None:
     """The parent links of a resumed checkpoint against its findings and the model resumed: the owners each
     process names for the groups (`owner_maps`, one digest each: the same everywhere), the properties each
     process counts as found (each one the driver has a finding of), each finding's
     property, kind, state and path key; each process's first deadlock; and a few states of each process's next
-    level (`firsts`, the first and the last among them), which its links must lead to from the initial state,
+    level (`samples`, the first and the last among them), which its links must lead to from the initial state,
     through its path key. `ordinals(home,
     number, extra, hops)` reads a state's links, `replay(ordinals)` steps the model along them."""
     properties = model.properties
@@ -218,8 +218,8 @@ def check_links(where: Any, model: Any, level: int, best: dict[str, tuple[Any, .
             if b"".join(map(step_key, steps)) != path or at != len(steps) - 1:
                 raise damaged(where, f"process {home}'s first deadlock: its path key and level are not those of "
                               f"its parent links")
-    for home, samples in enumerate(firsts):
-        for number, state, path in samples:
+    for home, taken in enumerate(samples):
+        for number, state, path in taken:
             steps = links(home, number, None, f"process {home}'s next level")
             if b"".join(map(step_key, steps)) != path or len(steps) != level + 1:
                 raise damaged(where, f"process {home}'s next level: a state's path key is not its parent links'")

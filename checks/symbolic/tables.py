@@ -37,7 +37,7 @@ from pausecheck.model.state import State
 
 from .asking import Late, solve
 from .crosscheck import action_of
-from .relation import Caps, Move, decode, fresh, moves, post_fits, well_formed
+from .relation import Caps, Move, decode, moves, post_fits, well_formed
 from .unrolled import Drift, Unrolling
 from .values import Z3, leaves, reader, same
 
@@ -143,7 +143,8 @@ def _compare(bounds: Bounds, reading: Reading, first: tuple[Rule, ...], second: 
     proved: Compared | None = None
     for t in range(depth + 1):
         if t == min(SHALLOW, depth) + 1 and proved is None:
-            proved = _induction(bounds, reading, first, second, caps, deadline, invariants, started, t - 1)
+            proved = _induction(bounds, reading, first, second, caps, deadline, invariants, started, t - 1,
+                                (template.pre, pairs, differ))
             if proved.verdict == "same":
                 return proved
         if deadline is not None and time.perf_counter() > deadline:
@@ -175,7 +176,8 @@ def _compare(bounds: Bounds, reading: Reading, first: tuple[Rule, ...], second: 
                                 move.guard, move.post), read)
         return _parted(path.states, path.actions, action, first_machine, second_machine, started, names)
     if proved is None:
-        proved = _induction(bounds, reading, first, second, caps, deadline, invariants, started, depth)
+        proved = _induction(bounds, reading, first, second, caps, deadline, invariants, started, depth,
+                            (template.pre, pairs, differ))
     return proved
 
 
@@ -206,13 +208,12 @@ def _parted(states: tuple[State, ...], actions: tuple[Any, ...], action: Any, fi
 
 
 def _induction(bounds: Bounds, reading: Reading, first: tuple[Rule, ...], second: tuple[Rule, ...], caps: Caps,
-               deadline: float | None, invariants: bool, started: float, depth: int) -> Compared:
+               deadline: float | None, invariants: bool, started: float, depth: int,
+               lowered: tuple[Any, list[tuple[Move | None, Move | None]], Any]) -> Compared:
     """No state where the tables differ: among all well-formed states, else among those the first table's kept
-    invariants allow (which must fit the capacities, as `prove --induction` proves)."""
-    s0 = fresh(caps, "s0")
-    pairs = _pairs(list(moves(caps, bounds, reading, s0, Z3, first)), list(moves(caps, bounds, reading, s0, Z3,
-                                                                                    second)))
-    differ = z3.Or([term for _, term in _parts(pairs)])
+    invariants allow (which must fit the capacities, as `prove --induction` proves). `lowered`: a state, the
+    tables' moves from it paired, and the term saying they differ there (the unrolling's template, built once)."""
+    s0, pairs, differ = lowered
     solver = z3.SolverFor("QF_BV")
     solver.add(well_formed(Z3, s0), differ)
     if solve(solver, deadline) == z3.unsat:
@@ -248,14 +249,14 @@ def _induction(bounds: Bounds, reading: Reading, first: tuple[Rule, ...], second
 def _cti_words(model: z3.ModelRef, s0: Any, pairs: list[tuple[Move | None, Move | None]], caps: Caps) -> str:
     """A state the tables part on that no bounded search reached, in the traces' words."""
     from pausecheck.traces.itf import encode_state
-    from pausecheck.traces.render import flat_view
+    from pausecheck.traces.render import changes, flat_view
 
     read = reader(model)
     try:
         state = decode(s0, read)
     except (IndexError, ValueError, KeyError):
         return "not proved: z3 found a state where the tables part, which it cannot decode"
-    shown = "; ".join(f"{k}: {v}" for k, v in flat_view(encode_state(state)).items() if v not in ("[]", "0"))
+    shown = "; ".join(changes({}, flat_view(encode_state(state))))  # its fields that are not empty
     parted = [a or b for a, b in pairs if (a is not None and read(a.guard)) or (b is not None and read(b.guard))]
     return (f"not proved: from a state no bounded search reached ({shown or 'nothing started'}) the tables take "
             f"{'a step' if not parted else parted[0].kind.__name__} otherwise; it may be unreachable")
