@@ -3,6 +3,11 @@ process, on the reference runtime (SQLite), and the model's share of the time.
 
     python benchmarks/oracle.py             # the small bound set below (about 20 s)
     python benchmarks/oracle.py --default   # the default bounds (about three minutes)
+    python benchmarks/oracle.py --two-turns 60   # the bounds that reach a leak across two turns, 60 s
+
+With `--two-turns S`, `conform` drives the reference runtime at `TWO_TURNS` (69.4 million edges: the whole
+graph is never built) for S seconds: the time until its first sequence is driven, the rate, and the
+process's peak memory, which grows only with the states the walk has entered (a few dozen bytes each).
 
 Three runs of `conform` over every edge, one after the other in this process, so that the figures
 compare within one run on one machine: the reference runtime as a subprocess (JSON lines over
@@ -16,16 +21,21 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import platform
+import resource
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
+from pausecheck.checks.cli.oracle import _edges
 from pausecheck.checks.oracle import InProcess, Subprocess, conform
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, action_from_json, observe, white_box
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "examples" / "sqlite_runtime" / "runtime.py"
+TWO_TURNS = Bounds(turns=2, new_turns=1, calls=2, per_call=1, artifacts=1, pauses=1, observations=0,
+                   write_failures=0, held_bound=1)
 SMALL = Bounds(calls=2, per_call=1, artifacts=2, pauses=2, write_failures=1, observations=0, held_bound=2)
 
 
@@ -73,10 +83,44 @@ def run(label: str, adapter: Any, machine: Machine) -> float:
     return rate
 
 
+def streaming(seconds: float) -> None:
+    """conform at the two-turn bounds, as the command runs it (the edges counted first only in a small
+    graph), stopped after `seconds`: when the first sequence was driven, and the peak memory."""
+    machine = Machine(TWO_TURNS)
+    started = time.monotonic()
+    first: list[float] = []
+
+    def progress(count: int, steps: int, edges: int) -> None:
+        if not first:
+            first.append(time.monotonic() - started)
+        if time.monotonic() - started > seconds:
+            raise StopIteration(steps)
+
+    total = _edges(machine)
+    adapter = Subprocess([sys.executable, str(RUNTIME)])
+    try:
+        result = conform(adapter, machine, progress=progress)
+        steps, edges = result.steps, result.edges
+    except StopIteration as stop:
+        steps, edges = stop.value, None
+    finally:
+        adapter.close()
+    took = time.monotonic() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"bounds " + " ".join(f"{k}={v}" for k, v in TWO_TURNS.as_dict().items()))
+    print(f"edges counted first: {'no (more than the states counted first)' if total is None else f'{total:,}'}")
+    print(f"first sequence driven after {first[0]:.1f} s; {steps:,} steps in {took:.0f} s ({steps / took:,.0f} "
+          f"steps/s){'' if edges is None else f', {edges:,} edges'}; peak memory of this process {peak:,.0f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--default", action="store_true", help="the default bounds instead of the small set")
-    bounds = DEFAULT_BOUNDS if parser.parse_args().default else SMALL
+    parser.add_argument("--two-turns", type=float, metavar="S", help="conform at the two-turn bounds for S seconds")
+    args = parser.parse_args()
+    if args.two_turns is not None:
+        return streaming(args.two_turns)
+    bounds = DEFAULT_BOUNDS if args.default else SMALL
     machine = Machine(bounds)
     print(f"python {platform.python_version()} on {platform.machine()}; bounds "
           + " ".join(f"{k}={v}" for k, v in bounds.as_dict().items()))

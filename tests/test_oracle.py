@@ -114,6 +114,20 @@ def test_the_reference_runtime_conforms_as_a_subprocess(tmp_path: Path, capsys: 
     assert "not exercised: T7.9" in out
 
 
+def test_a_graph_too_large_to_count_first_streams_and_still_reports_its_whole_coverage(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 56: past `COUNTED` states the edges are not counted before driving (the two-turn bounds took 640 s
+    and 4.6 GB to count); the sequences stream from the walk, and the coverage is the walk's own at its end."""
+    from pausecheck.checks.cli import oracle as cli_oracle
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in SMALL.as_dict().items()]
+    counted = cli_oracle._edges(Machine(SMALL))
+    monkeypatch.setattr(cli_oracle, "COUNTED", 10)
+    assert cli_oracle._edges(Machine(SMALL)) is None
+    assert main(["conform", *flags, "--json", "--", sys.executable, str(RUNTIME)]) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["coverage"] == 1.0 and report["edges"] == counted and report["divergence"] is None
+
+
 # bug -> (the step of a shortest divergence at BUGGY, the clause the diverging step enacts)
 BUGS = {
     "copy-not-take": (7, "T7.7"),

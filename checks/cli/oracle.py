@@ -41,6 +41,7 @@ from ..oracle.standing import format_of, render_standing, standing
 from ..oracle.vectors import VectorError, export_vectors, load_vectors
 from ..search.budget import raise_stop
 from ..search.explore import Discovery, explore
+from ..search.limits import Limits
 from .draft import machine_of
 from .inputs import not_over
 
@@ -126,14 +127,21 @@ def _drive_and_report(args: argparse.Namespace, machine: Machine, sequences: Any
     return _report(args, machine, result, argv, write)
 
 
-def _edges(machine: Machine) -> int:
-    """The edges (state, action) of the reachable graph, which the covering sequences take once each:
-    the total a progress line counts towards (a search without properties, about a second at the defaults).
+COUNTED = 100_000  # the most states of a graph whose edges are counted before driving (73,409 at the defaults)
+
+
+def _edges(machine: Machine) -> int | None:
+    """The edges (state, action) of the reachable graph, which the covering sequences take once each: the
+    total a progress line counts towards, where the graph is small enough to count first (a search without
+    properties of at most `COUNTED` states: about a second at the defaults). A larger graph is not counted:
+    the sequences stream from the walk at once, and the total is known when the walk ends (None here).
 
     The search keeps what it found when a limit or an interrupt stops it, as a search should; here that
     would swallow the command's stop (the limit's watchdog stands down once it has raised), and conform
     would carry on, with a wrong total, until the hard stop: the stop is raised again instead."""
-    result = explore(dataclasses.replace(machine, properties=()))
+    result = explore(dataclasses.replace(machine, properties=()), Limits(max_states=COUNTED))
+    if result.stopped == "max-states":
+        return None
     raise_stop(result.stopped)
     return result.transitions
 

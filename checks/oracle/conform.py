@@ -145,7 +145,7 @@ def conform(adapter: Adapter, machine: Machine, *, mode: str = STRICT, max_seque
             break
         edges += len(sequence.steps) - sequence.fresh
         tally.add(sequence.steps[sequence.fresh:])
-        if progress is not None and count % 64 == 0:
+        if progress is not None and (count == 1 or count % 64 == 0):  # the first: driving has begun
             progress(count, steps, edges)
     return ConformResult(adapter.name, mode, count, steps, edges, skipped, complete, time.perf_counter() - started,
                          divergence, edges_total, tuple(sorted(tally.clauses.items())), tuple(sorted(tally.witnessed)),

@@ -7,6 +7,10 @@ entered carries the sequence on; the walk emits the sequence at a state with now
 after a step into a state already entered. The next sequence replays the path to where the walk
 branched (`fresh` marks where its new steps begin), so every edge is taken once as a new step and
 the edges of a path are replayed only as the prefix of later sequences.
+
+The sequences stream: the first is ready after one path's steps, whatever the size of the graph, and
+what the walk keeps is the path it stands on and the states it entered, each in a few dozen bytes
+(`CompactStates`, exact), so a graph of tens of millions of edges is walked in well under a gigabyte.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from ..search.compact import CompactStates
 
 __all__ = ["Step", "Sequence", "Recorded", "covering_sequences"]
 
@@ -42,7 +48,8 @@ class Sequence:
 def covering_sequences(machine: Any) -> Iterator[Sequence]:
     """Sequences that together take every edge of `machine`'s reachable graph, each edge once as new."""
     root = machine.init_states()[0]
-    entered = {root}
+    entered = CompactStates()
+    entered.add(root, root)
     path: list[Step] = []  # the state-changing steps from the root to the state on top of the stack
     stack = [_children(machine, root)]
     current: list[Step] | None = list(stack[0].loops)  # the sequence being built, None once emitted
@@ -62,11 +69,10 @@ def covering_sequences(machine: Any) -> Iterator[Sequence]:
             current, fresh = list(path), len(path)
         step = (children.state, action, post)
         current.append(step)
-        if post in entered:  # an edge into a state already entered: covered, nothing new beyond it
+        if not entered.add(post, post):  # an edge into a state already entered: covered, nothing new beyond it
             yield Sequence(tuple(current), fresh)
             current = None
             continue
-        entered.add(post)
         path.append(step)
         stack.append(_children(machine, post))
         current.extend(stack[-1].loops)
