@@ -107,7 +107,7 @@ def streaming(seconds: float) -> None:
         adapter.close()
     took = time.monotonic() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"bounds " + " ".join(f"{k}={v}" for k, v in TWO_TURNS.as_dict().items()))
+    print("bounds " + " ".join(f"{k}={v}" for k, v in TWO_TURNS.as_dict().items()))
     print(f"edges counted first: {'no (more than the states counted first)' if total is None else f'{total:,}'}")
     print(f"first sequence driven after {first[0]:.1f} s; {steps:,} steps in {took:.0f} s ({steps / took:,.0f} "
           f"steps/s){'' if edges is None else f', {edges:,} edges'}; peak memory of this process {peak:,.0f} MB")
