@@ -313,6 +313,44 @@ def test_reference_lists_every_bound() -> None:
     assert bound_table() in _read("reference.md"), "regenerate with: python tests/test_docs.py"
 
 
+def _clause_ids(cell: str) -> set[str]:
+    """The clause ids of a table cell, ranges such as `G6.6-G6.8` spelled out."""
+    ids: set[str] = set()
+    for first, last in re.findall(r"\b([A-Z]\d+\.\d+)(?:-([A-Z]\d+\.\d+))?", cell):
+        if not last:
+            ids.add(first)
+            continue
+        prefix, low = first.rsplit(".", 1)
+        ids |= {f"{prefix}.{n}" for n in range(int(low), int(last.rsplit(".", 1)[1]) + 1)}
+    return ids
+
+
+def test_the_protocol_page_says_every_step_and_the_clauses_it_enacts() -> None:
+    """Issue 56: the protocol page names every action kind of the model; each row of its step table cites at
+    least the clauses the rule of that kind enacts (`model/rules.py`), and every id it cites is a clause."""
+    from pausecheck.model.rules import RULES
+    text = (DOCS / "oracle-adapter.md").read_text(encoding="utf-8")
+    section = text.split("## Every step, and what the runtime shows after it", 1)[1].split("\n## ", 1)[0]
+    assert not {f"`{cls.KIND}`" for cls in ACTION_TYPES} - set(re.findall(r"`[a-z-]+`", section)), \
+        "the protocol page leaves out an action kind"
+    rows: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and (kind := re.match(r"`([a-z-]+)`", cells[0])):
+            rows[kind[1]] = rows.get(kind[1], set()) | _clause_ids(cells[2])
+    for rule in RULES:
+        if (kind := rule.action.KIND) in rows:
+            assert set(rule.clauses) <= rows[kind], (kind, set(rule.clauses) - rows[kind])
+    assert len(rows) >= 13, sorted(rows)
+    known = {c.id for c in CLAUSES}
+    cited = _clause_ids(text)
+    assert cited and cited <= known, sorted(cited - known)
+    strict = text.split("## What strict mode expects", 1)[1].split("\n## ", 1)[0]
+    for said in ("empty message", "decline cancels", "already settled changes nothing", "same `final`",
+                 "keeping the oldest", "only at a final write-back", "interim write-back"):
+        assert said in strict, f"the strict-mode list no longer says {said!r}"
+
+
 def test_rules_doc_is_the_rule_table() -> None:
     """docs/rules.md ends with the rule table as `model/render.py` renders it from `model/rules.py`."""
     from pausecheck.model.render import rules_markdown
