@@ -24,6 +24,8 @@ from pausecheck.model.formulas import FORMULAS, S
 from pausecheck.model.reading import reading_named
 from pausecheck.model.rules import RULES
 
+from .sampling import first_of_each
+
 SMALL = Bounds(calls=1, pauses=1, artifacts=1, observations=0, write_failures=1, held_bound=1)
 FLAGS = ["--calls", "1", "--pauses", "1", "--artifacts", "1", "--observations", "0", "--held-bound", "1"]
 
@@ -228,8 +230,7 @@ def test_each_fault_is_proved_with_the_capacities(flag: str, capsys) -> None:
 UNRACED = [v for v in singles(SMALL) if not v.bounds.races]
 # In the suite, one value of each ambiguity (the first its switch lists): each proof is some 20 s of Houdini, and
 # the suite must stay within CI's half hour; `benchmarks/proofs.py --only readings --with-faults` proves every value.
-EACH_AMBIGUITY = [v for k, v in enumerate(UNRACED)
-                  if all(w.reading.split("=")[0] != v.reading.split("=")[0] for w in UNRACED[:k])]
+EACH_AMBIGUITY = first_of_each(UNRACED, lambda v: v.reading.split("=")[0])
 
 
 @pytest.mark.slow

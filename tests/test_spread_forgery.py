@@ -19,6 +19,7 @@ from pausecheck.checks.search.explore import Limits, explore
 from pausecheck.checks.search.spread import spread
 from pausecheck.model import Bounds, Machine
 
+from .sampling import FULL
 from .test_spread import figures
 
 MACHINE = Machine(Bounds(calls=1, pauses=1, artifacts=1))
@@ -125,7 +126,7 @@ def _forge(data: st.DataObject, folder: Path) -> str:
     return what
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+@settings(max_examples=150 if FULL else 60, deadline=None, derandomize=True, database=None,  # 150: 45 s of the suite
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_a_forged_spread_checkpoint_is_refused_or_changes_nothing(data: st.DataObject, saved: tuple[dict, dict, Any],

@@ -166,9 +166,7 @@ examples:
   pausecheck diff --draft examples/drafts/take_copies.py --calls 2 --artifacts 1 --pauses 1 --held-bound 1
                                         a draft whose write-back copies the held list: the verdicts it breaks
                                         and the shortest behaviour only it allows (exit 1)
-  pausecheck diff --draft examples/drafts/put_back_appends.py --calls 2 --artifacts 1 --pauses 1 --held-bound 1
-                                        a draft that changes nothing a client sees (exit 0; at the defaults
-                                        too, docs/drafts.md says why)
+  (docs/drafts.md: a draft that changes nothing a client sees, and how diff climbs the bounds to tell)
 
 exit: 0 nothing a client sees differs at these bounds; 1 a verdict or a visible behaviour differs; 2 usage
 error or a draft that cannot be used; 3 a search or the walk was cut short (--max-states, --max-seconds,
