@@ -424,8 +424,7 @@ def _so_far(rows: list[MutantKill], total: int) -> str:
 
 def _flags(bounds: Bounds) -> str:
     """Bounds as the flags that set them, only those that differ from the defaults ("the default bounds" if none)."""
-    changed = [f"--{k.replace('_', '-')} {v}" for k, v in bounds.as_dict().items() if v != getattr(DEFAULT_BOUNDS, k)]
-    return " ".join(changed) if changed else "the default bounds"
+    return bounds.flags() or "the default bounds"
 
 
 def _not_applying(mutant: Mutant, bounds: Bounds, problem: str | None) -> MutantKill:
