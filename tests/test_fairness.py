@@ -15,11 +15,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pausecheck.checks.cli import main
+from pausecheck.checks.mutants import mutant_named, mutate
+from pausecheck.checks.mutants.golden import golden_document
+from pausecheck.checks.mutants.killmatrix import kill_matrix
 from pausecheck.checks.report.sequence import sequence_svg, sequence_text
 from pausecheck.checks.search.liveness import _build, _fair_components, check_liveness
-from pausecheck.model import Bounds, Machine
+from pausecheck.model import LIVENESS, Bounds, Machine
 from pausecheck.model.liveness import STRONG, WEAK, Fairness, unfair
 from pausecheck.traces.render import render
+from pausecheck.traces.replay import replay
 
 ENDLESS = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, observations=0, held_bound=1, write_failures=1,
                  endless_writes=1)
@@ -99,7 +103,8 @@ class _Graph:
         return False
 
 
-FAIRNESS = (Fairness("w", WEAK, "", lambda a: a.startswith("w")), Fairness("s", STRONG, "", lambda a: a.startswith("s")))
+FAIRNESS = (Fairness("w", WEAK, "", lambda a: a.startswith("w")),
+            Fairness("s", STRONG, "", lambda a: a.startswith("s")))
 
 
 def _brute(graph: _Graph, nodes: list[int]) -> bool:
@@ -137,3 +142,20 @@ def test_the_refinement_finds_a_fair_loop_exactly_when_one_exists(graph: _Graph)
         inner = {a for s in states for a, t in graph.successors(s) if t in states and t != s}
         enabled = [{a for a, t in graph.successors(s) if t != s} for s in states]
         assert len(component) > 1 and unfair(FAIRNESS, enabled, inner) is None
+
+
+def test_two_mutants_break_no_safety_property_and_only_liveness_kills_them() -> None:
+    """Issue 55, item 4: with writes that may fail without limit, a retry that always fails and a store that refuses
+    held artifacts show nothing unsafe: no always or transition property, no deadlock; a liveness property under
+    the default fairness kills each, with a lasso that replays on the mutant."""
+    mutants = (mutant_named("retry_always_fails"), mutant_named("held_write_refused"))
+    matrix = kill_matrix(mutants)
+    for mutant in mutants:
+        row = matrix.row(mutant.name)
+        assert row.killed_by and set(row.killed_by) <= {p.name for p in LIVENESS}, row.killed_by
+        assert row.steps(mutant.target or "") == mutant.shortest
+        document = golden_document(mutant, matrix)
+        assert document is not None and document["loop"] is not None
+        machine = Machine(mutant.bounds or Bounds(), fairness=tuple(document["#meta"]["fairness"]))
+        assert replay(document, mutate(machine, mutant)).reproduced
+        assert not replay(document, machine).reproduced  # the rules' own machine delivers after a retry
