@@ -161,9 +161,9 @@ def _write(package: Path, texts: dict[str, str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m pausecheck.checks.build FOLDER [bound flags] [--reading NAME]`."""
-    from pausecheck.checks.flags import bound_flags
+    from pausecheck.checks.flags import bound_flags, bounds_of
     from pausecheck.checks.flags import reading as _reading
-    from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds
+    from pausecheck.model import DEFAULT_BOUNDS, BoundError
     parser = argparse.ArgumentParser(prog="python -m pausecheck.checks.build",
                                      description="Build a mypyc-compiled copy of pausecheck in FOLDER, the "
                                                  "generated code of the default bounds and of these compiled too; "
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build: {folder} is not empty: name a new or empty folder", file=sys.stderr)
         return 2
     try:
-        bounds = Bounds(**{name: getattr(args, name) for name in BOUND_HELP})
+        bounds = bounds_of(args)
     except BoundError as error:
         print(f"build: {error}", file=sys.stderr)
         return 2

@@ -8,8 +8,21 @@ import difflib
 
 from pausecheck.model import BOUND_HELP, Bounds, ReadingError, reading_named
 from pausecheck.model.config import BOUND_MAXIMUM
+from pausecheck.model.liveness import FAIR
 
-__all__ = ["bound_flags", "reading", "limit_flags"]
+__all__ = ["bound_flags", "bounds_of", "reading", "limit_flags", "fairness_flag"]
+
+ANY = "any"  # the value of --write-failures that lets a write fail without limit
+
+
+def _count_or_any(text: str) -> int | str:
+    """A bound's value: a whole number, or (for --write-failures) `any`."""
+    if text == ANY:
+        return ANY
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid value {text!r}: a whole number, or any") from None
 
 
 def bound_flags(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
@@ -17,8 +30,19 @@ def bound_flags(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
     group = parser.add_argument_group("bounds (every field of the search configuration)")
     for name, (minimum, meaning) in BOUND_HELP.items():
         default = getattr(defaults, name)
-        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=int, metavar="N", default=default,
+        endless = name == "write_failures"
+        group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=_count_or_any if endless else int,
+                           metavar="N|any" if endless else "N", default=default,
                            help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
+
+
+def bounds_of(args: argparse.Namespace) -> Bounds:
+    """The bounds the flags set; `--write-failures any` is endless writes whose counts stop at one. Raises
+    BoundError (one line) for a value out of range."""
+    values = {name: getattr(args, name) for name in BOUND_HELP}
+    if values["write_failures"] == ANY:
+        values["write_failures"], values["endless_writes"] = 1, 1
+    return Bounds(**values)
 
 
 def reading(text: str) -> str:
@@ -29,6 +53,11 @@ def reading(text: str) -> str:
         close = difflib.get_close_matches(text.split("+")[0], ["conformant"], n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]}?)" if close and close[0] != text.split("+")[0] else ""
         raise argparse.ArgumentTypeError(f"{error}{hint}") from None
+
+
+def fairness_flag(names: tuple[str, ...]) -> str:
+    """`--fairness ...` as typed for assumptions other than the default ones, else nothing."""
+    return "" if tuple(names) == FAIR else f"--fairness {','.join(names) or 'none'}"
 
 
 def limit_flags(args: argparse.Namespace) -> list[str]:

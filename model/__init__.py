@@ -28,7 +28,7 @@ from .actions import (
     action_to_json,
 )
 from .clauses import CLAUSES, Clause, clause
-from .config import BOUND_HELP, COMPANION_BOUNDS, COMPANIONS, DEFAULT_BOUNDS, FAULTS, BoundError, Bounds
+from .config import BOUND_FIELDS, BOUND_HELP, COMPANION_BOUNDS, COMPANIONS, DEFAULT_BOUNDS, FAULTS, BoundError, Bounds
 from .liveness import EVENTUALLY, LIVENESS, Eventually, liveness_named
 from .machine import Machine
 from .observe import observe, shown, white_box
@@ -44,7 +44,7 @@ __all__ = [
     "ACTION_TYPES", "Action", "ActionError", "Answer", "CallTool", "NodeFails", "PutBack", "ReportFailure",
     "StartWriteBack", "WriteMessage", "WRITE_BACK", "ObserveAgain", "Poll", "StartTurn", "ToolFails",
     "ToolInterrupts", "ToolReturns", "action_from_json", "action_to_json", "CLAUSES", "Clause", "clause",
-    "BOUND_HELP", "COMPANION_BOUNDS", "COMPANIONS", "DEFAULT_BOUNDS", "BoundError", "Bounds", "Machine",
+    "BOUND_FIELDS", "BOUND_HELP", "COMPANION_BOUNDS", "COMPANIONS", "DEFAULT_BOUNDS", "BoundError", "Bounds", "Machine",
     "observe", "shown", "white_box", "ALWAYS", "PROPERTIES", "SOMETIMES", "TRANSITION", "Context", "Property",
     "property_named", "missing_bound", "CONFORMANT", "READINGS", "Choice", "Reading", "RULE_OF", "RULES", "Rule",
     "enabled", "step", "INITIAL", "State", "MODEL_VERSION",

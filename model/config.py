@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-__all__ = ["Bounds", "BoundError", "BOUND_MAXIMUM", "FAULTS", "without_faults",
+__all__ = ["Bounds", "BoundError", "BOUND_MAXIMUM", "BOUND_FIELDS", "FAULTS", "without_faults",
            "DEFAULT_BOUNDS", "COMPANION_BOUNDS", "COMPANIONS", "FUZZ_BOUNDS",
            "BOUND_HELP"]
 
@@ -18,10 +18,10 @@ __all__ = ["Bounds", "BoundError", "BOUND_MAXIMUM", "FAULTS", "without_faults",
 class BoundError(ValueError):
     """A bound outside its range; carries the field name and the value."""
 
-    def __init__(self, field: str, value: object, minimum: int) -> None:
+    def __init__(self, field: str, value: object, minimum: int, rule: str = "") -> None:
         shown = repr(value) if len(repr(value)) <= 24 else repr(value)[:21] + "..."
-        super().__init__(f"bound {field.replace('_', '-')}={shown}: must be a whole number from {minimum} to "
-                         f"{BOUND_MAXIMUM:,}")
+        super().__init__(f"bound {field.replace('_', '-')}={shown}: "
+                         + (rule or f"must be a whole number from {minimum} to {BOUND_MAXIMUM:,}"))
         self.field = field
         self.value = value
         self.minimum = minimum
@@ -41,7 +41,8 @@ BOUND_HELP: dict[str, tuple[int, str]] = {
     "per_call": (0, "artifacts one tool result may carry"),
     "artifacts": (0, "artifacts produced in total"),
     "pauses": (0, "pauses (interrupts that raise a question) per execution"),
-    "write_failures": (0, "write-backs that fail, in total"),
+    "write_failures": (0, "write-backs that fail, in total; any: without limit (a retried write-back may fail "
+                          "forever: the graph has cycles, and liveness is judged under --fairness)"),
     "observations": (0, "repeated observations of one pending interrupt"),
     "interim_writes": (0, "interim assistant messages one execution may write before its last (A-T11)"),
     "node_failures": (0, "graph-node units that fail, in total (routed along an error edge or not)"),
@@ -77,16 +78,41 @@ class Bounds:
     expiries: int = 0
     races: int = 0
     new_turns: int = 0
+    # `--write-failures any`: a write may fail without limit, and the state does not count how often: the
+    # failure counts (the model's and each turn's `write_failures`) stop at `write_failures`, read "that many
+    # or more". A retried write-back then returns to a state it left, and the graph has cycles.
+    endless_writes: int = 0
 
     def __post_init__(self) -> None:
         for name, (minimum, _) in BOUND_HELP.items():
             value = getattr(self, name)
             if type(value) is not int or not minimum <= value <= BOUND_MAXIMUM:
                 raise BoundError(name, value, minimum)
+        if type(self.endless_writes) is not int or self.endless_writes not in (0, 1):
+            raise BoundError("endless_writes", self.endless_writes, 0, "must be 0 or 1 (1: --write-failures any)")
+        if self.endless_writes and self.write_failures < 1:
+            raise BoundError("write_failures", self.write_failures, 1, "endless writes need at least 1, the count "
+                             "they stop at")
 
     def as_dict(self) -> dict[str, int]:
-        """The bounds as a plain mapping, in field order."""
-        return dataclasses.asdict(self)
+        """The bounds as a plain mapping, in field order; `endless_writes` only when it is on."""
+        plain = dataclasses.asdict(self)
+        if not self.endless_writes:
+            del plain["endless_writes"]
+        return plain
+
+    def flags(self, keep: tuple[str, ...] = ()) -> str:
+        """The flags that set these bounds from the defaults, as a user types them: every bound that differs (and
+        those in `keep`); `--write-failures any` for endless writes. Empty for the default bounds."""
+        words = []
+        for name, value in self.as_dict().items():
+            if name == "endless_writes":
+                continue
+            if name == "write_failures" and self.endless_writes:
+                words.append("--write-failures any")
+            elif value != getattr(DEFAULT_BOUNDS, name) or name in keep:
+                words.append(f"--{name.replace('_', '-')} {value}")
+        return " ".join(words)
 
     def replace(self, **changes: int) -> Bounds:
         """A copy with some bounds changed (validated again)."""
@@ -94,6 +120,7 @@ class Bounds:
 
 
 DEFAULT_BOUNDS = Bounds()
+BOUND_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Bounds))  # BOUND_HELP's, endless_writes
 
 
 def without_faults(bounds: Bounds) -> Bounds:

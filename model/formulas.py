@@ -34,7 +34,7 @@ from .actions import (
     ToolReturns,
     WriteMessage,
 )
-from .lang import B, Expr, base_of, ite, lift, span, var
+from .lang import B, Expr, base_of, ite, lift, minimum, span, var
 from .state import (
     CANCELLED,
     COMPLETED,
@@ -375,8 +375,9 @@ _TRANSITIONS = (
         Part(P.warnings.size == S.warnings.size, ("T7.12",)),  # drops nothing
         _when(kind(WriteMessage), act.ok | (E2.messages == E.messages), "T7.12"),  # a failed write writes nothing
         _when(kind(PutBack), E2.held == G.taken + E.held, "T7.10"),  # puts back what it took, in front
-        _when(~kind(WriteMessage, PutBack), (G.taken.size == 0) & (E2.write_failures == E.write_failures + 1),
-              "T7.11"),  # reports, once it put back
+        # reports, once it put back (the count stops at the bound: endless writes, `--write-failures any`)
+        _when(~kind(WriteMessage, PutBack),
+              (G.taken.size == 0) & (E2.write_failures == minimum(E.write_failures + 1, B.write_failures)), "T7.11"),
         step=True),
     conjoined(
         "drops_newest_with_warning",

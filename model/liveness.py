@@ -8,17 +8,71 @@ functions here judge one recorded lasso or witness, so that a trace file replays
 
 A witness of a liveness property is a finite path through a state with a pending fact to a final
 state, where every fact is resolved: it shows the property is not vacuous at these bounds.
+
+Fairness. Which infinite behaviours count is said by named assumptions (`FAIRNESS`), each switchable:
+weak fairness of every state-changing step (`steps`: one enabled in every state from some point on is
+taken), and strong fairness of a write that succeeds (`write`: one enabled again and again is taken).
+Each speaks of each action on its own (its kind and fields: `WriteMessage(e1, ok=True)`). A self-loop
+(a poll) changes nothing and is never required. `unfair` judges one loop against them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from .actions import WriteMessage
 from .config import Bounds
 from .state import DECLINED, FINISHED, State
 
-__all__ = ["EVENTUALLY", "Eventually", "LIVENESS", "liveness_named", "persisting", "judge_lasso", "judge_witness"]
+__all__ = ["EVENTUALLY", "Eventually", "LIVENESS", "liveness_named", "persisting", "judge_lasso", "judge_witness",
+           "Fairness", "FAIRNESS", "FAIR", "WEAK", "STRONG", "fairness_named", "unfair"]
+
+WEAK, STRONG = "weak", "strong"
+
+
+@dataclass(frozen=True, slots=True)
+class Fairness:
+    """A fairness assumption: of which actions (`covers`), and how strong. Weak: an action enabled in every
+    state of a loop is taken in it. Strong: an action enabled in some state of a loop is taken in it."""
+
+    name: str
+    strength: str
+    doc: str
+    covers: Callable[[Any], bool]
+
+
+FAIRNESS: tuple[Fairness, ...] = (
+    Fairness("steps", WEAK, "a state-changing step enabled without pause is eventually taken: the runtime's own "
+             "steps, and the environment's (a caller answers, a tool returns, a turn starts)", lambda action: True),
+    Fairness("write", STRONG, "a write that can succeed again and again eventually succeeds: a store does not "
+             "refuse a write-back forever", lambda action: type(action) is WriteMessage and action.ok),
+)
+FAIR: tuple[str, ...] = tuple(f.name for f in FAIRNESS)  # every assumption on: the default
+
+
+def fairness_named(names: Collection[str]) -> tuple[Fairness, ...]:
+    """The assumptions called `names`, in table order (ValueError naming an unknown one)."""
+    unknown = sorted(set(names) - set(FAIR))
+    if unknown:
+        raise ValueError(f"unknown fairness assumption {unknown[0]!r} (known: {', '.join(FAIR)}, or none)")
+    return tuple(f for f in FAIRNESS if f.name in names)
+
+
+def unfair(fairness: Sequence[Fairness], enabled: Sequence[Collection[Any]], taken: Collection[Any]) -> str | None:
+    """Does a loop break an assumption? `enabled[i]`: the state-changing actions enabled in its i-th state;
+    `taken`: the actions of its steps. None for a fair loop, else what it leaves untaken, in words."""
+    if not enabled:
+        return None
+    for f in fairness:
+        covered = [{a for a in actions if f.covers(a)} for actions in enabled]
+        owed = set.intersection(*covered) if f.strength == WEAK else set.union(*covered)
+        left = sorted(owed - set(taken), key=repr)
+        if left:
+            how = "enabled in every state of the loop" if f.strength == WEAK else "enabled again and again in the loop"
+            return f"{left[0]} is {how} and never taken ({f.name} fairness)"
+    return None
 
 EVENTUALLY = "eventually"
 
@@ -48,8 +102,11 @@ def _unfinished(state: State, bounds: Bounds) -> frozenset[str]:
 
 
 def _held(state: State, bounds: Bounds) -> frozenset[str]:
-    # Refs are named as on the wire ("a1"), so the trace explanation can say where each was produced.
-    return frozenset(f"a{ref}" for e in state.executions for ref in e.held)
+    # Held, or taken by a write-back in flight and not yet written: a write-back retried forever takes and puts
+    # back again and again, and delivers nothing. Refs are named as on the wire ("a1"), so the trace
+    # explanation can say where each was produced.
+    refs = {ref for e in state.executions for ref in e.held} | {ref for g in state.segments for ref in g.taken}
+    return frozenset(f"a{ref}" for ref in refs)
 
 
 def _declined_unfinished(state: State, bounds: Bounds) -> frozenset[str]:
@@ -61,7 +118,8 @@ LIVENESS: tuple[Eventually, ...] = (
     Eventually("no_stuck_execution", ("G6.5", "G5.2"), "from every reachable state a final state is reachable",
                _unfinished, "unfinished execution(s) or turn(s)"),
     Eventually("eventual_delivery", ("T7.1", "T7.12"),
-               "every artifact held by an execution is eventually no longer held (delivered or dropped with a warning)",
+               "every artifact held by an execution is eventually delivered or dropped with a warning: no longer held, "
+               "nor in the hands of a write-back",
                _held, "held artifact ref(s)", "held_across_pause"),
     Eventually("declined_run_completes", ("G5.2",), "an execution with a declined question eventually finishes",
                _declined_unfinished, "declined and unfinished execution(s)", "decline"),

@@ -15,7 +15,7 @@ from .actions import Action
 from .config import DEFAULT_BOUNDS, Bounds
 from .decided import decided_by_formula
 from .lang import Rule
-from .liveness import LIVENESS, Eventually, judge_lasso, judge_witness
+from .liveness import FAIR, LIVENESS, Eventually, fairness_named, judge_lasso, judge_witness, unfair
 from .observe import shown
 from .properties import ALWAYS, PROPERTIES, SOMETIMES, Context, Property, screen
 from .pycheck import compiled_for
@@ -56,6 +56,7 @@ class Machine:
     properties: tuple[Property, ...] = field(default=PROPERTIES)
     liveness: tuple[Eventually, ...] = field(default=LIVENESS)
     symmetry: bool = False  # store one state per class of states equal up to renaming sessions
+    fairness: tuple[str, ...] = FAIR  # the fairness assumptions on (`liveness.FAIRNESS`): which loops count
 
     def canonical(self) -> Callable[[State], State] | None:
         """The canonical form the explorer keys stored states by, if any (`symmetry.py`)."""
@@ -123,9 +124,12 @@ class Machine:
             return bool(outcome), None
         return outcome is not None, outcome
 
-    def judge_eventually(self, name: str, states: Sequence[State], loop_start: int | None) -> tuple[bool, str | None]:
-        """For a liveness property: with `loop_start`, does this lasso break it (broken, what persists)?
-        Without, does this path witness it (witnessed, None)? An unknown name is shown by nothing."""
+    def judge_eventually(self, name: str, states: Sequence[State], loop_start: int | None,
+                         actions: Sequence[Action] = ()) -> tuple[bool, str | None]:
+        """For a liveness property: with `loop_start`, does this lasso break it (broken, what persists)? It
+        must close, and its loop be fair under the machine's assumptions (`actions`: the lasso's steps, the
+        closing one last if recorded). Without, does this path witness it (witnessed, None)? An unknown name is
+        shown by nothing."""
         prop = next((p for p in self.liveness if p.name == name), None)
         if prop is None or not states:
             return False, None
@@ -137,7 +141,17 @@ class Machine:
         else:
             closes = 0 <= loop_start < len(states) \
                 and any(post == states[loop_start] for _, post in self.successors(last))
-        return judge_lasso(prop, states, loop_start, self.bounds, closes)
+        broken, how = judge_lasso(prop, states, loop_start, self.bounds, closes)
+        if broken:
+            loop = states[loop_start:]
+            taken = set(actions[loop_start:])
+            if len(actions) < len(states):  # the closing step is not recorded: any that closes the loop
+                taken |= {a for a, post in self.successors(last) if post == loop[0] and post != last}
+            enabled = [{a for a, post in self.successors(s) if post != s} for s in loop]
+            why = unfair(fairness_named(self.fairness), enabled, taken)
+            if why is not None:
+                return False, f"the loop is not a fair behaviour: {why}"
+        return broken, how
 
     def screen(self, properties: Sequence[Property], ctx: Context) -> tuple[Callable[[State, State | None], bool],
                                                                            tuple[Property, ...]]:

@@ -428,7 +428,7 @@ def _failed_write_back_restores(pre: State, action: Any, post: State, ctx: Conte
     if segment.taken:
         return f"the failed write-back of {action.execution} reported failure without putting back " \
                f"{_names(segment.taken)}"
-    if after.write_failures != before.write_failures + 1:
+    if after.write_failures != min(before.write_failures + 1, ctx.bounds.write_failures):
         return f"the failed write-back of {action.execution} was not reported"
     return None
 

@@ -345,10 +345,11 @@ message = Let("message", g.taken + g.collected)
 WRITE_MESSAGE = Rule(
     WriteMessage, SEGMENTS, choose=(ok,),
     guard=(ite(reads("A-T6", "write-first"), g.phase.one_of(READ, TAKEN), g.phase == TAKEN),
-           ok.ref | (S.write_failures < B.write_failures)),
+           ok.ref | (S.write_failures < B.write_failures) | (B.endless_writes > 0)),
     fields=(g.execution, ok.ref),
     effect=(message, When(~ok.ref, (
-        Set(S.write_failures, S.write_failures + 1),
+        # Endless writes (`--write-failures any`): the count stops at the bound, so a retry can return to a state.
+        Set(S.write_failures, minimum(S.write_failures + 1, B.write_failures)),
         # A-T14 "ambiguous": stored after all; only the acknowledgement was lost.
         When(reads("A-T14", "ambiguous"), (Set(e.messages, e.messages.append(message.ref)),)),
         # Write-first: the held list was never cleared, so nothing is in hand to put back.
@@ -390,7 +391,7 @@ REPORT_FAILURE = Rule(
     guard=(g.phase == PUT_BACK,),
     fields=(g.execution,),
     effect=(
-        Set(e.write_failures, e.write_failures + 1),
+        Set(e.write_failures, minimum(e.write_failures + 1, B.write_failures)),
         Set(g.phase, WORKING), Set(g.write_failed, True),
         When(reads("A-T4", "release"), (Set(g.collected, ()),)),
     ),

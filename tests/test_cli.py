@@ -356,7 +356,7 @@ def test_check_judges_liveness_unless_told_not_to(capsys):
     code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised")
     need = re.search(r"\n  --calls 2: (.*)\n", out)  # folded: the properties --calls 2 would exercise
     assert code == 0 and need and "eventual_delivery" in need.group(1).split(", "), out
-    assert "liveness under weak fairness" in out
+    assert "liveness under fairness: steps (weak); write (strong)" in out
     code, out, _ = run(capsys, "check", *SMALL, "--accept-unexercised", "--no-liveness")
     assert code == 0 and "liveness: not judged (--no-liveness)" in out and "eventual_delivery" not in out
     assert out.rstrip().endswith("liveness not judged (--no-liveness)")

@@ -144,7 +144,7 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "message": (str, type(None)), "explanation": (str, type(None)), "description": (str, type(None)),
     "command": (str, type(None)), "clauses": (list,), "bounds": (dict,), "steps": (int,),
     "loop": (int, type(None)), "loop_action": (str, type(None)), "runtime": (dict, type(None)),
-    "draft": (dict, type(None)),
+    "draft": (dict, type(None)), "fairness": (list, type(None)),
 }
 STEP_META_TYPES: dict[str, tuple[type, ...]] = {
     "action": (dict,), "clauses": (list,), "text": (str,), "index": (int,), "deviates": (bool,),

@@ -38,7 +38,8 @@ def reproduction(document: dict[str, Any]) -> str:
                                                                      subsequent_indent="    ") + "\n)"
     lines = ["# the same behaviour in Python: paste into python3", imports,
              f"bounds = {_bounds(meta.get('bounds') or {})}",
-             f"machine = Machine(bounds, reading_named({meta.get('reading', 'conformant')!r}))"]
+             f"machine = Machine(bounds, reading_named({meta.get('reading', 'conformant')!r})"
+             + (f", fairness={tuple(meta['fairness'])!r})" if isinstance(meta.get("fairness"), list) else ")")]
     if isinstance(meta.get("draft"), dict):
         lines += ["from pausecheck.checks.drafts import load_draft",
                   f"machine = Machine(bounds, machine.reading, load_draft({meta['draft'].get('path')!r}).rules)"]

@@ -76,6 +76,21 @@ def verdict_line(meta: dict[str, Any]) -> str:
     return printable(f"{head}: {text}" if text else head)
 
 
+def loop_lines(meta: dict[str, Any], last: int) -> list[str]:
+    """How a lasso goes on forever (`#meta.loop`, a violation's): back to the state after its loop's first step
+    and round again, or a stutter in its last state. Nothing for a finite trace."""
+    loop = meta.get("loop") if meta.get("verdict") == "violation" else None
+    if type(loop) is not int or not 0 <= loop <= last:
+        return []
+    if loop == last:
+        return [f"[loop] from state {last} on it stutters forever: nothing it must do is ever done"]
+    closing = meta.get("loop_action")
+    if closing:
+        return [f"[loop] step {last + 1} ({closing}) returns to state {loop}: steps {loop + 1} to {last + 1} repeat "
+                "forever"]
+    return [f"[loop] then back to state {loop}: steps {loop + 1} to {last} and the step back repeat forever"]
+
+
 def render(document: dict[str, Any], reproduce: str | None = None, *, headline: bool = True) -> str:
     """The trace as numbered steps with the fields each step changed; the verdict line first (unless
     `headline` is False, for a caller that states the verdict itself), the reproduce line last."""
@@ -102,6 +117,7 @@ def render(document: dict[str, Any], reproduce: str | None = None, *, headline: 
         if step.get("restart"):  # a conformance run restarted the runtime under test here (`#meta.restart`)
             lines.append("    ** then the runtime under test restarts (crash and recovery): it must show the same")
         previous = view
+    lines += loop_lines(meta, len(document["states"]) - 1)
     if reproduce:
         lines.append(f"reproduce with: {reproduce}")
     return "\n".join(printable(line) for line in lines) + "\n"  # text from the file never adds a line

@@ -135,7 +135,7 @@ def _claim(meta: dict[str, Any], machine: Machine, states: list[State], actions:
         loop = meta.get("loop") if meta.get("verdict") == "violation" else None
         if loop is not None and type(loop) is not int:
             return False, f"#meta.loop is {loop!r}, not a state index"
-        return machine.judge_eventually(name, states, loop)
+        return machine.judge_eventually(name, states, loop, actions)
     if name != DEADLOCK and name not in {p.name for p in machine.properties}:
         return False, f"the trace names no property this model has ({name!r})"
     pre, action = (states[-2], actions[-1]) if actions else (None, None)

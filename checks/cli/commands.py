@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import BOUND_HELP, MODEL_VERSION, BoundError, Bounds, reading_named
+from pausecheck.model import MODEL_VERSION, BoundError, Bounds, reading_named
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.input_file import say
 from pausecheck.traces.itf import TraceError, dumps, load_trace
@@ -29,7 +29,7 @@ from pausecheck import __version__
 
 from ..console import Reporter, console
 from ..diff import behaviour_documents, diff, summary
-from ..flags import limit_flags
+from ..flags import bounds_of, limit_flags
 from ..mutants import Mutant, catalogue, catalogue_problem, mutant_named, unknown_mutant
 from ..mutants.evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
 from ..mutants.flips import flip_matrix
@@ -73,7 +73,7 @@ class UsageError(Exception):
 
 def _bounds(args: argparse.Namespace) -> Bounds:
     try:
-        bounds = Bounds(**{name: getattr(args, name) for name in BOUND_HELP})
+        bounds = bounds_of(args)
     except BoundError as error:
         raise UsageError(str(error)) from None
     if getattr(args, "max_states", None) is not None and args.max_states < 1:
@@ -212,7 +212,7 @@ def _checked(args: argparse.Namespace, bounds: Bounds, reporter: Reporter, check
         symmetric["compact"] = True
     return check(bounds, args.reading, limits=_limits(args), companion=args.companion, checkpoint=checkpoint,
                  resume=resume, accept_unexercised=args.accept_unexercised, liveness=args.liveness,
-                 progress=reporter.search, rules=rules_of(args, bounds), **symmetric)
+                 progress=reporter.search, rules=rules_of(args, bounds), fairness=args.fairness, **symmetric)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -239,7 +239,8 @@ def _check(args: argparse.Namespace) -> int:
                + reproduction(e.document) for e in evidence if e.counterexample]
     where = f"{args.out}/ ({len(paths)} files)" if args.out else None
     out = console(color=not args.no_color)
-    print_check(out, report, renders, command_line(bounds, args.reading, _options(args), rules=report.machine.rules),
+    print_check(out, report, renders, command_line(bounds, args.reading, _options(args), rules=report.machine.rules,
+                                                   fairness=report.machine.fairness),
                 where, verbose=args.verbose)
     return report.exit_code
 

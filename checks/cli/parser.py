@@ -13,6 +13,7 @@ from typing import Any
 
 from pausecheck.model import COMPANIONS, DEFAULT_BOUNDS, SWITCHES, Bounds
 from pausecheck.model.config import FUZZ_BOUNDS
+from pausecheck.model.liveness import FAIR, fairness_named
 from pausecheck.traces.input_file import printable
 
 from pausecheck import __version__
@@ -218,6 +219,15 @@ def _seconds_or_none(text: str) -> float:
     return _seconds(text)
 
 
+def _fairness(text: str) -> tuple[str, ...]:
+    """--fairness: assumption names, comma-separated, or none."""
+    names = () if text == "none" else tuple(n.strip() for n in text.split(","))
+    try:
+        return tuple(f.name for f in fairness_named(names))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _whole(low: int, high: int | None = None) -> Any:
     """The type of a flag taking a whole number from `low` (to `high`): out of range it is a usage error, where
     deep in the command it was a traceback (an --jobs of 10**21 overflowed a C int in the process pool) or a
@@ -330,9 +340,15 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         f"({', '.join(name for name, _ in COMPANIONS)}) that judge what the default bounds cannot "
                         "exercise (isolation, an interim message, a node failure)")
     parser.add_argument("--no-liveness", dest="liveness", action="store_false",
-                        help="skip the liveness properties (judged by default, under weak fairness on the reachable "
-                        "graph: no stuck execution, every held artifact eventually delivered or warned, a declined "
-                        "run completes); they take about as long again as the search and hold the graph in memory")
+                        help="skip the liveness properties (judged by default, under the fairness below, on the "
+                        "reachable graph: no stuck execution, every held artifact eventually delivered or warned, a "
+                        "declined run completes); they take about as long again as the search and hold the graph "
+                        "in memory")
+    parser.add_argument("--fairness", type=_fairness, default=FAIR, metavar="NAMES",
+                        help="the fairness assumptions liveness is judged under, comma-separated: steps (weak: a "
+                        "state-changing step enabled without pause is eventually taken), write (strong: a write "
+                        "that can succeed again and again eventually succeeds); none for neither (default "
+                        "steps,write). They matter where the graph has cycles: --write-failures any")
 
 
 def _judging(parser: argparse.ArgumentParser, *, trace: str = "divergence.itf.json", when: str = "",

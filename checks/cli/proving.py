@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pausecheck.model import DEFAULT_BOUNDS, Bounds
+from pausecheck.model import Bounds
 
 from ..console import Reporter
 from ..search.budget import active
@@ -17,8 +17,7 @@ __all__ = ["with_progress"]
 
 def _flags(bounds: Bounds, keep: tuple[str, ...] = ()) -> str:
     """The non-default bound flags (and those in `keep`), as a user would type them."""
-    return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
-                    if value != getattr(DEFAULT_BOUNDS, name) or name in keep)
+    return bounds.flags(keep)
 
 
 

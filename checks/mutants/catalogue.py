@@ -134,6 +134,9 @@ _NODE_FAILURE = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failure
 
 _NEW_TURN = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, held_bound=1,
                    new_turns=1)  # a turn started while the session's previous turn is paused
+# Writes that may fail without limit (`--write-failures any`): the graph has cycles, and liveness kills.
+_ENDLESS = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=1, observations=0, held_bound=1,
+                  endless_writes=1)
 _INTERIM = Bounds(calls=2, per_call=1, artifacts=1, pauses=1, write_failures=0, observations=0, interim_writes=1,
                   held_bound=1)  # an interim write-back before the segment's last call
 LARGE = 1.5  # how many times the default's states a mutant marked `large` searches, at least
@@ -279,6 +282,12 @@ def _catalogue() -> tuple[Mutant, ...]:
           WITNESS_LOST + "decline", 4, d.DECLINE_NOT_OFFERED),
         M("write_never_fails", ("T7.10", "T7.11"), "the runtime's writes never fail (a store that cannot fail "
           "hides the put-back path)", WITNESS_LOST + "write_back_fails_with_held", 8, d.WRITE_NEVER_FAILS),
+        M("retry_always_fails", ("T7.12", "G5.2"), "a failed write-back's retries all fail too (retried over the "
+          "connection that failed): with writes that may fail without limit, the run never ends",
+          "no_stuck_execution", 8, d.RETRY_ALWAYS_FAILS, bounds=_ENDLESS),
+        M("held_write_refused", ("T7.1", "T7.12"), "the store refuses every message that carries held artifacts: "
+          "the resumed run's write-back is retried forever and never delivers them", "eventual_delivery", 13,
+          d.HELD_WRITE_REFUSED, bounds=_ENDLESS),
         M("resume_without_answer", ("G6.9", "G6.5"), "a paused run may resume on its own (a timer), leaving its "
           "question pending", "no_phantom_pause", 4, d.RESUME_WITHOUT_ANSWER, bounds=_SMALL),
         # what a client sees, step by step (frame conditions)

@@ -253,6 +253,11 @@ def poll_shows_held(state: State) -> tuple:
 DECLINE_NOT_OFFERED = Deviation(on(Answer, Only(approve.ref)))
 # No write ever fails.
 WRITE_NEVER_FAILS = Deviation(on(WriteMessage, Only(ok.ref)))
+# Killed only by liveness, where writes may fail without limit: a retry that can never succeed (a write-back
+# retried over the poisoned connection of the one that failed), and a store that refuses every message
+# carrying held artifacts (too large, say). Nothing unsafe is ever shown; the run just never ends.
+RETRY_ALWAYS_FAILS = Deviation(on(WriteMessage, Only(~ok.ref | ~g.write_failed)))
+HELD_WRITE_REFUSED = Deviation(on(WriteMessage, Only(~ok.ref | (g.taken.size == 0))))
 # Added: a paused run resumes by itself (its answer names no question, q0) and re-fires nothing; the pending
 # question is left as it was. Only before the run wrote a message, so that the run, which the ladder
 # pauses again at its end, cannot loop writing messages.

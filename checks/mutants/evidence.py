@@ -6,14 +6,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pausecheck.model import BOUND_HELP, DEFAULT_BOUNDS, BoundError, Bounds, Machine, ReadingError, reading_named
-from pausecheck.model.liveness import EVENTUALLY
+from pausecheck.model import BOUND_FIELDS, BoundError, Bounds, Machine, ReadingError, reading_named
+from pausecheck.model.liveness import EVENTUALLY, FAIR, fairness_named
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.model.rules import RULES
 from pausecheck.traces.itf import TraceError, load_trace, trace_document, write_trace
 from pausecheck.traces.replay import Replay, replay
 
 from ..drafts import DraftError, base_of, draft_of, load_draft
+from ..flags import fairness_flag
 from ..search.explore import Discovery
 from ..search.liveness import LivenessVerdict
 from ..verdict import Report
@@ -24,18 +25,19 @@ __all__ = ["Evidence", "evidence_of", "command_line", "document_for", "trace_of"
 
 
 def command_line(bounds: Bounds, reading: str, extra: str = "", command: str = "pausecheck check",
-                 rules: Any = None) -> str:
+                 rules: Any = None, fairness: tuple[str, ...] = FAIR) -> str:
     """The shortest `pausecheck check` command (or `command`) that reproduces a search: non-default flags only
     (`--draft FILE` where `rules` is a draft's table, or derived from one)."""
     parts = [command]
     draft = None if rules is None else draft_of(rules)
     if draft is not None:
         parts.append(f"--draft {draft.path}")
-    for name, value in bounds.as_dict().items():
-        if value != getattr(DEFAULT_BOUNDS, name):
-            parts.append(f"--{name.replace('_', '-')} {value}")
+    if bounds.flags():
+        parts.append(bounds.flags())
     if reading != "conformant":
         parts.append(f"--reading {reading}")
+    if fairness_flag(fairness):
+        parts.append(fairness_flag(fairness))
     if extra:
         parts.append(extra)
     return " ".join(parts)
@@ -106,7 +108,7 @@ class Evidence:
 def evidence_of(report: Report) -> list[Evidence]:
     """Every counterexample and witness of a report (and its first deadlock), each built once."""
     origins = {None: (report.machine, command_line(report.machine.bounds, report.reading,
-                                                   rules=report.machine.rules))}
+                                                   rules=report.machine.rules, fairness=report.machine.fairness))}
     for c in report.companions:
         origins[c.name] = (c.machine, command_line(c.machine.bounds, report.reading, rules=c.machine.rules))
     out = []
@@ -144,7 +146,7 @@ def machine_for(meta: dict[str, Any], file: str) -> Machine:
     bounds = meta.get("bounds")
     if not isinstance(bounds, dict):
         raise TraceError(file, '$["#meta"].bounds', "missing or not an object")
-    unknown = sorted(set(bounds) - set(BOUND_HELP))
+    unknown = sorted(set(bounds) - set(BOUND_FIELDS))
     if unknown:
         raise TraceError(file, f'$["#meta"].bounds.{unknown[0]}', "is not a bound of this model")
     try:
@@ -155,7 +157,14 @@ def machine_for(meta: dict[str, Any], file: str) -> Machine:
         reading = reading_named(meta.get("reading"))  # type: ignore[arg-type]
     except ReadingError as error:
         raise TraceError(file, '$["#meta"].reading', str(error)) from None
-    machine = Machine(checked, reading, base_of(_draft_for(meta, file)))
+    fairness = meta.get("fairness")
+    if fairness is not None:  # a lasso's: the assumptions under which its loop is a behaviour
+        try:
+            fairness_named(fairness)
+        except (ValueError, TypeError) as error:
+            raise TraceError(file, '$["#meta"].fairness', str(error)) from None
+    machine = Machine(checked, reading, base_of(_draft_for(meta, file)),
+                      **({} if fairness is None else {"fairness": tuple(fairness)}))
     name = meta.get("mutant")
     if name is not None:
         try:
@@ -213,4 +222,6 @@ def lasso_document(machine: Any, verdict: LivenessVerdict, command: str | None =
     document["#meta"]["loop"] = lasso.loop_start
     closing = lasso.actions[steps] if len(lasso.actions) > steps else None
     document["#meta"]["loop_action"] = None if closing is None else str(closing)
+    if machine.bounds.endless_writes or tuple(machine.fairness) != FAIR:  # where the loop's fairness matters
+        document["#meta"]["fairness"] = list(machine.fairness)
     return document

@@ -70,15 +70,18 @@ SHOWN_AT: dict[str, str | None] = {
 
 def flags(bounds: Bounds) -> str:
     """The flags that set these bounds from the defaults (every bound that differs)."""
-    return " ".join(f"--{k.replace('_', '-')} {v}" for k, v in bounds.as_dict().items()
-                    if v != getattr(DEFAULT_BOUNDS, k)) or "(the default bounds)"
+    return bounds.flags() or "(the default bounds)"
 
 
 def from_flags(text: str) -> Bounds:
     """The bounds these flags set from the defaults (`flags` read back)."""
     words = text.split()
     pairs = zip(words[::2], words[1::2], strict=True)
-    return DEFAULT_BOUNDS.replace(**{flag[2:].replace("-", "_"): int(value) for flag, value in pairs})
+    changes = {flag[2:].replace("-", "_"): value for flag, value in pairs}
+    endless = changes.get("write_failures") == "any"
+    if endless:
+        changes["write_failures"], changes["endless_writes"] = "1", "1"
+    return DEFAULT_BOUNDS.replace(**{name: int(value) for name, value in changes.items()})
 
 
 def flipped(switches: tuple[tuple[str, str], ...], bounds: Bounds,

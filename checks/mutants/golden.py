@@ -13,8 +13,9 @@ from typing import Any
 from pausecheck.model import Machine, property_named
 from pausecheck.model.machine import DEADLOCK_DOC
 
+from ..search.liveness import LivenessVerdict
 from . import DEADLOCK, Mutant, mutant_named, mutate
-from .evidence import document_for
+from .evidence import document_for, lasso_document
 from .killmatrix import KillMatrix
 
 __all__ = ["GOLDEN_DIR", "golden_name", "golden_document", "golden_documents"]
@@ -32,6 +33,8 @@ def golden_document(mutant: Mutant, matrix: KillMatrix) -> dict[str, Any] | None
     if mutant.equivalent or row.evidence is None:
         return None
     machine = mutate(Machine(row.bounds), mutant)
+    if isinstance(row.evidence, LivenessVerdict):  # killed only by liveness: its lasso
+        return lasso_document(machine, row.evidence, command=COMMAND, mutant=mutant.name)
     if mutant.target == DEADLOCK:
         kind, clauses, doc = DEADLOCK, mutant.clauses, DEADLOCK_DOC
         verdict = DEADLOCK

@@ -46,6 +46,7 @@ from pausecheck.model.properties import ALWAYS, TRANSITION
 from ..drafts import Draft, base_of
 from ..search.budget import note, raise_stop
 from ..search.explore import Discovery, Progress, explore
+from ..search.liveness import LivenessVerdict, check_liveness
 from ..search.parallel import run_all, workers
 from ..search.reference import Reference, Vetted, reference
 from . import DEADLOCK, WITNESS_LOST, Mutant, bounds_of, mutant_named, mutate
@@ -75,7 +76,7 @@ class MutantKill:
     states: int
     complete: bool
     seconds: float
-    evidence: Discovery | None = None  # the target's shortest counterexample, for golden traces
+    evidence: Discovery | LivenessVerdict | None = None  # the target's shortest counterexample (a lasso's verdict)
     vetted: bool = False  # searched against the default's vetted graph at its bounds (`search/reference.py`)
     # an equivalent mutant's kills with a fault on: (the flag, the property, its shortest counterexample's steps)
     under_faults: tuple[tuple[str, str, int], ...] = ()
@@ -249,15 +250,31 @@ def _base_run(bounds: Bounds, draft: Draft | None = None) -> BaseRun:
     result = explore(base if ref is None else Vetted(base, ref))
     raise_stop(result.stopped)  # never remember a search cut short
     order = killer_names(base)
-    lengths = _kill_lengths(result)
+    lengths = _kill_lengths(result) | {v.name: _lasso_steps(v) for v in _liveness_broken(base)}
     return BaseRun(bounds, tuple((name, lengths[name]) for name in order if name in lengths),
                    tuple((name, len(found.actions)) for name, found in result.witnesses.items()),
                    result.complete, result.states)
 
 
 def killer_names(machine: Machine) -> tuple[str, ...]:
-    """The properties that can kill a mutant of this machine: always and transition, then deadlock."""
-    return tuple(p.name for p in machine.properties if p.kind in (ALWAYS, TRANSITION)) + (DEADLOCK,)
+    """The properties that can kill a mutant of this machine: always and transition, then deadlock, then the
+    liveness properties (judged where the graph can have cycles: `--write-failures any`)."""
+    return (tuple(p.name for p in machine.properties if p.kind in (ALWAYS, TRANSITION)) + (DEADLOCK,)
+            + tuple(p.name for p in machine.liveness))
+
+
+def _liveness_broken(machine: Machine) -> tuple[LivenessVerdict, ...]:
+    """The liveness properties a machine breaks, where its graph can have cycles (endless writes): elsewhere
+    every behaviour is finite, and a liveness violation is an end state the safety properties or deadlock
+    already catch (docs/limitations.md), so it is not judged again."""
+    if not machine.bounds.endless_writes:
+        return ()
+    return tuple(v for v in check_liveness(machine).verdicts if not v.holds)
+
+
+def _lasso_steps(verdict: LivenessVerdict) -> int:
+    """The steps a lasso shows: its path and its loop, the closing step aside."""
+    return len(verdict.lasso.states) - 1 if verdict.lasso is not None else 0
 
 
 def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None,
@@ -267,8 +284,11 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
     ref = _reference(bounds, draft) if vet and mutant.show is None else None  # a deviant wire view: other verdicts
     result = explore(machine if ref is None else Vetted(machine, ref), progress=searching)
     raise_stop(result.stopped)  # Ctrl-C or the limit stops the whole matrix, not just this mutant's search
-    evidence = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
+    evidence: Any = result.deadlock if mutant.target == DEADLOCK else result.violations.get(mutant.target or "")
     lengths = _kill_lengths(result)
+    for verdict in _liveness_broken(machine):
+        lengths[verdict.name] = _lasso_steps(verdict)
+        evidence = verdict if verdict.name == mutant.target else evidence
     base = baseline(bounds, draft)
     killed = tuple(name for name in order if name in lengths and name not in base.broken_names)
     also = tuple(name for name in order if name in lengths and name in base.broken_names)
@@ -424,8 +444,7 @@ def _so_far(rows: list[MutantKill], total: int) -> str:
 
 def _flags(bounds: Bounds) -> str:
     """Bounds as the flags that set them, only those that differ from the defaults ("the default bounds" if none)."""
-    changed = [f"--{k.replace('_', '-')} {v}" for k, v in bounds.as_dict().items() if v != getattr(DEFAULT_BOUNDS, k)]
-    return " ".join(changed) if changed else "the default bounds"
+    return bounds.flags() or "the default bounds"
 
 
 def _not_applying(mutant: Mutant, bounds: Bounds, problem: str | None) -> MutantKill:

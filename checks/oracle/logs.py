@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pausecheck.model import (
+    BOUND_FIELDS,
     BOUND_HELP,
     ActionError,
     BoundError,
@@ -89,7 +90,7 @@ def read_log(path: Path) -> tuple[Machine, list[Entry]]:
 
 def _machine(data: dict[str, Any], where: str) -> Machine:
     bounds, reading = data.get("bounds", {}), data.get("reading", "conformant")
-    if not isinstance(bounds, dict) or set(bounds) - set(BOUND_HELP):
+    if not isinstance(bounds, dict) or set(bounds) - set(BOUND_FIELDS):
         raise LogError(f"{where}: bounds must be an object of bound names ({', '.join(BOUND_HELP)})")
     try:
         chosen = reading_named(reading)

@@ -52,7 +52,8 @@ def print_mutants(out: Console, matrix: Any, targets: dict[str, str | None], *, 
                                     f": {', '.join(idle)} (no mutant shows it can fail)"))
         else:
             out.print(f"every one of the {len(matrix.properties)} properties that can fail on a run (the always and "
-                      "transition properties, and no deadlock; a witness or a liveness property kills nothing here) "
+                      "transition properties, no deadlock, and the liveness properties where writes may fail "
+                      "without limit; a witness kills nothing here) "
                       f"kills a mutant; {sole} of them are the only killer of one", markup=False)
     out.print(VERBOSE_HINT, markup=False)
     _print_totals(out, matrix)

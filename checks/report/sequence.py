@@ -226,8 +226,21 @@ def sequence_svg(document: dict[str, Any]) -> str:
         out.append(f'<text x="{x}" y="28" text-anchor="middle" font-weight="bold" fill="{_INK}">{lane}</text>')
     for y, arrow in rows:
         out += _arrow_svg(arrow, y)
+    start = _loop_start(meta, max((band[0] for band in bands), default=0))
+    looped = [(top, bottom) for step, top, bottom, _ in bands if step > start]
+    if looped:  # a lasso: the steps that repeat forever, bracketed on the left
+        top, bottom = looped[0][0] + 6, looped[-1][1]
+        out += [f'<path class="loop" d="M 14 {top} H 8 V {bottom} H 14" fill="none" stroke="{_RED}" stroke-width="2"/>',
+                f'<text class="loop" x="18" y="{top + 10}" fill="{_RED}" font-weight="bold">⟲ repeats forever</text>']
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _loop_start(meta: dict[str, Any], last: int) -> int:
+    """The step after which a lasso's loop repeats (`#meta.loop` of a violation); past the end for a finite trace
+    or a stutter."""
+    loop = meta.get("loop") if meta.get("verdict") == "violation" else None
+    return loop if type(loop) is int and 0 <= loop < last else last + 1
 
 
 def _deviant(document: dict[str, Any]) -> str:
@@ -245,8 +258,12 @@ def sequence_text(document: dict[str, Any]) -> str:
     """The body of a Mermaid `sequenceDiagram` block with the same arrows as `sequence_svg`."""
     lines = ["sequenceDiagram"] + [f"    participant {lane}" for lane in LANES]
     arrows = arrows_of(document)
-    for step in dict.fromkeys(a.step for a in arrows):
+    steps = list(dict.fromkeys(a.step for a in arrows))
+    start = _loop_start(document.get("#meta") or {}, max(steps, default=0))
+    for step in steps:
         mine = [a for a in arrows if a.step == step]
+        if step == start + 1:
+            lines.append("    loop repeats forever")
         indent = "    "
         if mine[0].deviates:
             lines.append("    rect rgb(253, 236, 234)")
@@ -257,4 +274,6 @@ def sequence_text(document: dict[str, Any]) -> str:
             lines.append(f"{indent}{a.source}{link}{a.target}: {_mermaid_text(f'{a.step} {a.text}{clauses}')}")
         if mine[0].deviates:
             lines += [f"        Note over runtime,store: {_deviant(document)} here", "    end"]
+    if start < max(steps, default=0):
+        lines.append("    end")
     return "\n".join(lines) + "\n"

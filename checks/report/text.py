@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pausecheck.model.liveness import EVENTUALLY
+from pausecheck.model.liveness import EVENTUALLY, fairness_named
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -281,7 +281,8 @@ def liveness_line(report: Report) -> str:
     if report.liveness is None:
         return f"liveness: not judged: {report.liveness_skipped}"
     f = report.liveness.facts
-    return (f"liveness under weak fairness, on the whole reachable graph: {f.states:,} states, "
+    under = "; ".join(f"{a.name} ({a.strength})" for a in fairness_named(report.machine.fairness)) or "none"
+    return (f"liveness under fairness: {under}; on the whole reachable graph: {f.states:,} states, "
             f"{f.edges:,} state-changing edges, {f.nontrivial_sccs} cycle(s), {f.end_states:,} end states "
             f"({f.final_states:,} final), in {f.seconds:.1f} s")
 

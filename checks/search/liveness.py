@@ -1,28 +1,33 @@
 """Liveness over the reachable state graph, with networkx: does every fair behaviour end well?
 
 Semantics. A behaviour is an infinite sequence of states from an initial state, each the successor of
-the one before. We assume weak fairness on every action that changes the state: an action enabled
-continuously is eventually taken. A self-loop (a step whose post-state equals its pre-state, such as
-a poll) makes no progress and is never required. The only infinite fair behaviours are therefore:
+the one before. Which behaviours count is said by the machine's fairness assumptions
+(`model/liveness.py`, `FAIRNESS`, each switchable): by default weak fairness of every state-changing
+step (one enabled continuously is eventually taken) and strong fairness of a write that succeeds (one
+enabled again and again is eventually taken). A self-loop (a step whose post-state equals its
+pre-state, such as a poll) makes no progress and is never required. An infinite behaviour ends either
 
-(a) those that end circling a non-trivial strongly connected component (more than one state) of the
-    graph of state-changing steps; and
-(b) those that end in an *end state*, one whose only enabled steps are self-loops (or none),
-    stuttering there forever: a lasso whose loop is that single state.
+(a) circling a set of states of the graph of state-changing steps: it counts when the set is *fair*,
+    decided exactly by the standard refinement of strongly connected components (Emerson-Lei, as for
+    Streett automata): a component in which a weakly fair action is enabled everywhere and never taken
+    inside has no fair loop; the states where a strongly fair action is enabled but never taken inside
+    are removed, and what is left is split into components again, until a component owes nothing; or
+(b) stuttering in one state forever: it counts when that is fair (with weak fairness of every step: an
+    *end state*, one whose only enabled steps are self-loops, or none).
+
+Only `--write-failures any` gives the graph cycles (a retried write-back returns to a state it left);
+the bounded model's graph is acyclic, and there (a) never applies.
 
 A final state (`machine.is_final`) is normally an end state. The checks:
 
 - `no_stuck_execution` (G6.5, G5.2): from every reachable state some final state is reachable
   (the ancestors of the final states, on the graph, are every state).
 - `eventual_delivery` (T7.1, T7.12): every artifact held by an execution is eventually no longer
-  held (delivered, or dropped with a warning). Broken by an end state in which some execution's held
-  list is non-empty, or by a non-trivial SCC in every state of which one artifact ref is held. The
-  latter approximates weak fairness over a cycle: every such SCC is reported as a possible
-  violation without asking whether a fair behaviour can stay in it.
+  held (delivered, or dropped with a warning). Broken by a fair end state in which some execution's
+  held list is non-empty, or by a fair loop in every state of which one artifact ref is held.
 - `declined_run_completes` (G5.2): on every fair behaviour in which a question of an execution is
-  declined, that execution ends finished (`status in FINISHED`). Broken by an end state, or by a
-  non-trivial SCC (same approximation), in every state of which one execution has a declined
-  question and is not finished.
+  declined, that execution ends finished (`status in FINISHED`). Broken by a fair end state, or by a
+  fair loop, in every state of which one execution has a declined question and is not finished.
 
 Each property is also *witnessed*: its trigger (a live execution, a held artifact, a declined
 question) occurs in some reachable state, and the witness is the shortest path to the nearest such
@@ -31,7 +36,8 @@ whose trigger never occurs holds vacuously; `needs` names the bound that would m
 bounds exclude it (the model's witness of the same situation says which).
 
 A counterexample is a `Lasso`: the shortest breadth-first path to the nearest offending end state
-or SCC, then the loop (a stutter, or a shortest cycle through the SCC's first-reached state). For
+or fair loop, then the loop: a stutter, or a walk from the loop's first-reached state through every
+state of its fair component and an edge of each action the assumptions owe there, back to its start. For
 `no_stuck_execution` that is the nearest stuck end state or cycle (the stuck states are closed under
 successors, so one exists), and the message names the first step from which no final state is reachable.
 
@@ -50,7 +56,7 @@ from typing import Any
 
 import networkx
 from pausecheck.model import Eventually, missing_bound, property_named
-from pausecheck.model.liveness import persisting
+from pausecheck.model.liveness import FAIR, STRONG, WEAK, Fairness, fairness_named, persisting, unfair
 
 __all__ = ["GraphFacts", "Lasso", "LivenessVerdict", "LivenessResult", "LivenessGraphTooLarge", "check_liveness"]
 
@@ -135,6 +141,12 @@ class _Graph:
     finals: list[int]
     transitions: int
     self_loops: int
+    index: dict[Hashable, int]
+
+    def moves(self, node: int) -> list[tuple[Any, int]]:
+        """The state-changing steps from `node`: (action, target), in canonical order."""
+        state = self.states[node]
+        return [(action, self.index[post]) for action, post in self.machine.successors(state) if post != state]
 
 
 def _build(machine: Any, max_states: int) -> _Graph:
@@ -168,7 +180,7 @@ def _build(machine: Any, max_states: int) -> _Graph:
     digraph.add_nodes_from(range(len(states)))
     digraph.add_edges_from((i, targets[k]) for i in range(len(states)) for k in range(offsets[i], offsets[i + 1]))
     finals = [i for i, s in enumerate(states) if machine.is_final(s)]
-    return _Graph(machine, states, parent, digraph, finals, transitions, self_loops)
+    return _Graph(machine, states, parent, digraph, finals, transitions, self_loops, index)
 
 
 def _step_between(machine: Any, pre: Any, post: Any) -> Any:
@@ -210,24 +222,112 @@ def _nearest(ends: Iterable[int], sccs: Iterable[frozenset[int]]) -> tuple[int, 
 Facts = Callable[[Any], frozenset[str]]  # what a state shows that must not persist forever
 
 
+def _components(g: _Graph, nodes: Iterable[int]) -> list[frozenset[int]]:
+    """The strongly connected components of more than one state of the subgraph on `nodes` (each holds a cycle)."""
+    return [frozenset(c) for c in networkx.strongly_connected_components(g.digraph.subgraph(nodes)) if len(c) > 1]
+
+
+def _owed(g: _Graph, component: frozenset[int], fairness: tuple[Fairness, ...]) -> set[tuple[int, Any, int]] | None:
+    """Whether a fair loop can stay in `component` and visit all of it: the edges inside it of each action the
+    assumptions owe there (one edge per action), or None if a weakly fair action is enabled in every state of it
+    and never taken inside (then no loop within it is fair). Strongly fair actions are not judged here."""
+    inside = {(i, a, j) for i in component for a, j in g.moves(i) if j in component}
+    taken = {a for _, a, _ in inside}
+    enabled = [{a for a, _ in g.moves(i)} for i in component]
+    owed: set[Any] = set()
+    for f in fairness:
+        covered = [{a for a in actions if f.covers(a)} for actions in enabled]
+        due = set.intersection(*covered) if f.strength == WEAK else set.union(*covered)
+        if f.strength == WEAK and due - taken:
+            return None
+        owed |= due & taken
+    return {min((e for e in inside if e[1] == a), key=lambda e: (e[0], e[2])) for a in owed}
+
+
+def _fair_components(g: _Graph, nodes: Iterable[int], fairness: tuple[Fairness, ...]) -> list[frozenset[int]]:
+    """The components of the subgraph on `nodes` that hold a fair loop through all their states: each component
+    refined until it owes nothing, by removing the states where a strongly fair action is enabled and never
+    taken inside, and splitting what is left (the Emerson-Lei refinement)."""
+    fair, work = [], _components(g, nodes)
+    strong = [f for f in fairness if f.strength == STRONG]
+    while work:
+        component = work.pop()
+        if _owed(g, component, fairness) is None:
+            continue
+        inside = {a for i in component for a, j in g.moves(i) if j in component}
+        bad = {i for i in component for a, _ in g.moves(i) if a not in inside and any(f.covers(a) for f in strong)}
+        if bad:
+            work += _components(g, component - bad)
+        else:
+            fair.append(component)
+    return sorted(fair, key=min)
+
+
+def _fair_lasso(g: _Graph, component: frozenset[int], fairness: tuple[Fairness, ...]) -> Lasso:
+    """The breadth-first path to the component's first-reached state, then a loop from it through every state of
+    the component and each edge the assumptions owe there, back to its start: a fair loop, as replay judges it."""
+    sub = g.digraph.subgraph(component)
+    start = min(component)
+    path = _path(g, start)
+    states, actions = [g.states[i] for i in path], [
+        _step_between(g.machine, g.states[a], g.states[b]) for a, b in zip(path, path[1:], strict=False)]
+    loop_start, here = len(path) - 1, start
+
+    def walk(to: int) -> None:
+        nonlocal here
+        hops = networkx.shortest_path(sub, here, to)
+        for a, b in zip(hops, hops[1:], strict=False):
+            actions.append(_step_between(g.machine, g.states[a], g.states[b]))
+            states.append(g.states[b])
+        here = to
+
+    for node in sorted(component):
+        walk(node)
+    for pre, action, post in sorted(_owed(g, component, fairness) or (), key=lambda e: (e[0], e[2], repr(e[1]))):
+        walk(pre)
+        actions.append(action)
+        states.append(g.states[post])
+        here = post
+    if here == start:  # back at the start: the last step is the closing one
+        states.pop()
+    else:
+        walk(start)
+        states.pop()
+    return Lasso(tuple(states), tuple(actions), loop_start)
+
+
+def _fair_ends(g: _Graph, fairness: tuple[Fairness, ...]) -> list[int]:
+    """The states a behaviour may stutter in forever: with weak fairness of every step, those with no
+    state-changing step (the end states); with less, each state whose stutter owes no action."""
+    if any(f.strength == WEAK and f.covers(None) for f in fairness):  # every step weakly fair: covers any action
+        return [n for n, degree in g.digraph.out_degree() if degree == 0]
+    return [n for n in range(len(g.states)) if unfair(fairness, [{a for a, _ in g.moves(n)}], ()) is None]
+
+
 def _state_check(g: _Graph, ends: list[int], sccs: list[frozenset[int]],
-                 prop: Eventually) -> tuple[Lasso | None, str | None]:
-    """A lasso to an end state or an SCC where a pending fact of `prop` persists, and a message naming it."""
+                 prop: Eventually, fairness: tuple[Fairness, ...]) -> tuple[Lasso | None, str | None]:
+    """A lasso to a fair end state or a fair loop where a pending fact of `prop` persists, and a message naming
+    it. A loop is sought for each fact pending somewhere on a cycle, among the states where it is pending."""
     bounds = g.machine.bounds
-
-    def common(scc: frozenset[int]) -> frozenset[str]:  # the model's own judgement of a loop
-        return persisting(prop, [g.states[i] for i in scc], bounds)
-
-    choice = _nearest([n for n in ends if prop.pending(g.states[n], bounds)], [c for c in sccs if common(c)])
+    cyclic = sorted({i for c in sccs for i in c})
+    facts = sorted({f for i in cyclic for f in prop.pending(g.states[i], bounds)})
+    loops = [c for f in facts for c in _fair_components(
+        g, [i for i in cyclic if f in prop.pending(g.states[i], bounds)], fairness)]
+    choice = _nearest([n for n in ends if prop.pending(g.states[n], bounds)], loops)
     if choice is None:
         return None, None
-    node, scc = choice
-    lasso = _lasso(g, node, scc)
-    persists = ", ".join(sorted(prop.pending(g.states[node], bounds) if scc is None else common(scc)))
-    if scc is None:
-        return lasso, f"{prop.what} {persists} forever: from step {lasso.loop_start} no state-changing step is enabled"
-    return lasso, (f"{prop.what} {persists} in every state of a {len(scc)}-state cycle entered at step "
-                   f"{lasso.loop_start} (a possible violation: fairness over the cycle is not checked)")
+    node, loop = choice
+    if loop is None:
+        lasso = _lasso(g, node, None)
+        persists = ", ".join(sorted(prop.pending(g.states[node], bounds)))
+        how = "it stutters, no fairness assumption asking for a step" if g.moves(node) \
+            else "no state-changing step is enabled"
+        return lasso, f"{prop.what} {persists} forever: from step {lasso.loop_start} {how}"
+    lasso = _fair_lasso(g, loop, fairness)
+    persists = ", ".join(sorted(persisting(prop, [g.states[i] for i in loop], bounds)))
+    under = ", ".join(f.name for f in fairness) or "no fairness"
+    return lasso, (f"{prop.what} {persists} in every state of a fair loop through {len(loop)} states from step "
+                   f"{lasso.loop_start} (fair under: {under})")
 
 
 def _alive(g: _Graph) -> set[int]:
@@ -282,12 +382,14 @@ def check_liveness(machine: Any, *, max_states: int = 2_000_000) -> LivenessResu
     """Build the reachable graph of `machine` and judge each liveness property (see the module doc)."""
     started = time.perf_counter()
     g = _build(machine, max_states)
+    fairness = fairness_named(getattr(machine, "fairness", FAIR))  # a machine of another model: the defaults
     sccs = [frozenset(c) for c in networkx.strongly_connected_components(g.digraph) if len(c) > 1]
     ends = [n for n, degree in g.digraph.out_degree() if degree == 0]
+    fair_ends = _fair_ends(g, fairness)
     verdicts = []
     for prop in machine.liveness:
         lasso, message = (_stuck_check(g, ends, sccs) if prop.name == "no_stuck_execution"
-                          else _state_check(g, ends, sccs, prop))
+                          else _state_check(g, fair_ends, sccs, prop, fairness))
         needs = missing_bound(property_named(prop.situation), machine.bounds) if prop.situation else None
         verdicts.append(LivenessVerdict(prop.name, prop.clauses, prop.doc, lasso is None, lasso, message,
                                         _witness(g, lambda state, p=prop: p.pending(state, machine.bounds)), needs))

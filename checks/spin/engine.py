@@ -36,7 +36,7 @@ from .trail import TrailError, path_of, trail_options
 
 __all__ = ["SpinVerdict", "SpinReport", "spin_check", "LEFT_TO_PYTHON"]
 
-LEFT_TO_PYTHON = ("liveness (eventually, under weak fairness)", "the companion searches",
+LEFT_TO_PYTHON = ("liveness (eventually, under the stated fairness)", "the companion searches",
                   "the report (pausecheck report)")
 
 HOLDS, VIOLATED, WITNESSED, NOT_WITNESSED, UNKNOWN = "holds", "VIOLATED", "witnessed", "NOT WITNESSED", \

@@ -379,8 +379,7 @@ def command(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | No
     """The command line that writes this model: the bounds that differ from the defaults, the reading, the
     list capacity if it is not the default one."""
     lists = "" if caps is None or caps.lists == capacities(bounds, reading).lists else f" --list-capacity {caps.lists}"
-    flags = "".join(f" --{name.replace('_', '-')} {value}" for name, value in bounds.as_dict().items()
-                    if value != getattr(Bounds(), name))
+    flags = f" {bounds.flags()}" if bounds.flags() else ""
     chosen = "" if reading.name == "conformant" else f" --reading {reading.name}"
     return f"pausecheck export --format promela{flags}{chosen}{lists} --out {out}"
 

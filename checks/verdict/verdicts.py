@@ -21,7 +21,7 @@ from pausecheck.model import clauses as catalogue
 from pausecheck.model.blame import blamed
 from pausecheck.model.config import without_faults
 from pausecheck.model.lang import Rule
-from pausecheck.model.liveness import EVENTUALLY
+from pausecheck.model.liveness import EVENTUALLY, FAIR
 from pausecheck.model.properties import ALWAYS, SOMETIMES, TRANSITION
 from pausecheck.model.rules import RULES
 
@@ -212,6 +212,7 @@ def check(
     rules: tuple[Rule, ...] = RULES,
     workers: int = 1,
     cluster: str | None = None,
+    fairness: tuple[str, ...] = FAIR,
 ) -> Report:
     """Explore every state within `bounds` under a named reading and judge every property and clause.
 
@@ -230,7 +231,7 @@ def check(
     `cluster` (a Ray address, "" for a local Ray), over Ray actors (`cluster.py`, `workers` of them, or one
     per CPU of the cluster): the same figures, verdicts and traces. Liveness and the companions stay here.
     """
-    machine = Machine(bounds, reading_named(reading), rules, symmetry=symmetry)
+    machine = Machine(bounds, reading_named(reading), rules, symmetry=symmetry, fairness=fairness)
     deadline = None if limits.max_seconds is None else time.perf_counter() + limits.max_seconds
     result = _main_search(machine, limits, progress("check") if progress else None, checkpoint, resume,
                           fingerprints, compact, workers, cluster)
