@@ -74,6 +74,8 @@ def test_default_fairness_holds_and_bad_values_are_one_line(capsys: pytest.Captu
     assert main(["check", *FLAGS, "--accept-unexercised", "--no-companion"]) == 0
     out = capsys.readouterr().out
     assert "liveness under fairness: steps (weak); write (strong)" in out and "cycle(s)" in out
+    assert main(["conform", *FLAGS, "--", "python", "runtime.py"]) == 2  # a runtime counts every failure
+    assert "--write-failures any is for the model's own checks" in capsys.readouterr().err
     for bad in (["--write-failures", "many"], ["--fairness", "sometimes"]):
         with pytest.raises(SystemExit) as stop:
             main(["check", *bad])

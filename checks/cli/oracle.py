@@ -56,11 +56,19 @@ def _runtime(args: argparse.Namespace, usage: type[Exception]) -> list[str]:
     return argv
 
 
+def _counting(bounds: Any, command: str, usage: type[Exception]) -> None:
+    """A runtime counts every failed write; the model with endless writes stops counting at one: refused."""
+    if getattr(bounds, "endless_writes", 0):
+        raise usage(f"{command}: --write-failures any is for the model's own checks (its failure counts stop at "
+                    "one, a runtime counts every failure): give a number")
+
+
 def vectors_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], write: Any) -> int:
     """The `vectors` handler: `export DIR` writes the vectors, `check DIR -- CMD` runs them."""
     if args.what == "export":
         if args.runtime:
             raise usage("vectors export takes no runtime: it writes files (vectors check DIR -- CMD runs them)")
+        _counting(bounds, "vectors export", usage)
         machine = machine_of(args, bounds)
         try:
             manifest = export_vectors(machine, args.dir, args.max_vectors)
@@ -88,6 +96,7 @@ def conform_command(args: argparse.Namespace, bounds: Any, usage: type[Exception
     argv = _runtime(args, usage)
     if args.standing is not None and format_of(args.standing) is None:
         raise usage(f"--standing {args.standing}: the extension must be .json, .md or .html")
+    _counting(bounds, "conform", usage)
     machine, sequences = machine_of(args, bounds), None
     if args.sequence is not None:
         machine, sequences = _sequence(args.sequence, usage)
@@ -152,6 +161,8 @@ def fuzz_command(args: argparse.Namespace, bounds: Any, usage: type[Exception], 
 
     if args.examples < 1 or args.steps < 1:
         raise usage("--examples and --steps must be at least 1")
+    if args.runtime:
+        _counting(bounds, "fuzz", usage)
     machine = machine_of(args, bounds)
     argv = _runtime(args, usage) if args.runtime else []
     adapter = None
