@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pausecheck.model import MODEL_VERSION, BoundError, Bounds, reading_named
+from pausecheck.model.liveness import FAIR
 from pausecheck.model.machine import DEADLOCK, DEADLOCK_DOC
 from pausecheck.traces.input_file import say
 from pausecheck.traces.itf import TraceError, dumps, load_trace
@@ -219,6 +220,9 @@ def _check(args: argparse.Namespace) -> int:
     bounds = _bounds(args)
     if args.engines is not None and args.engine == "spin":
         raise UsageError("--engine spin and --engines: choose one (--engines compares bfs with z3's bmc)")
+    if (args.engines is not None or args.engine == "spin") and args.fairness != FAIR:
+        raise UsageError("--fairness: the liveness properties are judged by the explicit search only (without "
+                         "--engine spin or --engines)")
     if args.engines is not None:
         return engines_command(args, bounds, reading_named(args.reading), UsageError)
     if args.engine == "spin":
