@@ -1307,7 +1307,7 @@ end:
         _t[11] = ((segments[0].phase == 15) -> 0 : segments[0].taken[0]);
         _t[12] = ((segments[0].phase == 15) -> 0 : segments[0].taken[1]);
         _t[13] = ((segments[0].phase == 15) -> 0 : segments[0].taken[2]);
-        _t[14] = (write_failures + 1);
+        _t[14] = (((write_failures + 1) < 1) -> (write_failures + 1) : 1);
         segments[0].taken_n = _t[10];
         segments[0].taken[0] = _t[11];
         segments[0].taken[1] = _t[12];
@@ -1461,6 +1461,7 @@ end:
     /* ReportFailure: then it reports the failure; the segment only retries */
     :: d_step { /* ReportFailure: segment slot 0 of execution slot 0 */
         (((0 < segments_n) && ((((48 < segments[0].execution) && (segments[0].execution < 64)) -> (segments[0].execution - 16) : segments[0].execution) == 33)) && (segments[0].phase == 14)) ->
+        _t[0] = (((executions[0].write_failures + 1) < 1) -> (executions[0].write_failures + 1) : 1);
         assert((executions_n <= 1));
         assert((executions[0].attempts_n <= 8));
         assert((executions[0].questions_n <= 2));
@@ -1476,7 +1477,6 @@ end:
         assert((artifacts_n <= 3));
         assert((crashed_n <= 3));
         assert((new_turns_n <= 0));
-        _t[0] = (executions[0].write_failures + 1);
         executions[0].write_failures = _t[0];
         segments[0].write_failed = 1;
         segments[0].phase = 11;

@@ -51,8 +51,14 @@ def reproduction(document: dict[str, Any]) -> str:
     lines += ["pre = action = None", "state = machine.init_states()[0]", "for action in ["]
     lines += [f"    {a!r}," for a in actions]
     lines += ["]:", "    pre, state = state, machine.step(state, action)"]
-    if meta.get("kind") == "eventually":
-        lines.append("print(state)  # the end of the lasso: from here the property cannot be met")
+    if meta.get("kind") == "eventually":  # a lasso: its states judged whole, the loop from state `loop` on
+        name, loop = meta.get("property"), meta.get("loop")
+        lines[lines.index("pre = action = None"):] = [
+            "actions = ["] + [f"    {a!r}," for a in actions] + [
+            "]", "states = [machine.init_states()[0]]", "for action in actions:",
+            "    states.append(machine.step(states[-1], action))",
+            f"broken, how = machine.judge_eventually({name!r}, states, {loop!r}, actions)",
+            f"print('breaks' if broken else 'does not show', {name!r} + (f': {{how}}' if how else ''))"]
     else:
         name = meta.get("property")
         verb = {"violation": "breaks", "witness": "witnesses", "deadlock": "reaches"}.get(meta.get("verdict"), "shows")
