@@ -30,6 +30,7 @@ from pausecheck.model.rules import RULES, SEGMENTS, S, e, g
 from pausecheck.model.state import WORDS
 from pausecheck.model.tablecheck import check_rules
 
+from tests.sampling import FULL
 from tests.strategies import first_reachable, reachable
 from tests.test_promela import needs_spin, pan
 
@@ -146,7 +147,8 @@ def test_every_engine_means_what_the_language_says(effect: tuple[Any, ...]) -> N
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=400 if FULL else 200, deadline=None,  # 400 under PAUSECHECK_FULL=1
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(effects())
 def test_every_engine_means_what_the_language_says_at_length(effect: tuple[Any, ...]) -> None:
     assert_engines_agree(effect, STATES[::4])
