@@ -39,10 +39,7 @@ def bound_flags(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
 def bounds_of(args: argparse.Namespace) -> Bounds:
     """The bounds the flags set; `--write-failures any` is endless writes whose counts stop at one. Raises
     BoundError (one line) for a value out of range."""
-    values = {name: getattr(args, name) for name in BOUND_HELP}
-    if values["write_failures"] == ANY:
-        values["write_failures"], values["endless_writes"] = 1, 1
-    return Bounds(**values)
+    return Bounds.of({name: getattr(args, name) for name in BOUND_HELP})
 
 
 def reading(text: str) -> str:

@@ -94,6 +94,15 @@ class Bounds:
             raise BoundError("write_failures", self.write_failures, 1, "endless writes need at least 1, the count "
                              "they stop at")
 
+    @classmethod
+    def of(cls, values: dict[str, int | str]) -> Bounds:
+        """Bounds from bound values as a user gives them: `write_failures` may be "any" (endless writes, whose
+        counts stop at one)."""
+        values = dict(values)
+        if values.get("write_failures") == "any":
+            values.update(write_failures=1, endless_writes=1)
+        return cls(**values)  # type: ignore[arg-type]
+
     def as_dict(self) -> dict[str, int]:
         """The bounds as a plain mapping, in field order; `endless_writes` only when it is on."""
         plain = dataclasses.asdict(self)

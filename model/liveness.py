@@ -27,7 +27,7 @@ from .config import Bounds
 from .state import DECLINED, FINISHED, State
 
 __all__ = ["EVENTUALLY", "Eventually", "LIVENESS", "liveness_named", "persisting", "judge_lasso", "judge_witness",
-           "Fairness", "FAIRNESS", "FAIR", "WEAK", "STRONG", "fairness_named", "unfair"]
+           "Fairness", "FAIRNESS", "FAIR", "WEAK", "STRONG", "fairness_named", "owed", "unfair"]
 
 WEAK, STRONG = "weak", "strong"
 
@@ -60,15 +60,20 @@ def fairness_named(names: Collection[str]) -> tuple[Fairness, ...]:
     return tuple(f for f in FAIRNESS if f.name in names)
 
 
+def owed(f: Fairness, enabled: Sequence[Collection[Any]]) -> set[Any]:
+    """What assumption `f` owes a loop whose i-th state enables the state-changing actions `enabled[i]` (at least
+    one state): weak, the actions it covers enabled in every state; strong, those enabled in any."""
+    covered = [{a for a in actions if f.covers(a)} for actions in enabled]
+    return set.intersection(*covered) if f.strength == WEAK else set.union(*covered)
+
+
 def unfair(fairness: Sequence[Fairness], enabled: Sequence[Collection[Any]], taken: Collection[Any]) -> str | None:
     """Does a loop break an assumption? `enabled[i]`: the state-changing actions enabled in its i-th state;
     `taken`: the actions of its steps. None for a fair loop, else what it leaves untaken, in words."""
     if not enabled:
         return None
     for f in fairness:
-        covered = [{a for a in actions if f.covers(a)} for actions in enabled]
-        owed = set.intersection(*covered) if f.strength == WEAK else set.union(*covered)
-        left = sorted(owed - set(taken), key=repr)
+        left = sorted(owed(f, enabled) - set(taken), key=repr)
         if left:
             how = "enabled in every state of the loop" if f.strength == WEAK else "enabled again and again in the loop"
             return f"{left[0]} is {how} and never taken ({f.name} fairness)"

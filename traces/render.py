@@ -76,11 +76,18 @@ def verdict_line(meta: dict[str, Any]) -> str:
     return printable(f"{head}: {text}" if text else head)
 
 
-def loop_lines(meta: dict[str, Any], last: int) -> list[str]:
-    """How a lasso goes on forever (`#meta.loop`, a violation's): back to the state after its loop's first step
-    and round again, or a stutter in its last state. Nothing for a finite trace."""
+def lasso_loop(meta: dict[str, Any], last: int) -> int | None:
+    """The state a violation's lasso returns to (`#meta.loop`, at most `last`, the last state's index: a stutter
+    there), or None for a finite trace."""
     loop = meta.get("loop") if meta.get("verdict") == "violation" else None
-    if type(loop) is not int or not 0 <= loop <= last:
+    return loop if type(loop) is int and 0 <= loop <= last else None
+
+
+def loop_lines(meta: dict[str, Any], last: int) -> list[str]:
+    """How a lasso goes on forever: back to the state after its loop's first step and round again, or a stutter
+    in its last state. Nothing for a finite trace."""
+    loop = lasso_loop(meta, last)
+    if loop is None:
         return []
     if loop == last:
         return [f"[loop] from state {last} on it stutters forever: nothing it must do is ever done"]

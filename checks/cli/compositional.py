@@ -11,7 +11,7 @@ from pausecheck.model import Bounds
 from ..console import console
 from ..mutants.evidence import command_line
 from .draft import rules_of
-from .proving import _flags, with_progress
+from .proving import with_progress
 
 __all__ = ["compositional_command", "THEOREM"]
 
@@ -41,7 +41,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
     except TooSmall as error:
         raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None
     alone = bounds.replace(sessions=1)  # the flags name the one-session bounds: the sessions are the theorem's
-    where = _flags(alone) or "the default bounds"
+    where = alone.flags() or "the default bounds"
     many = "two sessions" if sessions == 2 else f"{sessions} sessions"
     scope = f"at {where} with {many} (every fault the bounds allow), under the reading {reading.name}"
     strengthening = (f"{len(proof.kept)} of {proof.mined} candidate invariants mined from {proof.sampled} reachable "

@@ -58,7 +58,7 @@ def _runtime(args: argparse.Namespace, usage: type[Exception]) -> list[str]:
 
 def _counting(bounds: Any, command: str, usage: type[Exception]) -> None:
     """A runtime counts every failed write; the model with endless writes stops counting at one: refused."""
-    if getattr(bounds, "endless_writes", 0):
+    if bounds.endless_writes:
         raise usage(f"{command}: --write-failures any is for the model's own checks (its failure counts stop at "
                     "one, a runtime counts every failure): give a number")
 

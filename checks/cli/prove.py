@@ -21,7 +21,7 @@ from ..mutants.evidence import trace_name, trace_of
 from ..search.budget import active, note
 from .compositional import compositional_command
 from .draft import draft_given, rules_of
-from .proving import _flags, with_progress
+from .proving import with_progress
 
 __all__ = ["prove_command", "engines_command", "with_progress"]
 
@@ -75,7 +75,7 @@ def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exc
         say(f"[incomplete] stopped at --max-seconds after {time.perf_counter() - started:.1f} s, before "
             "depth 0 was checked: nothing established")
         return 3
-    command = f"pausecheck prove --bmc {args.bmc} {_flags(bounds)}".strip()
+    command = f"pausecheck prove --bmc {args.bmc} {bounds.flags()}".strip()
     rows, traces, broken, missing = [], {}, [], []
     for name in NAMES:
         f = result.found[name]
@@ -103,7 +103,7 @@ def _bmc(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exc
         return code
     say(f"pausecheck prove --bmc {args.bmc}: bounded model checking with z3 over every behaviour of up to "
               f"{result.depth} steps of the relation derived from the rule table (every fault the bounds allow); "
-              f"reading {machine.reading.name}{under(machine.rules)}; {_flags(bounds) or 'default bounds'}")
+              f"reading {machine.reading.name}{under(machine.rules)}; {bounds.flags() or 'default bounds'}")
     for row in rows:
         where = f"  -> {row['trace']}" if row["trace"] else ""
         say(f"  {row['name']:<36} {row['kind']:<10} {row['reason']}{where}")
@@ -154,7 +154,7 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
             workers=args.workers))
     except TooSmall as error:
         raise usage(f"prove --induction: these bounds do not fit the symbolic encoding ({error})") from None
-    command = f"pausecheck prove --induction {_flags(bounds)}".strip() + (
+    command = f"pausecheck prove --induction {bounds.flags()}".strip() + (
         f" --reading {reading.name}" if reading.switches else "")
     traces: dict[str, str] = {}
     rows = []
@@ -175,7 +175,7 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
     budget = active()
     if proof.stopped in ("max-seconds", "max-memory") and budget is not None:
         budget.reached(proof.stopped)  # the proof stopped itself and reports its progress: no watchdog needed
-    scope = (f"for behaviours of any length at {_flags(bounds) or 'the default bounds'} (every fault they allow), "
+    scope = (f"for behaviours of any length at {bounds.flags() or 'the default bounds'} (every fault they allow), "
              f"under the reading {reading.name}")
     # A stopped proof's figures are those it reached, not a strengthening it proved.
     strengthening = proof.progress() if proof.incomplete else (

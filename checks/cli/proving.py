@@ -1,24 +1,16 @@
-"""What the proof commands (`prove` and `prove --compositional`) share: the bound flags as a user types them,
-and a proof run under a progress line with the deadline of --max-seconds. Imports no command module, so that
-`prove.py` may hand `--compositional` to `compositional.py` and both build on this one."""
+"""What the proof commands (`prove` and `prove --compositional`) share: a proof run under a progress line with
+the deadline of --max-seconds (the bound flags as a user types them are `Bounds.flags`). Imports no command
+module, so that `prove.py` may hand `--compositional` to `compositional.py` and both build on this one."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from pausecheck.model import Bounds
-
 from ..console import Reporter
 from ..search.budget import active
 
 __all__ = ["with_progress"]
-
-
-def _flags(bounds: Bounds, keep: tuple[str, ...] = ()) -> str:
-    """The non-default bound flags (and those in `keep`), as a user would type them."""
-    return bounds.flags(keep)
-
 
 
 def with_progress(args: argparse.Namespace, label: str, run: Any) -> Any:

@@ -32,15 +32,8 @@ def command_line(bounds: Bounds, reading: str, extra: str = "", command: str = "
     draft = None if rules is None else draft_of(rules)
     if draft is not None:
         parts.append(f"--draft {draft.path}")
-    if bounds.flags():
-        parts.append(bounds.flags())
-    if reading != "conformant":
-        parts.append(f"--reading {reading}")
-    if fairness_flag(fairness):
-        parts.append(fairness_flag(fairness))
-    if extra:
-        parts.append(extra)
-    return " ".join(parts)
+    parts += [bounds.flags(), "" if reading == "conformant" else f"--reading {reading}", fairness_flag(fairness), extra]
+    return " ".join(part for part in parts if part)
 
 
 def trace_name(verdict: str, name: str) -> str:
@@ -164,7 +157,7 @@ def machine_for(meta: dict[str, Any], file: str) -> Machine:
         except (ValueError, TypeError) as error:
             raise TraceError(file, '$["#meta"].fairness', str(error)) from None
     machine = Machine(checked, reading, base_of(_draft_for(meta, file)),
-                      **({} if fairness is None else {"fairness": tuple(fairness)}))
+                      fairness=FAIR if fairness is None else tuple(fairness))
     name = meta.get("mutant")
     if name is not None:
         try:

@@ -77,11 +77,8 @@ def from_flags(text: str) -> Bounds:
     """The bounds these flags set from the defaults (`flags` read back)."""
     words = text.split()
     pairs = zip(words[::2], words[1::2], strict=True)
-    changes = {flag[2:].replace("-", "_"): value for flag, value in pairs}
-    endless = changes.get("write_failures") == "any"
-    if endless:
-        changes["write_failures"], changes["endless_writes"] = "1", "1"
-    return DEFAULT_BOUNDS.replace(**{name: int(value) for name, value in changes.items()})
+    changes = {flag[2:].replace("-", "_"): value if value == "any" else int(value) for flag, value in pairs}
+    return Bounds.of({**DEFAULT_BOUNDS.as_dict(), **changes})
 
 
 def flipped(switches: tuple[tuple[str, str], ...], bounds: Bounds,

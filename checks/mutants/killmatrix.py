@@ -274,7 +274,8 @@ def _liveness_broken(machine: Machine) -> tuple[LivenessVerdict, ...]:
 
 def _lasso_steps(verdict: LivenessVerdict) -> int:
     """The steps a lasso shows: its path and its loop, the closing step aside."""
-    return len(verdict.lasso.states) - 1 if verdict.lasso is not None else 0
+    assert verdict.lasso is not None, verdict.name  # a broken liveness verdict has its lasso
+    return len(verdict.lasso.states) - 1
 
 
 def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Progress | None,

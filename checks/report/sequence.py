@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from pausecheck.traces.render import lasso_loop
+
 __all__ = ["LANES", "Arrow", "arrows_of", "sequence_svg", "sequence_text"]
 
 LANES = ("caller", "runtime", "tool", "store")
@@ -237,10 +239,9 @@ def sequence_svg(document: dict[str, Any]) -> str:
 
 
 def _loop_start(meta: dict[str, Any], last: int) -> int:
-    """The step after which a lasso's loop repeats (`#meta.loop` of a violation); past the end for a finite trace
-    or a stutter."""
-    loop = meta.get("loop") if meta.get("verdict") == "violation" else None
-    return loop if type(loop) is int and 0 <= loop < last else last + 1
+    """The step after which a lasso's loop repeats; past the end for a finite trace or a stutter."""
+    loop = lasso_loop(meta, last)
+    return loop if loop is not None and loop < last else last + 1
 
 
 def _deviant(document: dict[str, Any]) -> str:

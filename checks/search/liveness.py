@@ -51,12 +51,12 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx
 from pausecheck.model import Eventually, missing_bound, property_named
-from pausecheck.model.liveness import FAIR, STRONG, WEAK, Fairness, fairness_named, persisting, unfair
+from pausecheck.model.liveness import FAIR, STRONG, WEAK, Fairness, fairness_named, owed, persisting, unfair
 
 __all__ = ["GraphFacts", "Lasso", "LivenessVerdict", "LivenessResult", "LivenessGraphTooLarge", "check_liveness"]
 
@@ -142,11 +142,16 @@ class _Graph:
     transitions: int
     self_loops: int
     index: dict[Hashable, int]
+    _moves: dict[int, list[tuple[Any, int]]] = field(default_factory=dict)
 
     def moves(self, node: int) -> list[tuple[Any, int]]:
-        """The state-changing steps from `node`: (action, target), in canonical order."""
-        state = self.states[node]
-        return [(action, self.index[post]) for action, post in self.machine.successors(state) if post != state]
+        """The state-changing steps from `node`: (action, target), in canonical order (each node's once: only the
+        states on cycles, or every state where a stutter may be fair, ever ask)."""
+        if node not in self._moves:
+            state = self.states[node]
+            self._moves[node] = [(action, self.index[post]) for action, post in self.machine.successors(state)
+                                 if post != state]
+        return self._moves[node]
 
 
 def _build(machine: Any, max_states: int) -> _Graph:
@@ -234,14 +239,13 @@ def _owed(g: _Graph, component: frozenset[int], fairness: tuple[Fairness, ...]) 
     inside = {(i, a, j) for i in component for a, j in g.moves(i) if j in component}
     taken = {a for _, a, _ in inside}
     enabled = [{a for a, _ in g.moves(i)} for i in component]
-    owed: set[Any] = set()
+    due: set[Any] = set()
     for f in fairness:
-        covered = [{a for a in actions if f.covers(a)} for actions in enabled]
-        due = set.intersection(*covered) if f.strength == WEAK else set.union(*covered)
-        if f.strength == WEAK and due - taken:
+        wanted = owed(f, enabled)
+        if f.strength == WEAK and wanted - taken:
             return None
-        owed |= due & taken
-    return {min((e for e in inside if e[1] == a), key=lambda e: (e[0], e[2])) for a in owed}
+        due |= wanted & taken
+    return {min((e for e in inside if e[1] == a), key=lambda e: (e[0], e[2])) for a in due}
 
 
 def _fair_components(g: _Graph, nodes: Iterable[int], fairness: tuple[Fairness, ...]) -> list[frozenset[int]]:
@@ -288,11 +292,8 @@ def _fair_lasso(g: _Graph, component: frozenset[int], fairness: tuple[Fairness, 
         actions.append(action)
         states.append(g.states[post])
         here = post
-    if here == start:  # back at the start: the last step is the closing one
-        states.pop()
-    else:
-        walk(start)
-        states.pop()
+    walk(start)
+    states.pop()  # back at the start: the last step is the closing one
     return Lasso(tuple(states), tuple(actions), loop_start)
 
 
