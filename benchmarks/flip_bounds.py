@@ -1,11 +1,14 @@
-"""Recompute `checks/mutants/flipbounds.py`'s SHOWN_AT: for every single change of reading, the smallest bounds (in
-the fewest raises of one bound from the tiniest, with the faults it needs) at which a verdict flips.
+"""Recompute `checks/mutants/flipbounds.py`'s SHOWN_AT: for every single change of reading, the smallest bounds the
+ladder finds (from the tiniest, with the faults it needs; with another reading beside it where it needs one) at
+which a verdict flips.
 
     python benchmarks/flip_bounds.py            # prints the table to paste into checks/mutants/flipbounds.py
-    python benchmarks/flip_bounds.py A-T15      # only the readings of these ambiguities
+    python benchmarks/flip_bounds.py A-T5       # only the readings of these ambiguities
+    python benchmarks/flip_bounds.py --mutants  # each equivalent mutant's `parts_at` (checks/mutants/catalogue.py)
 
-Each candidate bound set is one check of the reading and one of the conformant reading (shared between
-readings), small bounds each; a reading that flips nothing searches every bound set within MAX_RAISES.
+Each rung walks the conformant reading and the changed one together; where the change takes effect, both are
+checked (small bounds each; the conformant side's verdicts shared between readings). A reading that flips
+nothing climbs for SECONDS.
 """
 
 from __future__ import annotations
@@ -16,26 +19,43 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pausecheck.checks.mutants.flipbounds import MAX_RAISES, flags, smallest_flip  # noqa: E402
+from pausecheck.checks.mutants.catalogue import catalogue  # noqa: E402
+from pausecheck.checks.mutants.flipbounds import SECONDS, shown, smallest_flip  # noqa: E402
 from pausecheck.checks.mutants.flips import singles  # noqa: E402
 from pausecheck.model import DEFAULT_BOUNDS  # noqa: E402
 
 
+def mutants() -> None:
+    """Where the ladder tells each equivalent mutant apart from the rules."""
+    for mutant in catalogue():
+        if mutant.equivalent:
+            began = time.monotonic()
+            found = smallest_flip(table=mutant.rules)
+            what = "nothing" if found is None else ", ".join(found.flips)
+            alone = "" if found is None or not found.beside else f"; alone: nothing in {found.alone} rungs"
+            entry = None if found is None else shown(found)
+            print(f"{mutant.name}: parts_at={entry!r}  # flips: {what}{alone}; {time.monotonic() - began:.0f} s")
+
+
 def main(only: list[str]) -> None:
+    if only == ["--mutants"]:
+        return mutants()
     started = time.monotonic()
     print("SHOWN_AT: dict[str, str | None] = {")
-    baselines: dict = {}  # the conformant reading's verdicts per bounds, shared by every reading
+    baselines: dict = {}  # verdicts per bounds and reading, shared by every reading
     for variant in singles(DEFAULT_BOUNDS):
         (ambiguity, value), = variant.switches
         if only and ambiguity not in only:
             continue
-        tried: list = []
-        found = smallest_flip(variant.switches, progress=tried.append, baselines=baselines)
-        shown = None if found is None else flags(found[0])
-        what = "nothing" if found is None else ", ".join(found[1])
-        print(f'    "{ambiguity}={value}": {shown!r},  # {len(tried)} bound sets; flips: {what}', flush=True)
+        began = time.monotonic()
+        found = smallest_flip(variant.switches, baselines=baselines)
+        entry = None if found is None else shown(found)
+        what = "nothing" if found is None else ", ".join(found.flips)
+        alone = "" if found is None or not found.beside else f"; alone: nothing in {found.alone} rungs"
+        print(f'    "{ambiguity}={value}": {entry!r},  # flips: {what}{alone}; {time.monotonic() - began:.0f} s',
+              flush=True)
     print("}")
-    print(f"# within {MAX_RAISES} raises; {time.monotonic() - started:.0f} s", file=sys.stderr)
+    print(f"# the ladder for at most {SECONDS:g} s each; {time.monotonic() - started:.0f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,19 @@ from pausecheck.model.lang import Rule, reads_of
 from pausecheck.model.machine import StepError
 from pausecheck.traces.itf import trace_document
 
-from .compare import Behaviour, Climb, Walk, behaves_as, changed_rules, climb, same_table, split, walk_together
+from .compare import (
+    Behaviour,
+    Climb,
+    Walk,
+    behaves_as,
+    changed_rules,
+    climb,
+    near_raises,
+    raises_for,
+    same_table,
+    split,
+    walk_together,
+)
 from .drafts import Draft, base_of
 from .mutants.evidence import evidence_of
 from .search.explore import Limits
@@ -222,9 +234,15 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
         if done is not None:
             done(f"climbing the ladder of larger bounds (at most {ladder_seconds:g} s)")
         kinds = made["changed_rules"] + made["added_rules"] + made["dropped_rules"]
-        climbed = climb(bounds, reading, base_of(against), draft.rules, made["readings_touched"], ladder_seconds, kinds,
-                        limits.max_states or 200_000, verdicts=_verdicts_apart(draft, against, liveness)) \
-            if kinds else None
+        one, other = base_of(against), draft.rules
+
+        def tables(b: Bounds, r: Reading) -> Any:
+            return Machine(b, r, one), Machine(b, r, other), split(b, r, one, other)
+
+        singles = raises_for(bounds, reading, made["readings_touched"], kinds, draft.rules)
+        climbed = climb(bounds, reading, tables, singles, ladder_seconds, max_pairs=limits.max_states or 200_000,
+                        base_pairs=walked.pairs, verdicts=_verdicts_apart(draft, against, liveness),
+                        near=near_raises(singles, one + other, kinds)) if kinds else None
         found = Diff(first, second, walked, made, climbed, relation)
     return found
 

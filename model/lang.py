@@ -53,7 +53,7 @@ __all__ = [
     "Expr", "SeqOf", "Opt", "RECORDS", "lift", "var", "ite", "pick", "reads", "new", "span", "repeat", "minimum",
     "exec_id", "call_id", "race_key", "base_of", "is_race", "B",
     "Stmt", "Let", "Set", "When", "End", "Binder", "Choose", "Rule", "free_vars", "walk", "specialize",
-    "specialize_block", "same_rule", "reads_of", "site_of",
+    "specialize_block", "same_rule", "reads_of", "fields_of", "site_of",
 ]
 
 RECORDS: tuple[type, ...] = (State, Execution, Segment, Attempt, Question, Warning, Artifact)
@@ -583,6 +583,20 @@ def reads_of(rule: Rule) -> frozenset[str]:
     """The ambiguities a rule reads (its `reads` and `pick` nodes)."""
     nodes = walk((rule.guard, rule.fields, rule.effect))
     return frozenset(x.args[0] for x in nodes if x.op in ("reads", "pick"))
+
+
+def fields_of(rule: Rule) -> tuple[frozenset[str], frozenset[str]]:
+    """The record fields a rule reads (in its guard, fields and effect) and those it sets."""
+    read = frozenset(x.args[1] for x in walk((rule.guard, rule.fields, rule.effect)) if x.op == "field")
+    sets: list[str] = []
+    stack: list[Any] = list(rule.effect)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Set):
+            sets.append(item.target.args[1])
+        elif isinstance(item, When):
+            stack.extend(item.then + item.otherwise)
+    return read, frozenset(sets)
 
 
 # ---------------------------------------------------------------------------------------------

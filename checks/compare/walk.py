@@ -24,7 +24,7 @@ from pausecheck.model.pygen import Successors, successor_function
 from pausecheck.model.state import State
 from pausecheck.traces.replay import first_difference
 
-__all__ = ["Behaviour", "Walk", "walk_together", "split", "changed_rules", "same_table"]
+__all__ = ["Behaviour", "Walk", "walk_together", "parts_along", "split", "changed_rules", "same_table"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +130,23 @@ def walk_together(first: Machine, second: Machine, max_pairs: int | None = None,
         level = after
     complete = not level or None not in found
     return Walk(found[0], found[1], len(parents), same_states and found == [None, None] and not level, complete)
+
+
+def parts_along(first: Machine, second: Machine, actions: tuple[Action, ...],
+                seen_by: Callable[[State], Any] = observe) -> bool:
+    """Do these actions, taken by both machines, reach a step one allows and the other does not, or after
+    which a client sees something else? (A behaviour found at some bounds, replayed at others.)"""
+    a, b = first.init_states()[0], second.init_states()[0]
+    for action in actions:
+        post_a, post_b = first.step(a, action), second.step(b, action)
+        if (post_a is None) != (post_b is None):
+            return True
+        if post_a is None or post_b is None:
+            return False
+        if post_a != post_b and _seen(seen_by(post_a), seen_by(post_b)) is not None:
+            return True
+        a, b = post_a, post_b
+    return False
 
 
 def _stepped(successors: Callable[[State], Any], state: State, name: str) -> Any:

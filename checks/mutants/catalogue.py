@@ -57,6 +57,10 @@ class Mutant:
     bounds: Bounds | None = None  # bounds it needs to be caught, where the defaults are not enough
     equivalent: bool = False  # no property can catch it: it behaves like the default at these bounds
     reason: str = ""  # why it is equivalent
+    # Where the ladder (`flipbounds.smallest_flip`, from the tiniest bounds) tells an equivalent mutant apart from
+    # the rules by a verdict: its flags, with `--reading ...` where another reading must be set beside it; None
+    # where it finds none. Recomputed by `benchmarks/flip_bounds.py --mutants`, checked by tests/test_flipbounds.py.
+    parts_at: str | None = None
     # Its deviation treats every session alike (it never tells sessions apart by number), so the kill
     # matrix searches it with session symmetry where its bounds have several sessions: the same kills
     # and shortest lengths on about half the states (tests/test_symmetry.py compares both searches).
@@ -74,9 +78,22 @@ class Mutant:
         if self.equivalent:
             if not self.reason or self.target is not None or self.shortest is not None:
                 raise ValueError(f"mutant {self.name!r}: an equivalent mutant has a reason and no target")
+            if self.parts_at is not None and " --reading conformant+" not in self.parts_at:
+                raise ValueError(f"mutant {self.name!r}: told apart under its own reading, it is not equivalent")
         elif self.target is None or self.shortest is None or self.shortest < 1:
             raise ValueError(f"mutant {self.name!r}: needs a target and a shortest length >= 1")
 
+
+    @property
+    def claim(self) -> str:
+        """An equivalent mutant's reason, with the bounds up to which it holds (the ladder's answer)."""
+        if not self.equivalent:
+            return ""
+        if self.parts_at is None:
+            return f"{self.reason}; the ladder finds no bounds that tell it apart from the rules"
+        beside = self.parts_at.partition(" --reading conformant+")[2]
+        return (f"{self.reason}; under this reading the ladder tells it apart at no bounds it tries; beside "
+                f"{beside} a verdict does, at {self.parts_at}")
 
     def table(self, base: tuple[Rule, ...] = RULES) -> tuple[Rule, ...]:
         """Its rule table: `base` (the rules, or a draft) with its edits; the same object for the same base.
@@ -183,7 +200,8 @@ def _catalogue() -> tuple[Mutant, ...]:
           None, None, d.PUT_BACK_BY_ASSIGNMENT, equivalent=True,
           reason="between an execution's take and its put-back no step adds to its held list (holds happen only at "
           "a pause, and a segment in a write-back makes no call; concurrent segments are A-T7): assigning and "
-          "prepending coincide"),
+          "prepending coincide", parts_at="--calls 1 --artifacts 1 --observations 0 --held-bound 1 --races 1 "
+          "--reading conformant+A-T7=racy"),
         M("put_back_merged_bounded", ("T7.12",), "a failed write-back puts back the merged list (what it took and "
           "what the segment collected, A-T4 reading B) under the held bound, dropping the newest with warnings",
           "failed_write_back_restores", 6, d.PUT_BACK_MERGED_BOUNDED),

@@ -300,7 +300,7 @@ def _row(mutant: Mutant, bounds: Bounds, order: tuple[str, ...], searching: Prog
     return MutantKill(
         name=mutant.name, clauses=mutant.clauses, bounds=bounds, killed_by=killed,
         shortest=tuple((name, lengths[name]) for name in killed), equivalent=mutant.equivalent,
-        reason=mutant.reason, states=result.states, complete=result.complete, seconds=result.seconds,
+        reason=mutant.claim, states=result.states, complete=result.complete, seconds=result.seconds,
         evidence=evidence if mutant.target in killed else None, vetted=ref is not None,
         under_faults=_under_faults(mutant, order, searching, draft) if mutant.equivalent else (),
         base_kills=also,
@@ -451,7 +451,7 @@ def _flags(bounds: Bounds) -> str:
 def _not_applying(mutant: Mutant, bounds: Bounds, problem: str | None) -> MutantKill:
     """The row of a mutant whose edits no longer fit the base: not searched, and why."""
     return MutantKill(name=mutant.name, clauses=mutant.clauses, bounds=bounds, killed_by=(), shortest=(),
-                      equivalent=mutant.equivalent, reason=mutant.reason, states=0, complete=False, seconds=0.0,
+                      equivalent=mutant.equivalent, reason=mutant.claim, states=0, complete=False, seconds=0.0,
                       problem=problem)
 
 
