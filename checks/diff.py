@@ -242,7 +242,8 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
         singles = raises_for(bounds, reading, made["readings_touched"], kinds, draft.rules)
         climbed = climb(bounds, reading, tables, singles, ladder_seconds, max_pairs=limits.max_states or 200_000,
                         base_pairs=walked.pairs, verdicts=_verdicts_apart(draft, against, liveness),
-                        near=near_raises(singles, one + other, kinds)) if kinds else None
+                        near=near_raises(singles, one + other, kinds),
+                        names=("the rules" if against is None else against.path, "the draft")) if kinds else None
         found = Diff(first, second, walked, made, climbed, relation)
     return found
 

@@ -70,7 +70,8 @@ def _ladder_lines(found: Diff, draft: Draft, against: Draft | None, other: str) 
     if ladder.apart is not None:
         rung = ladder.apart
         tables = f"--draft {draft.path}" + ("" if against is None else f" --against {against.path}")
-        how = f"verdicts differ: {', '.join(rung.verdicts)}" if rung.verdicts else "a behaviour only one allows"
+        how = f"verdicts differ: {', '.join(rung.verdicts)}" if rung.verdicts else "a behaviour only one allows" + (
+            "" if rung.behaviour is None else f", {len(rung.behaviour.actions)} steps: {rung.behaviour.why}")
         out.append(f"the smallest bounds found that tell them apart: {rung.flags} ({how}; {len(ladder.tried)} bound "
                    f"set(s) tried in {ladder.seconds:.1f} s): "
                    f"{command_line(rung.bounds, rung.reading, tables, 'pausecheck diff')}")

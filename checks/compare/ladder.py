@@ -34,7 +34,7 @@ from pausecheck.model.lang import walk as walk_nodes
 from pausecheck.model.pygen import Successors
 from pausecheck.model.reading import SWITCH_OF
 
-from .walk import parts_along, walk_together
+from .walk import Behaviour, parts_along, walk_together
 
 __all__ = ["Raise", "Rung", "Climb", "Tables", "climb", "raises_for", "near_raises"]
 
@@ -78,6 +78,7 @@ class Rung:
     raises: int = 1  # how many raises above the bounds given
     verdicts: tuple[str, ...] = ()  # where no behaviour told them apart: the verdicts that did
     switches: tuple[tuple[str, str], ...] = ()  # the readings the rung sets beside the bounds given's
+    behaviour: Behaviour | None = None  # the shortest behaviour only one allows there, where the walk found one
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,12 @@ class Climb:
 
     def as_json(self) -> dict[str, Any]:
         def rung(r: Rung | None) -> dict[str, Any] | None:
-            return None if r is None else {"flags": r.flags, "reading": r.reading, "pairs": r.pairs,
-                                           "verdicts": list(r.verdicts), "beside": [f"{a}={v}" for a, v in r.switches]}
+            if r is None:
+                return None
+            steps = None if r.behaviour is None else len(r.behaviour.actions)
+            why = None if r.behaviour is None else r.behaviour.why
+            return {"flags": r.flags, "reading": r.reading, "pairs": r.pairs, "verdicts": list(r.verdicts),
+                    "beside": [f"{a}={v}" for a, v in r.switches], "steps": steps, "why": why}
         return {"fires_at": rung(self.fired), "apart_at": rung(self.apart), "tried": len(self.tried),
                 "largest": self.tried[-1].flags if self.tried else None, "stopped": self.stopped,
                 "seconds": round(self.seconds, 2)}
@@ -168,11 +173,14 @@ def _combined(bounds: Bounds, reading: Reading, chosen: tuple[Raise, ...]) -> tu
 def climb(bounds: Bounds, reading: Reading, tables: Tables, singles: list[Raise], seconds: float, *,
           max_pairs: int = 200_000, max_raises: int = 4, base_pairs: int | None = None,
           verdicts: Callable[[Bounds, Reading, float], list[str]] | None = None,
-          by_verdicts: bool = False, near: frozenset[Raise] = frozenset()) -> Climb:
+          by_verdicts: bool = False, near: frozenset[Raise] = frozenset(),
+          names: tuple[str, str] = ("the first table", "the second table")) -> Climb:
     """Climb from `bounds` by the `singles` and their combinations, cheapest first, until the two `tables` are
     told apart, or `seconds`. Where the change takes effect and no client sees it, `verdicts(bounds, reading,
     seconds left)` (the properties whose established verdicts differ there) may still tell them apart;
-    `by_verdicts`: only verdicts tell them apart (a behaviour that differs is not enough: `readings`)."""
+    `by_verdicts`: only verdicts tell them apart (a behaviour that differs is not enough: `readings`). `near`: the
+    raises that let another rule interleave with the change (`near_raises`), tried first. `names`: the two
+    tables, as a behaviour found says them."""
     started = time.perf_counter()
     deadline = started + seconds
     tried: list[Rung] = []
@@ -187,13 +195,14 @@ def climb(bounds: Bounds, reading: Reading, tables: Tables, singles: list[Raise]
             return None
         b, r, flags = made
         first, second, shared = tables(b, r)
-        w = walk_together(first, second, cap, shared=shared, deadline=deadline)
+        w = walk_together(first, second, cap, names=names, shared=shared, deadline=deadline)
         behaviour = w.only_in_first or w.only_in_second
         if behaviour is not None:
             found[chosen] = behaviour.actions
         switches = tuple(s for c in chosen for s in c.switches)
         rung = Rung(flags, b, r.name, behaviour is not None or not w.same_states,
-                    behaviour is not None and not by_verdicts, w.pairs, w.complete, len(chosen), switches=switches)
+                    behaviour is not None and not by_verdicts, w.pairs, w.complete, len(chosen), switches=switches,
+                    behaviour=behaviour)
         if w.complete or rung.fired:  # a walk cut with nothing seen decides nothing
             tried.append(rung)
         if rung.fired:
