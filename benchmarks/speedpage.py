@@ -159,9 +159,17 @@ def _children_cpu() -> float:
 def time_command(command: str, seconds: float) -> str:
     """Run one documented command in a fresh process and folder (with the files it reads), and say how long
     it took: wall and CPU seconds (its children included) and its exit code; Ctrl-C after `seconds`."""
-    argv = shlex.split(command)[1:]
-    if argv[0] in SERVES:
+    if shlex.split(command)[1] in SERVES:
         return "serves until Ctrl-C: not timed"
+    wall, cpu, code, stopped = run_timed(command, seconds)
+    stop = f", stopped at {seconds:g} s" if stopped else ""
+    return f"{_seconds(wall)} wall, {_seconds(cpu)} CPU, exit {code}{stop}"
+
+
+def run_timed(command: str, seconds: float) -> tuple[float, float, int, bool]:
+    """`pausecheck ...` run in a fresh process and folder (with the files it reads): its wall and CPU seconds
+    (its children included), its exit code and whether it was stopped (Ctrl-C after `seconds`)."""
+    argv = shlex.split(command)[1:]
     with tempfile.TemporaryDirectory() as folder:
         for name in COPIED:
             shutil.copytree(ROOT / name, Path(folder) / name)
@@ -169,12 +177,11 @@ def time_command(command: str, seconds: float) -> str:
         process = subprocess.Popen([sys.executable, "-m", "pausecheck", *argv], cwd=folder,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            code, stopped = process.wait(timeout=seconds), ""
+            code, stopped = process.wait(timeout=seconds), False
         except subprocess.TimeoutExpired:
             process.send_signal(signal.SIGINT)  # pausecheck prints what it established, then exits 3
-            code, stopped = process.wait(), f", stopped at {seconds:g} s"
-        wall, cpu = time.perf_counter() - started, _children_cpu() - cpu
-    return f"{_seconds(wall)} wall, {_seconds(cpu)} CPU, exit {code}{stopped}"
+            code, stopped = process.wait(), True
+        return time.perf_counter() - started, _children_cpu() - cpu, code, stopped
 
 
 def _seconds(value: float) -> str:

@@ -78,7 +78,8 @@ class Rung:
     raises: int = 1  # how many raises above the bounds given
     verdicts: tuple[str, ...] = ()  # where no behaviour told them apart: the verdicts that did
     switches: tuple[tuple[str, str], ...] = ()  # the readings the rung sets beside the bounds given's
-    behaviour: Behaviour | None = None  # the shortest behaviour only one allows there, where the walk found one
+    # the shortest behaviour only one allows there, where the walk found one
+    behaviour: Behaviour | None = dataclasses.field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,8 @@ def climb(bounds: Bounds, reading: Reading, tables: Tables, singles: list[Raise]
     base = base_pairs or walk_together(*tables(bounds, reading)[:2], max_pairs).pairs
     factor: dict[Raise, float] = {}
     firing: set[Raise] = set()
-    for single in singles:
+    # Those near the change first, and among them a fault allowed (a rule that could not run at all now can)
+    for single in sorted(singles, key=lambda s: (s not in near, not any(n in _FAULTS for n, _ in s.bounds))):
         if time.perf_counter() > deadline:
             return answer(None)
         rung = walk((single,), min(max_pairs, max(10_000, _WIDEST * base)))  # wider: not worth combining
