@@ -457,7 +457,15 @@ def parser() -> argparse.ArgumentParser:
 
     rp = _add(commands, "replay", "re-execute an ITF trace on the model and say what it shows",
               "Re-execute every step of a trace written by pausecheck; name the first step and field where it "
-              "diverges from the model, or confirm the property it breaks or witnesses.")
+              "diverges from the model, or confirm the property it breaks or witnesses.",
+              "exit codes:\n"
+              "  0  the trace replays and shows what it claims: a witness, a behaviour of a diff, a lasso under\n"
+              "     the fairness it records\n"
+              "  1  the trace replays and breaks its property (a violation, a deadlock), or it diverges from the\n"
+              "     model (the first step and field are named), or it no longer shows what it claims\n"
+              "  2  the file is not a trace pausecheck can read (one line names what is wrong)\n\n"
+              "example (the trace of the mutant no_put_back: it breaks failed_write_back_restores, exit 1):\n"
+              "  pausecheck replay traces/golden/no_put_back.itf.json")
     rp.add_argument("file", type=Path, help="an ITF trace (.itf.json) written by pausecheck")
     rp.add_argument("--quiet", action="store_true", help="print only the verdict line")
 
