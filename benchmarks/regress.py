@@ -23,14 +23,13 @@ import argparse
 import json
 import os
 import platform
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from speedpage import _read, machine, run_id, run_timed  # noqa: E402
+from speedpage import machine, memory_gb, processor, run_id, run_timed  # noqa: E402
 
 BASELINE = Path(__file__).resolve().parent / "baseline.json"
 GROWTH = 1.5  # a command whose CPU time grows past this factor of its baseline's is a regression
@@ -52,11 +51,7 @@ COMMANDS: dict[str, str] = {
 
 def machine_key() -> str:
     """The kind of machine, as the baseline keys it: processor model, cores, memory (GB), Python version."""
-    model = next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
-                  if line.startswith("model name")), platform.processor() or platform.machine())
-    memory = re.search(r"MemTotal:\s+(\d+) kB", _read("/proc/meminfo"))
-    gigabytes = round(int(memory.group(1)) / 2**20) if memory else 0
-    return f"{model}; {os.cpu_count()} cores; {gigabytes} GB; Python {platform.python_version()}"
+    return f"{processor()}; {os.cpu_count()} cores; {memory_gb() or 0} GB; Python {platform.python_version()}"
 
 
 def compare(now: dict[str, dict[str, Any]], base: dict[str, dict[str, Any]],

@@ -133,12 +133,22 @@ def run_id() -> str:
     return f"{date.today().isoformat()} at {commit}{'+' if git('status', '--porcelain') else ''}"
 
 
+def processor() -> str:
+    """The processor's model name (or what the platform says of it)."""
+    return next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
+                 if line.startswith("model name")), platform.processor() or platform.machine())
+
+
+def memory_gb() -> int | None:
+    """The machine's memory in whole GB (None where /proc/meminfo does not say)."""
+    memory = re.search(r"MemTotal:\s+(\d+) kB", _read("/proc/meminfo"))
+    return round(int(memory.group(1)) / 2**20) if memory else None
+
+
 def machine() -> str:
     """The machine in a line: cores, processor, memory, Python, system, and its load now."""
-    model = next((line.split(":", 1)[1].strip() for line in _read("/proc/cpuinfo").splitlines()
-                  if line.startswith("model name")), platform.processor() or platform.machine())
-    memory = re.search(r"MemTotal:\s+(\d+) kB", _read("/proc/meminfo"))
-    size = f", {int(memory.group(1)) / 2**20:.0f} GB" if memory else ""
+    model, gigabytes = processor(), memory_gb()
+    size = f", {gigabytes} GB" if gigabytes is not None else ""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (f"{os.cpu_count()} cores ({model}){size}, Python {platform.python_version()}, {platform.system()}; "
             f"load average {load:.1f} at the start")

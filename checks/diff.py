@@ -239,7 +239,7 @@ def diff(bounds: Bounds, reading: Reading, draft: Draft, against: Draft | None =
         def tables(b: Bounds, r: Reading) -> Any:
             return Machine(b, r, one), Machine(b, r, other), split(b, r, one, other)
 
-        singles = raises_for(bounds, reading, made["readings_touched"], kinds, draft.rules)
+        singles = raises_for(bounds, reading, made["readings_touched"], kinds, one + other)
         climbed = climb(bounds, reading, tables, singles, ladder_seconds, max_pairs=limits.max_states or 200_000,
                         base_pairs=walked.pairs, verdicts=_verdicts_apart(draft, against, liveness),
                         near=near_raises(singles, one + other, kinds),

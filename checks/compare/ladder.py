@@ -186,7 +186,6 @@ def climb(bounds: Bounds, reading: Reading, tables: Tables, singles: list[Raise]
     deadline = started + seconds
     tried: list[Rung] = []
     fired: list[Rung] = []
-    found: dict[tuple[Raise, ...], tuple[Action, ...]] = {}  # the behaviour that told a rung's tables apart
     judged: dict[tuple[Raise, ...], Rung] = {}
 
     def walk(chosen: tuple[Raise, ...], cap: int = max_pairs) -> Rung | None:
@@ -198,8 +197,6 @@ def climb(bounds: Bounds, reading: Reading, tables: Tables, singles: list[Raise]
         first, second, shared = tables(b, r)
         w = walk_together(first, second, cap, names=names, shared=shared, deadline=deadline)
         behaviour = w.only_in_first or w.only_in_second
-        if behaviour is not None:
-            found[chosen] = behaviour.actions
         switches = tuple(s for c in chosen for s in c.switches)
         rung = Rung(flags, b, r.name, behaviour is not None or not w.same_states,
                     behaviour is not None and not by_verdicts, w.pairs, w.complete, len(chosen), switches=switches,
@@ -220,7 +217,7 @@ def climb(bounds: Bounds, reading: Reading, tables: Tables, singles: list[Raise]
         if rung is None or not (tells(rung) or (rung.fired and verdicts is not None)):
             return None
         if tells(rung):
-            chosen, rung = _fewest(chosen, rung, walk, tells, factor, found, replays)
+            chosen, rung = _fewest(chosen, rung, walk, tells, factor, replays)
         if rung.apart or verdicts is None or time.perf_counter() > deadline:
             return rung if rung.apart else None
         if chosen not in judged:
@@ -296,12 +293,11 @@ def _tops(raises: list[Raise]) -> list[tuple[Raise, ...]]:
 
 def _fewest(chosen: tuple[Raise, ...], rung: Rung, walk: Callable[[tuple[Raise, ...]], Rung | None],
             tells: Callable[[Rung], bool], factor: dict[Raise, float],
-            found: dict[tuple[Raise, ...], tuple[Action, ...]],
             replays: Callable[[tuple[Raise, ...], tuple[Action, ...]], bool]) -> tuple[tuple[Raise, ...], Rung]:
     """The raises and rung with every raise dropped that it `tells` without: first each the behaviour found does
     not need (replayed without it: no walk), then each a walk shows is not needed (the costliest first). No raise
     of what is left can go."""
-    behaviour = found.get(chosen)
+    behaviour = None if rung.behaviour is None else rung.behaviour.actions
     if behaviour is not None:
         needed = chosen
         for r in chosen:

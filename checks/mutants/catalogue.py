@@ -34,6 +34,7 @@ from pausecheck.model.rules import RULES
 from pausecheck.model.state import State
 
 from ..drafts import derived
+from .flipbounds import read_shown
 
 __all__ = ["DEADLOCK", "WITNESS_LOST", "LARGE", "Mutant", "catalogue", "catalogue_problem", "mutant_named",
            "unknown_mutant",
@@ -78,11 +79,10 @@ class Mutant:
         if self.equivalent:
             if not self.reason or self.target is not None or self.shortest is not None:
                 raise ValueError(f"mutant {self.name!r}: an equivalent mutant has a reason and no target")
-            if self.parts_at is not None and " --reading conformant+" not in self.parts_at:
+            if self.parts_at is not None and not read_shown(self.parts_at)[1]:
                 raise ValueError(f"mutant {self.name!r}: told apart under its own reading, it is not equivalent")
         elif self.target is None or self.shortest is None or self.shortest < 1:
             raise ValueError(f"mutant {self.name!r}: needs a target and a shortest length >= 1")
-
 
     @property
     def claim(self) -> str:
@@ -91,7 +91,7 @@ class Mutant:
             return ""
         if self.parts_at is None:
             return f"{self.reason}; the ladder finds no bounds that tell it apart from the rules"
-        beside = self.parts_at.partition(" --reading conformant+")[2]
+        beside = "+".join(f"{a}={v}" for a, v in read_shown(self.parts_at)[1])
         return (f"{self.reason}; under this reading the ladder tells it apart at no bounds it tries; beside "
                 f"{beside} a verdict does, at {self.parts_at}")
 

@@ -19,8 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pausecheck.model import DEFAULT_BOUNDS, Bounds, Reading
-from pausecheck.model import reading_named as reading_of
+from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine, Reading, reading_named
 
 __all__ = ["TINY", "SECONDS", "SHOWN_AT", "Flip", "flags", "from_flags", "flipped", "smallest_flip", "shown_at",
            "read_shown", "shown"]
@@ -121,7 +120,6 @@ def smallest_flip(switches: tuple[tuple[str, str], ...] = (), *, table: tuple[An
     reading (`switches`), or a mutant's rule `table` against the rules, flips a verdict: its bounds, what flips,
     the other readings set beside it and the rungs tried alone; None if none within `seconds`. `baselines`:
     the rules' verdicts per bounds and reading, filled as they are computed."""
-    from pausecheck.model import Machine, reading_named
     from pausecheck.model.lang import reads_of
     from pausecheck.model.rules import RULES
 
@@ -134,7 +132,8 @@ def smallest_flip(switches: tuple[tuple[str, str], ...] = (), *, table: tuple[An
     start = _with_faults(start or TINY, switches)
     base = reading_named("conformant")
     own = {a for a, _ in switches}
-    changed = [r for r in other if r.action.__name__ in changed_rules(RULES, other) or reads_of(r) & own]
+    edited = changed_rules(RULES, other)
+    changed = [r for r in other if r.action.__name__ in edited or reads_of(r) & own]
     kinds = [r.action.__name__ for r in changed]
     touched = sorted(frozenset().union(*(reads_of(r) for r in changed)) - own)
 
@@ -178,7 +177,7 @@ def shown_at(reading: str) -> str:
 def read_shown(text: str) -> tuple[Bounds, tuple[tuple[str, str], ...]]:
     """An entry of SHOWN_AT read back: its bounds, and the readings set beside the change (`--reading ...`)."""
     flags_part, _, reading = text.partition(" --reading ")
-    beside = reading_of(reading).switches if reading else ()
+    beside = reading_named(reading).switches if reading else ()
     return from_flags(flags_part), beside
 
 
