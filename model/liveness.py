@@ -24,7 +24,9 @@ from typing import Any
 
 from .actions import WriteMessage
 from .config import Bounds
-from .state import DECLINED, FINISHED, State
+from .lang import Expr, exec_id, var
+from .rules import finished
+from .state import DECLINED, State
 
 __all__ = ["EVENTUALLY", "Eventually", "LIVENESS", "liveness_named", "persisting", "judge_lasso", "judge_witness",
            "Fairness", "FAIRNESS", "FAIR", "WEAK", "STRONG", "fairness_named", "owed", "unfair"]
@@ -81,42 +83,71 @@ def unfair(fairness: Sequence[Fairness], enabled: Sequence[Collection[Any]], tak
 
 EVENTUALLY = "eventually"
 
-Pending = Callable[[State, Bounds], frozenset[str]]
+_S = var("S", State)
+Facts = Callable[[Bounds], tuple[tuple[str, Expr], ...]]
 
 
 @dataclass(frozen=True, slots=True)
 class Eventually:
-    """A liveness property: `pending(state, bounds)` must not be non-empty forever (with one fact in common).
+    """A liveness property: no fact of `facts` may hold forever (one fact pending in every state of a loop).
 
-    `what` names the facts in messages; `situation` is the model's witness of the same situation,
-    whose bound requirement says whether these bounds can raise a pending fact at all."""
+    `facts(bounds)` names every fact the bounds allow, each with its formula over the state `S` in the rule
+    language (`lang.py`): the one source every engine reads (the search compiles them, `pending`; Spin writes
+    them into its LTL formulas, `checks/spin/liveness.py`). `what` names the facts in messages; `situation` is
+    the model's witness of the same situation, whose bound requirement says whether these bounds can raise
+    a pending fact at all."""
 
     name: str
     clauses: tuple[str, ...]
     doc: str
-    pending: Pending
+    facts: Facts
     what: str
     situation: str | None = None
     kind: str = EVENTUALLY
 
-
-def _unfinished(state: State, bounds: Bounds) -> frozenset[str]:
-    live = frozenset(e.id for e in state.executions if e.status not in FINISHED)
-    unstarted = bounds.sessions * bounds.turns - (len(state.executions) - len(state.new_turns))
-    return live | (frozenset({f"{unstarted} turn(s) not started"}) if unstarted else frozenset())
+    def pending(self, state: State, bounds: Bounds) -> frozenset[str]:
+        """The names of the facts that hold in this state."""
+        return frozenset(name for name, test in _compiled(self, bounds) if test(state))
 
 
-def _held(state: State, bounds: Bounds) -> frozenset[str]:
+_COMPILED: dict[tuple[str, Bounds], tuple[tuple[str, Callable[[State], bool]], ...]] = {}
+
+
+def _compiled(prop: Eventually, bounds: Bounds) -> tuple[tuple[str, Callable[[State], bool]], ...]:
+    """The property's facts at these bounds, each compiled to a test of a state (once per bounds)."""
+    key = (prop.name, bounds)
+    if key not in _COMPILED:
+        from .pycheck import compiled_expr  # the compiler reads the formulas, which read this module's callers
+
+        if len(_COMPILED) >= 256:
+            _COMPILED.clear()
+        _COMPILED[key] = tuple((name, compiled_expr(x, bounds)) for name, x in prop.facts(bounds))
+    return _COMPILED[key]
+
+
+def _executions(bounds: Bounds) -> range:
+    """The numbers of every execution the bounds can start (e1, e2, ...)."""
+    return range(1, bounds.sessions * bounds.turns + bounds.new_turns + 1)
+
+
+def _unfinished(bounds: Bounds) -> tuple[tuple[str, Expr], ...]:
+    live = tuple((f"e{n}", _S.executions.any_of(lambda x, n=n: (x.id == exec_id(n)) & ~finished(x.status)))
+                 for n in _executions(bounds))
+    return live + (("a turn not started", _S.executions.size - _S.new_turns.size < bounds.sessions * bounds.turns),)
+
+
+def _held(bounds: Bounds) -> tuple[tuple[str, Expr], ...]:
     # Held, or taken by a write-back in flight and not yet written: a write-back retried forever takes and puts
     # back again and again, and delivers nothing. Refs are named as on the wire ("a1"), so the trace
     # explanation can say where each was produced.
-    refs = {ref for e in state.executions for ref in e.held} | {ref for g in state.segments for ref in g.taken}
-    return frozenset(f"a{ref}" for ref in refs)
+    return tuple((f"a{r}", _S.executions.any_of(lambda x, r=r: x.held.contains(r))
+                  | _S.segments.any_of(lambda g, r=r: g.taken.contains(r))) for r in range(1, bounds.artifacts + 1))
 
 
-def _declined_unfinished(state: State, bounds: Bounds) -> frozenset[str]:
-    return frozenset(e.id for e in state.executions
-                     if e.status not in FINISHED and any(q.status == DECLINED for q in e.questions))
+def _declined_unfinished(bounds: Bounds) -> tuple[tuple[str, Expr], ...]:
+    return tuple((f"e{n}", _S.executions.any_of(
+        lambda x, n=n: (x.id == exec_id(n)) & ~finished(x.status) & x.questions.any_of(lambda q: q.status == DECLINED)))
+        for n in _executions(bounds))
 
 
 LIVENESS: tuple[Eventually, ...] = (

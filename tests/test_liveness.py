@@ -15,6 +15,7 @@ from pausecheck.model.actions import Answer, WriteMessage
 from pausecheck.model.deviate import Also, deviate, on
 from pausecheck.model.lang import Set, When
 from pausecheck.model.rules import S, approve, e, finished
+from pausecheck.model.state import DECLINED, Execution, Question, State
 from pausecheck.traces.replay import replay
 
 from pausecheck import explore
@@ -109,22 +110,10 @@ def test_an_artifact_held_after_finishing_is_never_delivered(rehold: tuple[Machi
     assert result.verdict("no_stuck_execution").holds and result.verdict("declined_run_completes").holds
 
 
-class FakeExecution(NamedTuple):
-    id: str
-    status: str
-    held: tuple[int, ...] = ()
-    questions: tuple[Any, ...] = ()
-
-
-class FakeQuestion(NamedTuple):
-    status: str
-
-
-class FakeState(NamedTuple):
-    name: str
-    executions: tuple[FakeExecution, ...]
-    new_turns: tuple[int, ...] = ()
-    segments: tuple[Any, ...] = ()
+def _execution(status: str, held: tuple[int, ...] = (), declined: bool = False) -> Execution:
+    """e1 of session 1 with this status and held list, its one question declined if asked."""
+    questions = (Question("c1", DECLINED, 0, 1),) if declined else ()
+    return Execution("e1", 1, status, 1, (), questions, held, (), 0, 0)
 
 
 class Go(NamedTuple):
@@ -134,29 +123,28 @@ class Go(NamedTuple):
 class CycleMachine:
     """s0 -> s1 -> s2 -> s1 (a cycle holding a1 with e1 declined and running), s2 -> s3 (final)."""
 
-    bounds = Bounds(**MINIMA)
+    bounds = Bounds(**MINIMA | dict(artifacts=1))  # a1 may be held
     liveness = LIVENESS
 
     def __init__(self) -> None:
-        declined = (FakeQuestion("declined"),)
-        held = FakeExecution("e1", "running", (1,), declined)
         self.states = {
-            "s0": FakeState("s0", (FakeExecution("e1", "running"),)),
-            "s1": FakeState("s1", (held,)),
-            "s2": FakeState("s2", (held._replace(status="paused"),)),
-            "s3": FakeState("s3", (FakeExecution("e1", "completed", (), declined),)),
+            "s0": State((_execution("running"),)),
+            "s1": State((_execution("running", (1,), True),)),
+            "s2": State((_execution("paused", (1,), True),)),
+            "s3": State((_execution("completed", (), True),)),
         }
+        self.names = {state: name for name, state in self.states.items()}
         self.edges = {"s0": ("s1",), "s1": ("s2", "s1"), "s2": ("s1", "s3"), "s3": ("s3",)}
 
-    def init_states(self) -> tuple[FakeState, ...]:
+    def init_states(self) -> tuple[State, ...]:
         return (self.states["s0"],)
 
-    def successors(self, state: FakeState) -> Iterator[tuple[Go, FakeState]]:
-        for target in self.edges[state.name]:
+    def successors(self, state: State) -> Iterator[tuple[Go, State]]:
+        for target in self.edges[self.names[state]]:
             yield Go(target), self.states[target]
 
-    def is_final(self, state: FakeState) -> bool:
-        return state.name == "s3"
+    def is_final(self, state: State) -> bool:
+        return self.names[state] == "s3"
 
 
 def test_a_cycle_that_holds_an_artifact_is_reported() -> None:
@@ -168,7 +156,7 @@ def test_a_cycle_that_holds_an_artifact_is_reported() -> None:
     assert result.verdict("no_stuck_execution").holds  # s3 is reachable from everywhere
     for name in ("eventual_delivery", "declined_run_completes"):
         lasso = _assert_lasso(result.verdict(name).lasso)
-        assert [s.name for s in lasso.states] == ["s0", "s1", "s2"]
+        assert [machine.names[s] for s in lasso.states] == ["s0", "s1", "s2"]
         assert lasso.actions == (Go("s1"), Go("s2"), Go("s1"))  # the last closes the loop
         assert lasso.loop_start == 1
     # Fair under weak fairness of every step: no action is enabled in both states (Go("s3") only in s2).
