@@ -136,8 +136,8 @@ class Machine:
         if loop_start is None:
             return judge_witness(prop, states, self.bounds, self.is_final), None
         last = states[-1]
-        if loop_start == len(states) - 1:
-            closes = all(post == last for _, post in self.successors(last))
+        if loop_start == len(states) - 1:  # a stutter always closes; fairness says whether it may go on forever
+            closes = True
         else:
             closes = 0 <= loop_start < len(states) \
                 and any(post == states[loop_start] for _, post in self.successors(last))

@@ -220,6 +220,7 @@ class Option:
     given: tuple[tuple[str, Any], ...] = ()
     check: str | None = None
     end: int = 0  # its last line (an option split into several d_steps goes on past its guard's)
+    action: Any = None  # in a model of one process per action (`Actions`): the action it takes
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,8 @@ class Model:
 
     text: str
     options: tuple[Option, ...]
+    processes: tuple[Any, ...] = ()  # one process per action: the action of each process, by pid
+    enabled: tuple[str, ...] = ()  # ... and where it is enabled: the disjunction of its options' guards
 
     def option_at(self, line: int) -> Option | None:
         """The option whose guard is on this line, or on the line before it (`:: d_step {`, to which spin's
@@ -307,6 +310,15 @@ def _emit(lines: list[str], found: list[tuple[int, Option]], comment: str, optio
     lines.append("       }" if len(chunks) == 1 else "       } }")
 
 
+class Actions(Protocol):
+    """How a model of one process per action names its options (`checks/spin/fair.py`): each option (a rule at
+    one slot and parameter values) split into one option per action it can take, each with the guard that it
+    takes that action (the option's guard and the action's fields' values)."""
+
+    def __call__(self, pure: Code, L: Lower, rule: Any, slot: int, index: int, scope: dict[str, Any], guard: Any,
+                 fields: tuple[Any, ...]) -> list[tuple[Any, Any]]: ...
+
+
 def _settled(value: Any) -> bool:
     """Does a new value read no variable of the state: a constant, or one temporary of the step?"""
     return not isinstance(value, str) or re.fullmatch(r"_t\[\d+\]", value) is not None
@@ -333,17 +345,23 @@ class Move:
 
 
 def _options(bounds: Bounds, reading: Reading, caps: Caps, checks: Checks | None = None,
-             rules: tuple[Any, ...] = RULES) -> tuple[list[str], int, list[tuple[int, Option]]]:
+             rules: tuple[Any, ...] = RULES, actions: Actions | None = None
+             ) -> tuple[list[str], int, list[tuple[int, Option]], dict[Any, list[str]], dict[Any, list[str]]]:
     """Every option of the loop, in the rule table's order (then the checks' own), the most temporaries one
-    uses, and each option with its guard's line among the lines returned."""
+    uses, and each option with its guard's line among the lines returned. With `actions`, each option is
+    split into one per action and kept apart, by action, in the first dict returned (the lines stay empty),
+    with its guards in the second."""
     pure = Code()
     pre = _paths(State, "", None, caps)
     lines: list[str] = []
     most = 0
     found: list[tuple[int, Option]] = []
+    apart: dict[Any, list[str]] = {}
+    guards: dict[Any, list[str]] = {}
     moves: list[Move] = []
     for rule, instances in plan(bounds, reading.switches, rules):
-        lines.append(f"    /* {rule.action.__name__}: {rule.doc} */")
+        if actions is None:
+            lines.append(f"    /* {rule.action.__name__}: {rule.doc} */")
         for slot, index in _slots(rule, bounds, caps):
             env, present = _bind(Lower(pure, caps), rule, slot, index, pre)
             if pure.known(present) is False:
@@ -353,19 +371,24 @@ def _options(bounds: Bounds, reading: Reading, caps: Caps, checks: Checks | None
                 guard = pure.conj(present, *[Lower(pure, caps).expr(part, scope) for part in guard_parts])
                 if pure.known(guard) is False:
                     continue
-                body, used = _option(rule, slot, index, scope, guard, effect, caps, pre, checks, fields)
-                most = max(most, used)
-                if checks is not None and checks.moves:
-                    known = pure.known(_changes(Code(), caps, rule, slot, index, scope, effect, pre))
-                    moves.append(Move(guard, known, functools.partial(
-                        _changes, caps=caps, rule=rule, slot=slot, index=index, env=scope, effect=effect, pre=pre)))
-                _emit(lines, found, _describe(rule, slot, index, given), Option(0, rule, slot, index,
-                                                                                tuple(given.items())), body)
+                split = [(guard, None)] if actions is None else \
+                    actions(pure, Lower(pure, caps), rule, slot, index, scope, guard, fields)
+                for taken, action in split:
+                    body, used = _option(rule, slot, index, scope, taken, effect, caps, pre, checks, fields)
+                    most = max(most, used)
+                    if checks is not None and checks.moves:
+                        known = pure.known(_changes(Code(), caps, rule, slot, index, scope, effect, pre))
+                        moves.append(Move(taken, known, functools.partial(
+                            _changes, caps=caps, rule=rule, slot=slot, index=index, env=scope, effect=effect, pre=pre)))
+                    comment = _describe(rule, slot, index, given) + ("" if action is None else f": {action!r}")
+                    option = Option(0, rule, slot, index, tuple(given.items()), action=action)
+                    _emit(lines if action is None else apart.setdefault(action, []), found, comment, option, body)
+                    guards.setdefault(action, []).append(text(taken))
     if checks is not None:
         L = Lower(pure, caps)
         for name, body in checks.options(pure, L, pre, moves):
             _emit(lines, found, f"check: {name}", Option(0, check=name), body)
-    return lines, most, found
+    return lines, most, found, apart, guards
 
 
 def _pairs(pre: Any, post: Any) -> list[tuple[str, Any]]:
@@ -425,31 +448,47 @@ def header(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | Non
 
 
 def generate(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None,
-             checks: Checks | None = None, rules: tuple[Any, ...] = RULES) -> Model:
+             checks: Checks | None = None, rules: tuple[Any, ...] = RULES, actions: Actions | None = None,
+             extra: tuple[str, ...] = ()) -> Model:
     """The Promela model of the rules under these bounds and this reading (see the module's doc), with the
     `checks` of a search if given, and the line of every option's guard; the header's command names
     `out_name` as the file written. `caps` (default `Caps.of(bounds)`) sizes the arrays: smaller ones make
     pan report the successors that do not fit. `rules` (default the rule table) is the table written out:
-    a mutant's deviating table, where it has one."""
+    a mutant's deviating table, where it has one. With `actions`, one process per action (pid by first
+    appearance in the table's order), each looping over the options that take it; `extra` is text put after
+    the processes (`checks/spin/fair.py`: the liveness properties)."""
     caps = caps or capacities(bounds, reading)
     _refuse(bounds, caps)
-    options, most, found = _options(bounds, reading, caps, checks, rules)
+    assert actions is None or checks is None, "a model of one process per action checks nothing but liveness"
+    options, most, found, apart, guards = _options(bounds, reading, caps, checks, rules, actions)
     out = [header(bounds, reading, out_name, caps)] + _declarations(caps)
     out.append(f"hidden int _t[{max(most, 1)}];  /* the temporaries of one step, 0 between steps */")
     out.append("hidden int _k;")
     out += [] if checks is None else checks.declarations()
     out.append("")
-    out.append("active proctype flowdrop() {")
-    out.append("end:")
-    out.append("    do")
-    before = "\n".join(out).count("\n") + 1  # the lines above the first option
-    out += options
-    out.append("    od")
-    out.append("}")
-    ends = [offset for offset, _ in found[1:]] + [len(options) + 1]
-    placed = tuple(dataclasses.replace(option, line=before + offset + 1, end=before + end - 1)
-                   for (offset, option), end in zip(found, ends, strict=True))
-    return Model("\n".join(out) + "\n", placed)
+    bodies = [("flowdrop", None, options)] if actions is None else \
+        [(f"p{pid}", action, lines) for pid, (action, lines) in enumerate(apart.items())]
+    if len(bodies) > 255:
+        raise TooLarge(f"one process per action needs {len(bodies)} processes; Spin holds at most 255: lower the bounds")
+    starts: list[int] = []  # the line before each process's first option
+    for name, action, body in bodies:
+        out.append(f"active proctype {name}() {{" + ("" if action is None else f"  /* {action!r} */"))
+        out.append("end:")
+        out.append("    do")
+        starts.append("\n".join(out).count("\n") + 1)
+        out += body
+        out.append("    od")
+        out.append("}")
+    out += list(extra)
+    placed = []
+    for b, (_, action, body) in enumerate(bodies):
+        mine = [(k, o) for k, o in found if actions is None or o.action == action]  # offsets within `body`
+        ends = [k for k, _ in mine[1:]] + [len(body) + 1]
+        placed += [dataclasses.replace(option, line=starts[b] + k + 1, end=starts[b] + end - 1)
+                   for (k, option), end in zip(mine, ends, strict=True)]
+    processes = () if actions is None else tuple(action for _, action, _ in bodies)
+    enabled = tuple(" || ".join(f"({g})" for g in guards[action]) for action in processes)
+    return Model("\n".join(out) + "\n", tuple(placed), processes, enabled)
 
 
 def promela(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None,
