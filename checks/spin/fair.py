@@ -44,7 +44,7 @@ from pausecheck.model.reading import Reading
 from pausecheck.model.rules import EXECUTIONS, RULES, SEGMENTS, SESSIONS
 from pausecheck.model.state import Attempt, Question, State
 
-from ..search.liveness import Lasso, LivenessVerdict
+from ..search.liveness import Lasso
 from ..symbolic.relation import Caps, Lower
 from ..symbolic.values import EXEC, RACE, encode_str
 from .code import Code, text

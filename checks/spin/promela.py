@@ -469,7 +469,8 @@ def generate(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Cap
     bodies = [("flowdrop", None, options)] if actions is None else \
         [(f"p{pid}", action, lines) for pid, (action, lines) in enumerate(apart.items())]
     if len(bodies) > 255:
-        raise TooLarge(f"one process per action needs {len(bodies)} processes; Spin holds at most 255: lower the bounds")
+        raise TooLarge(f"one process per action needs {len(bodies)} processes; Spin holds at most 255: "
+                       "lower the bounds")
     starts: list[int] = []  # the line before each process's first option
     for name, action, body in bodies:
         out.append(f"active proctype {name}() {{" + ("" if action is None else f"  /* {action!r} */"))
