@@ -33,6 +33,7 @@ from pausecheck.checks.spin.engine import (
     WITNESSED,
     spin_check,
 )
+from pausecheck.checks.spin.fair import LTL
 from pausecheck.checks.spin.promela import capacities
 from pausecheck.checks.spin.properties import SPIN_PROPERTIES, SpinProperty
 from pausecheck.model import Bounds, Machine, reading_named
@@ -285,7 +286,8 @@ def test_json_gives_the_statistics_and_every_verdict(capsys) -> None:
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["exit_code"] == 0 and out["engine"] == "spin" and out["complete"]
     assert out["states"] == explore(Machine(TINY, reading_named("conformant"), properties=())).states
-    assert {p["name"] for p in out["properties"]} == set(FORMULAS) | {"deadlock"} and out["incomplete"] is None
+    assert {p["name"] for p in out["properties"]} == set(FORMULAS) | {"deadlock"} | set(LTL)
+    assert out["incomplete"] is None
     assert set(out) >= {"transitions", "depth", "memory_mb", "pan_seconds", "seconds", "store", "left_to_python"}
 
 

@@ -82,6 +82,15 @@ def _statistics(report: SpinReport) -> str:
             f"s; {run.store} store, {reduction}; {'complete' if run.complete else 'INCOMPLETE'}")
 
 
+def _liveness(report: SpinReport) -> str:
+    """The liveness search in one line: its model, the fairness, each property's states and time."""
+    fairness = ", ".join({"steps": "steps (weak: pan -f)", "write": "write (strong: in the formula)"}[f]
+                         for f in report.fairness or ()) or "none"
+    each = "; ".join(f"{v.name} {v.states:,} states {v.seconds:.1f} s" for v in report.liveness)
+    return f"liveness: pan -a on a model of one process per action ({report.processes} processes), fairness " \
+           f"{fairness}; {each}"
+
+
 def _json(report: SpinReport, paths: dict[str, str]) -> dict[str, Any]:
     run = report.run
     return {
@@ -94,6 +103,7 @@ def _json(report: SpinReport, paths: dict[str, str]) -> dict[str, Any]:
         "properties": [{"name": v.name, "kind": v.kind, "clauses": list(v.clauses), "verdict": v.status,
                         "trace": paths.get(v.name), "note": v.note} for v in always_first(report.verdicts)],
         "not_checked": report.skipped, "left_to_python": list(report.left_to_python),
+        "fairness": None if report.fairness is None else list(report.fairness),
     }
 
 
@@ -145,6 +155,7 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
                             hash_bits=args.hash_bits, depth=args.spin_depth, memory_mb=memory,
                             optimise=f"-O{args.optimise}",
                             max_seconds=seconds, accept_unexercised=args.accept_unexercised,
+                            fairness=args.fairness if args.liveness else None,
                             progress=lambda line: print(f"[spin] {line}", file=sys.stderr, flush=True))
     except (TooLarge, SpinError) as error:
         raise usage(str(error)) from None
@@ -165,6 +176,8 @@ def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) 
     say(f"Spin on the Promela generated from the rule table, reading {report.reading.name}"
         + (f", under the draft {draft}" if draft else ""))
     say(_statistics(report))
+    if report.fairness is not None:
+        say(_liveness(report))
     counts = Counter(v.status for v in report.verdicts)
     say("verdicts: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) +
         ("" if args.verbose else "; below, those that need attention (--verbose: every one)"))
@@ -196,7 +209,10 @@ def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) 
             "these bounds cannot exercise: --accept-unexercised accepts those; the companion searches of pausecheck "
             "check exercise them)")
     else:
-        say("[ok] every property Spin checks holds at these bounds, and no state is stuck (complete search)")
+        live = "" if report.fairness is None else ", every liveness property LTL says holds under the fairness"
+        say(f"[ok] every property Spin checks holds at these bounds{live}, and no state is stuck (complete search)")
     extra = "--engine spin" + ("" if args.store == "exact" else f" --store {args.store}") + \
         ("" if args.reduce else " --no-reduce")
-    say(f"reproduce with: {command_line(report.bounds, report.reading.name, extra, rules=rules_of(args))} --out out/")
+    extra += "" if args.liveness else " --no-liveness"
+    again = command_line(report.bounds, report.reading.name, extra, rules=rules_of(args), fairness=args.fairness)
+    say(f"reproduce with: {again} --out out/")

@@ -16,6 +16,7 @@ reduction stores the same states as without; `reduce=False` compiles with -DNORE
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -24,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from pausecheck.model import Bounds, Machine
+from pausecheck.model.liveness import FAIR, liveness_named
 from pausecheck.model.machine import DEADLOCK_DOC
 from pausecheck.model.reading import Reading
 
-from ..mutants.evidence import command_line, document_for
+from ..mutants.evidence import command_line, document_for, lasso_document
+from ..search.liveness import LivenessVerdict
 from ..symbolic.relation import Caps
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
 from .pan import DEPTH, HASH_BITS, PanRun, SpinError, compile_model, run_pan
@@ -38,6 +41,9 @@ __all__ = ["SpinVerdict", "SpinReport", "spin_check", "LEFT_TO_PYTHON"]
 
 LEFT_TO_PYTHON = ("liveness (eventually, under the stated fairness)", "the companion searches",
                   "the report (pausecheck report)")
+BRANCHING = "no_stuck_execution (from every state a final state is reachable: branching time, which no LTL " \
+            "formula says)"
+EVENTUALLY = "eventually"
 
 HOLDS, VIOLATED, WITNESSED, NOT_WITNESSED, UNKNOWN = "holds", "VIOLATED", "witnessed", "NOT WITNESSED", \
     "not established"
@@ -70,6 +76,9 @@ class SpinReport:
     generate_seconds: float = 0.0
     compile_seconds: float = 0.0
     wall_seconds: float = 0.0
+    liveness: list[Any] = field(default_factory=list)  # `fair.SpinLiveness`, where liveness was asked
+    fairness: tuple[str, ...] | None = None  # the fairness it was decided under (None: not asked)
+    processes: int = 0  # the processes of its model: one per action
 
     @property
     def exit_code(self) -> int:
@@ -89,7 +98,9 @@ class SpinReport:
         judged = {v.name for v in self.verdicts}
         vacuity = () if all(v.situation in judged for v in self.verdicts if v.situation) and \
             any(v.situation for v in self.verdicts) else ("vacuity (each property's situation witnessed)",)
-        return LEFT_TO_PYTHON + vacuity
+        if self.fairness is None:
+            return LEFT_TO_PYTHON + vacuity
+        return (BRANCHING,) + LEFT_TO_PYTHON[1:] + vacuity
 
 
 def _document(machine: Machine, verdict: SpinVerdict, discovery: Any, command: str, doc: str) -> dict[str, Any]:
@@ -159,11 +170,13 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
                reduce: bool = True, hash_bits: int = HASH_BITS, depth: int = DEPTH, memory_mb: int | None = None,
                max_seconds: float | None = None, progress: Callable[[str], None] | None = None,
                optimise: str = "-O0", rules: tuple[Any, ...] | None = None, caps: Caps | None = None,
-               machine: Machine | None = None, accept_unexercised: bool = False) -> SpinReport:
+               machine: Machine | None = None, accept_unexercised: bool = False,
+               fairness: tuple[str, ...] | None = None) -> SpinReport:
     """Check `properties` (objects with name, kind, clauses, expr) and deadlock with Spin (see the module's
     doc): on `rules` (default the rule table; a mutant's table), its paths decoded on `machine` (default the
     explicit model of the bounds and reading), its arrays sized by `caps` (default `promela.capacities`; a
-    mutant's lists may need more). Raises `pan.SpinError` if spin or gcc fails on the model,
+    mutant's lists may need more). With `fairness` (names of `model.liveness.FAIRNESS`), the liveness properties
+    LTL can say are decided too, under it (`fair.py`). Raises `pan.SpinError` if spin or gcc fails on the model,
     `promela.TooLarge` for bounds past the encoding."""
     say = progress or (lambda _line: None)
     started = time.monotonic()
@@ -173,7 +186,7 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
     generated = time.monotonic()
     say(f"generated the Promela model ({len(model.options)} options, {len(model.text) // 1024} KiB); compiling")
     machine = machine or Machine(bounds, reading)
-    command = command_line(bounds, reading.name, "--engine spin", rules=rules)
+    command = command_line(bounds, reading.name, "--engine spin", rules=rules, fairness=fairness or FAIR)
     with tempfile.TemporaryDirectory(prefix="pausecheck-spin-") as tmp:
         folder = Path(tmp)
         compile_model(model.text, folder, store, reduce, memory_mb, optimise)
@@ -191,15 +204,39 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
         trails = {flag: number for flag, number in run.reports}
         verdicts = [_verdict(kind, name, properties, run, trails.get(flag_name(kind, name)), machine, model, folder,
                              command) for kind, name in checks.reports]
+    live: list[Any] = []
+    processes = 0
+    if fairness is not None:
+        from .fair import spin_liveness  # it reads this module's verdict words
+        left = None if max_seconds is None else max(max_seconds - (time.monotonic() - started), 0.1)
+        fair_machine = dataclasses.replace(machine, fairness=tuple(fairness))
+        live, processes = spin_liveness(bounds, reading, fairness, rules=machine.rules, machine=fair_machine,
+                                        caps=caps, hash_bits=hash_bits, depth=depth, max_seconds=left)
+        verdicts += [_live_verdict(v, fair_machine, command) for v in live]
     _situations(verdicts, properties, bounds)
     report = SpinReport(bounds, reading, run, verdicts, dict(checks.skipped), accept_unexercised)
+    report.liveness, report.fairness, report.processes = live, None if fairness is None else tuple(fairness), processes
     report.generate_seconds = generated - started
     report.compile_seconds = compiled - generated
     report.wall_seconds = time.monotonic() - started
     return report
 
 
+def _live_verdict(v: Any, machine: Machine, command: str) -> SpinVerdict:
+    """A liveness property as Spin decided it, its lasso written as ITF with its loop (`lasso_document`)."""
+    prop = liveness_named(v.name)
+    assert prop is not None
+    verdict = SpinVerdict(v.name, EVENTUALLY, prop.clauses, v.status, note=v.note, situation=prop.situation)
+    if v.lasso is not None:
+        broken, how = machine.judge_eventually(v.name, v.lasso.states, v.lasso.loop_start, v.lasso.actions)
+        if not broken:
+            verdict.note = f"the explicit model does not confirm the lasso: {how or 'no fact persists'}"
+        shown = LivenessVerdict(v.name, prop.clauses, prop.doc, False, v.lasso, how)
+        verdict.document = lasso_document(machine, shown, command)
+    return verdict
+
+
 def always_first(verdicts: list[SpinVerdict]) -> list[SpinVerdict]:
-    """The verdicts in a reading order: always, transition, deadlock, witnesses (stable within each)."""
-    rank = {ALWAYS: 0, "transition": 1, DEADLOCK: 2, SOMETIMES: 3}
+    """The verdicts in a reading order: always, transition, deadlock, eventually, witnesses (stable within each)."""
+    rank = {ALWAYS: 0, "transition": 1, DEADLOCK: 2, EVENTUALLY: 3, SOMETIMES: 4}
     return sorted(verdicts, key=lambda v: rank.get(v.kind, 4))

@@ -287,9 +287,10 @@ def _nfair(processes: int) -> int:
 
 def spin_liveness(bounds: Bounds, reading: Reading, fairness: Sequence[str], *, rules: tuple[Any, ...] = RULES,
                   machine: Machine | None = None, caps: Caps | None = None, hash_bits: int = HASH_BITS,
-                  depth: int = DEPTH, max_seconds: float | None = None) -> list[SpinLiveness]:
+                  depth: int = DEPTH, max_seconds: float | None = None) -> tuple[list[SpinLiveness], int]:
     """Each property of `LTL` decided by Spin under `fairness` (names of `FAIRNESS`): weak fairness of the steps
-    by `pan -f`, strong fairness of the writes in the formula. A violation's lasso is decoded on `machine`."""
+    by `pan -f`, strong fairness of the writes in the formula. A violation's lasso is decoded on `machine`.
+    Also the number of processes of the model (one per action)."""
     fairness_named(fairness)  # a ValueError naming an unknown assumption
     caps = caps or capacities(bounds, reading)
     machine = machine or Machine(bounds, reading, rules=rules, fairness=tuple(fairness))
@@ -326,4 +327,4 @@ def spin_liveness(bounds: Bounds, reading: Reading, fairness: Sequence[str], *, 
             elif not run.complete:
                 verdict.status, verdict.note = UNKNOWN, "pan's search did not end (a depth or memory limit)"
             out.append(verdict)
-    return out
+    return out, len(model.processes)
