@@ -108,3 +108,23 @@ def test_check_engine_spin_judges_liveness_under_the_fairness_given(tmp_path: Pa
     assert main(["check", "--engine", "spin", *FLAGS, "--accept-unexercised", "--no-liveness", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert not set(LTL) & {p["name"] for p in shown["properties"]} and shown["fairness"] is None
+
+
+@needs_spin
+def test_engines_bfs_spin_compares_each_variant_and_names_what_it_cannot(capsys) -> None:
+    code = main(["check", "--engines", "bfs,spin", *FLAGS, "--only", "default", "--only", "held_write_refused",
+                 "--only", "resume_as_fresh_call", "--only", "take_keeps_held", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    rows = {(r["variant"], r["property"]): (r["bfs"], r["spin"]) for r in out["agreement"]}
+    assert all(r["agree"] for r in out["agreement"]) and not out["drift"]
+    assert rows[("held_write_refused", "eventual_delivery")] == ("VIOLATED", "VIOLATED")
+    assert rows[("default", "eventual_delivery")] == ("holds", "holds")
+    # a fresh call on resume goes past the rules' call count: its actions still have their own processes
+    assert rows[("resume_as_fresh_call", "eventual_delivery")] == ("holds", "holds")
+    assert "grows past" in out["endless"]["take_keeps_held"] and code == out["exit"] == 3
+    # the exit code says whether the engines agree, not whether a property holds
+    assert main(["check", "--engines", "bfs,spin", *FLAGS, "--fairness", "steps", "--only", "default"]) == 0
+    shown = capsys.readouterr().out
+    assert "eventual_delivery            bfs VIOLATED  spin VIOLATED         agree" in shown and "[ok]" in shown
+    assert main(["check", "--engines", "bfs,tlc"]) == 2
+    assert "--engines takes bfs,bmc" in capsys.readouterr().err

@@ -255,20 +255,11 @@ def cti_lines(cti: Any) -> list[str]:
             "it changes " + ("; ".join(changes(before, after)) or "nothing")]
 
 
-def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
-    """`check --engines bfs,bmc`: both engines on the default, every mutant and every single-switch reading, one
-    line per property; exit 1 on a disagreement (or a drift), 3 when a chosen variant is not compared: a mutant
-    BMC cannot run, or a reading whose fault the bounds leave off."""
-    engines = [e.strip() for e in args.engines.split(",")]
-    if sorted(engines) != ["bfs", "bmc"]:
-        raise usage("--engines takes bfs,bmc (the two engines compared)")
-    if args.jobs is not None and args.jobs < 1:
-        raise usage("--jobs must be at least 1")
-    if reading.switches:
-        raise usage("check --engines compares every single-switch reading itself: pick one with --only "
-                    f"{reading.name.removeprefix('conformant+')} instead of --reading")
-    from ..symbolic.agreement import compare_engines, not_applying, unexercised, variants
-    from ..symbolic.values import TooSmall
+def chosen_variants(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> tuple[
+        tuple[Any, ...], tuple[str, ...], dict[str, str], dict[str, tuple[str, ...]]]:
+    """The variants `check --engines` compares (`--only` chooses), the wire-only mutants, the mutants that no
+    longer apply (with why) and the readings whose fault the bounds leave off (with the flags that turn it on)."""
+    from ..symbolic.agreement import not_applying, unexercised, variants
     rules_of(args, bounds, reading)  # a draft that does not compile at these bounds: one line, before any search
     draft = draft_given(args)
     chosen, skipped = variants(bounds, draft=draft)
@@ -282,6 +273,28 @@ def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usag
         chosen, skipped = tuple(v for v in chosen if v.name in args.only), tuple(n for n in skipped if n in args.only)
         idle = {n: flags for n, flags in idle.items() if n in args.only}
         gone = {n: why for n, why in gone.items() if n in args.only}
+    return chosen, skipped, gone, idle
+
+
+def engines_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
+    """`check --engines bfs,bmc`: both engines on the default, every mutant and every single-switch reading, one
+    line per property; exit 1 on a disagreement (or a drift), 3 when a chosen variant is not compared: a mutant
+    BMC cannot run, or a reading whose fault the bounds leave off."""
+    engines = sorted(e.strip() for e in args.engines.split(","))
+    if engines not in (["bfs", "bmc"], ["bfs", "spin"]):
+        raise usage("--engines takes bfs,bmc (the search and z3's BMC, every property) or bfs,spin (the search "
+                    "and Spin, the liveness properties under --fairness)")
+    if args.jobs is not None and args.jobs < 1:
+        raise usage("--jobs must be at least 1")
+    if reading.switches:
+        raise usage("check --engines compares every single-switch reading itself: pick one with --only "
+                    f"{reading.name.removeprefix('conformant+')} instead of --reading")
+    from ..symbolic.agreement import compare_engines
+    from ..symbolic.values import TooSmall
+    chosen, skipped, gone, idle = chosen_variants(args, bounds, reading, usage)
+    if engines == ["bfs", "spin"]:
+        from .spin import spin_engines_command
+        return spin_engines_command(args, bounds, chosen, skipped, gone, idle, usage)
     say = _sayer(console(color=not args.no_color))
     if not args.json:
         say("pausecheck check --engines: bfs and z3's bmc on each variant, at " +

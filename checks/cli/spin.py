@@ -9,6 +9,7 @@ rendering as `check`), what stays with the Python engine, the verdict and a repr
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections import Counter
@@ -35,7 +36,7 @@ from ..spin.engine import (
     spin_check,
 )
 from ..spin.pan import DEPTH, HASH_BITS, SpinError, missing_tools
-from ..spin.promela import TooLarge, capacities
+from ..spin.promela import TooLarge, reached_caps
 from ..spin.properties import SPIN_PROPERTIES
 from .draft import draft_given, rules_of
 
@@ -107,27 +108,6 @@ def _json(report: SpinReport, paths: dict[str, str]) -> dict[str, Any]:
     }
 
 
-DRAFT_SAMPLE = 50_000  # states of a draft's own search its arrays are sized to hold (its lists may outgrow the rules')
-
-
-def draft_caps(machine: Machine) -> Any:
-    """The arrays' capacities for a draft: the rules' at these bounds, widened to hold every state among the
-    first `DRAFT_SAMPLE` the draft reaches and their successors (a draft may hold an artifact twice, say).
-    A state further on that still does not fit is pan's failed assert: one line, exit 2."""
-    seen = set(machine.init_states())
-    level, found = list(seen), list(seen)
-    while level and len(seen) < DRAFT_SAMPLE:
-        after = []
-        for state in level:
-            for _, post in machine.successors(state):
-                found.append(post)
-                if post not in seen:
-                    seen.add(post)
-                    after.append(post)
-        level = after
-    return capacities(machine.bounds, machine.reading).covering(found)
-
-
 def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception],
                  write: Any) -> int:
     """Run the check on Spin and print it (`usage` is the command line's one-line error)."""
@@ -151,7 +131,7 @@ def spin_command(args: argparse.Namespace, bounds: Bounds, usage: type[Exception
         rules = rules_of(args, bounds, reading)
         machine = Machine(bounds, reading, rules)
         report = spin_check(bounds, reading, SPIN_PROPERTIES, store=args.store, reduce=args.reduce, rules=rules,
-                            machine=machine, caps=None if draft_given(args) is None else draft_caps(machine),
+                            machine=machine, caps=None if draft_given(args) is None else reached_caps(machine),
                             hash_bits=args.hash_bits, depth=args.spin_depth, memory_mb=memory,
                             optimise=f"-O{args.optimise}",
                             max_seconds=seconds, accept_unexercised=args.accept_unexercised,
@@ -216,3 +196,71 @@ def _print(report: SpinReport, paths: dict[str, str], args: argparse.Namespace) 
     extra += "" if args.liveness else " --no-liveness"
     again = command_line(report.bounds, report.reading.name, extra, rules=rules_of(args), fairness=args.fairness)
     say(f"reproduce with: {again} --out out/")
+
+
+def spin_engines_command(args: argparse.Namespace, bounds: Bounds, chosen: tuple[Any, ...], skipped: tuple[str, ...],
+                         gone: dict[str, str], idle: dict[str, tuple[str, ...]], usage: type[Exception]) -> int:
+    """`check --engines bfs,spin`: the search and Spin on each variant's liveness under `--fairness` (`agree.py`),
+    each at the bounds given, one line per variant and property; exit 1 on a disagreement or a drift, 3 when a
+    chosen variant is not compared, 0 when they agree on every one."""
+    missing = missing_tools()
+    if missing is not None:
+        raise usage(missing.replace("--engine spin", "--engines bfs,spin"))
+    from ..spin.agree import compare_liveness
+    from ..spin.fair import LTL
+    from ..spin.pan import SpinError
+    fairness = tuple(args.fairness)
+    # Each variant at the bounds given: a mutant's own bounds are where its safety target shows, and may be far
+    # larger than a liveness search on one process per action needs.
+    chosen = tuple(dataclasses.replace(v, bounds=bounds) for v in chosen)
+    if not args.json:
+        say(f"pausecheck check --engines bfs,spin: the search and Spin on the liveness of each variant "
+            f"({', '.join(LTL)}), fairness {', '.join(fairness) or 'none'}, at " +
+            " ".join(f"{k.replace('_', '-')}={v}" for k, v in bounds.as_dict().items()))
+
+    def show(found: Any) -> None:
+        if args.json:
+            return
+        if found.skipped is not None:
+            say(f"{found.variant}: not compared: {found.skipped}")
+            return
+        say(f"{found.variant}: ({found.bfs_seconds:.1f} s search, {found.spin_seconds:.1f} s Spin)")
+        if found.drift is not None:
+            say(f"  [drift] {found.drift}")
+        for r in found.rows:
+            say(f"  {r.property:<28} bfs {r.bfs:<9} spin {r.spin:<16} {'agree' if r.agree else 'DISAGREE'}")
+
+    try:
+        results = compare_liveness(chosen, fairness, args.jobs, show)
+    except (TooLarge, SpinError) as error:
+        raise usage(str(error)) from None
+    rows = [r for found in results for r in found.rows]
+    disagree = [r for r in rows if not r.agree]
+    drifts = [found for found in results if found.drift is not None]
+    endless = {found.variant: found.skipped for found in results if found.skipped is not None}
+    code = 1 if disagree or drifts else 3 if idle or gone or endless else 0
+    if args.json:
+        print(json.dumps({"agreement": [r.to_json() for r in rows], "fairness": list(fairness), "endless": endless,
+                          "same_as_default": list(skipped), "no_longer_applies": gone,
+                          "not_exercised": {n: " ".join(flags) for n, flags in idle.items()},
+                          "drift": [{"variant": f.variant, "message": f.drift} for f in drifts], "exit": code},
+                         indent=1))
+        return code
+    if skipped:
+        say(f"{len(skipped)} mutant(s) deviate only in the wire view, which liveness does not read (their states "
+            f"are the default's): {', '.join(skipped)}")
+    if disagree or drifts:
+        said = [f"{r.variant}/{r.property}" for r in disagree] + [f"{f.variant} (drift)" for f in drifts]
+        say(f"[disagree] {len(said)} verdict(s) differ between the search and Spin: " + ", ".join(said))
+    elif idle or gone or endless:
+        said = [f"{len(gone)} mutant(s) no longer apply, not compared: {', '.join(gone)}"] if gone else []
+        said += [f"{len(endless)} variant(s) have too many states at these bounds, or no end to them, not compared: "
+                 f"{', '.join(endless)}"] if endless else []
+        flags = sorted({f for needed in idle.values() for f in needed})
+        said += [f"{len(idle)} reading(s) need a fault these bounds leave off (add {' '.join(flags)}): "
+                 f"{', '.join(idle)}"] if idle else []
+        say(f"[incomplete] the search and Spin agree on {len(results) - len(endless)} variant(s); " + "; ".join(said))
+    else:
+        say(f"[ok] the search and Spin agree on every liveness verdict of {len(results)} variant(s), under fairness "
+            f"{', '.join(fairness) or 'none'}")
+    return code

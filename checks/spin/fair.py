@@ -50,7 +50,7 @@ from ..symbolic.values import EXEC, RACE, encode_str
 from .code import Code, text
 from .engine import HOLDS, UNKNOWN, VIOLATED
 from .pan import DEPTH, HASH_BITS, SpinError, _tool, parse
-from .promela import Model, Option, TooLarge, _paths, capacities, generate
+from .promela import Model, Option, TooLarge, _paths, capacities, generate, reached_states
 from .trail import TrailError, path_of
 
 __all__ = ["LTL", "SpinLiveness", "liveness_model", "spin_liveness"]
@@ -60,13 +60,21 @@ BRANCHING = "no_stuck_execution: from every state a final state is reachable is 
             "LTL formula says it); the search decides it"
 
 
-def _domain(record: type, name: str, bounds: Bounds) -> tuple[Any, ...] | None:
-    """The values a field computed from the state may take in an action: the running call, a question's id."""
-    if (record, name) == (Attempt, "call"):
-        return tuple(f"c{k}" for k in range(1, bounds.calls * (bounds.pauses + 1) + 1))
-    if (record, name) == (Question, "id"):
-        return tuple(range(1, bounds.pauses + 1))
-    return None
+OTHER = "?"  # the value of a split field outside its domain: "any other call" (one process for all of them)
+
+
+def domains(bounds: Bounds, states: Sequence[State] = ()) -> dict[tuple[type, str], tuple[Any, ...]]:
+    """The values a field computed from the state may take in an action: the running call (c1 .. c<calls x
+    (pauses + 1)>), the latest question's id (1 .. pauses); widened to every value found in `states` (a mutant's
+    or a draft's sample: a fresh call on resume goes past the rules' count)."""
+    calls = bounds.calls * (bounds.pauses + 1)
+    questions = set(range(1, bounds.pauses + 1))
+    for state in states:
+        for e in state.executions:
+            calls = max([calls] + [int(a.call[1:]) for a in e.attempts])
+            questions |= {q.id for q in e.questions}
+    return {(Attempt, "call"): tuple(f"c{k}" for k in range(1, calls + 1)),
+            (Question, "id"): tuple(sorted(questions))}
 
 
 def _encoded(value: Any) -> Any:
@@ -76,8 +84,9 @@ def _encoded(value: Any) -> Any:
 class _Actions:
     """Each option split by the action it takes (`promela.Actions`)."""
 
-    def __init__(self, bounds: Bounds) -> None:
+    def __init__(self, bounds: Bounds, states: Sequence[State] = ()) -> None:
         self.bounds = bounds
+        self.domains = domains(bounds, states)
 
     def _values(self, pure: Code, L: Lower, rule: Any, slot: int, index: int, scope: dict[str, Any],
                 field: Any) -> list[tuple[Any, Any]]:
@@ -97,11 +106,13 @@ class _Actions:
                     keys.append((pure.eq(value, RACE + 1 + index), f"e{index + 1}'"))
                 return keys
         record = field.args[0].t if field.op == "field" else None
-        domain = None if record is None else _domain(getattr(record, "item", record), field.args[1], self.bounds)
+        domain = None if record is None else self.domains.get((getattr(record, "item", record), field.args[1]))
         if domain is None:
             raise TooLarge(f"Spin's liveness cannot name the actions of {rule.action.__name__}: its field {field!r} "
-                           "is computed from the state and has no known domain (checks/spin/fair.py _domain)")
-        return [(pure.eq(value, _encoded(v)), v) for v in domain]
+                           "is computed from the state and has no known domain (checks/spin/fair.py domains)")
+        tests = [(pure.eq(value, _encoded(v)), v) for v in domain]
+        # every other value in one process, so that no step is lost: its fairness is then of all of them at once
+        return tests + [(pure.conj(*[pure.neg(t) for t, _ in tests]), OTHER)]
 
     def __call__(self, pure: Code, L: Lower, rule: Any, slot: int, index: int, scope: dict[str, Any], guard: Any,
                  fields: tuple[Any, ...]) -> list[tuple[Any, Any]]:
@@ -167,11 +178,12 @@ class SpinLiveness:
 
 
 def liveness_model(bounds: Bounds, reading: Reading, fairness: Sequence[str], rules: tuple[Any, ...] = RULES,
-                   caps: Caps | None = None, out_name: str = "model.pml") -> Model:
-    """The Promela model of one process per action, with one LTL formula per property of `LTL`."""
+                   caps: Caps | None = None, out_name: str = "model.pml", states: Sequence[State] = ()) -> Model:
+    """The Promela model of one process per action, with one never claim per property of `LTL`; `states`, a
+    sample of a table of one's own, widens the domains of the fields computed from the state (`domains`)."""
     caps = caps or capacities(bounds, reading)
     strong = "write" in fairness
-    bare = generate(bounds, reading, out_name, caps, rules=rules, actions=_Actions(bounds))
+    bare = generate(bounds, reading, out_name, caps, rules=rules, actions=_Actions(bounds, states))
     extra, _ = _formulas(bounds, caps, bare, strong, [p for p in LIVENESS if p.name in LTL])
     return Model(bare.text + "\n".join(extra) + "\n", bare.options, bare.processes, bare.enabled)
 
@@ -290,11 +302,13 @@ def spin_liveness(bounds: Bounds, reading: Reading, fairness: Sequence[str], *, 
                   depth: int = DEPTH, max_seconds: float | None = None) -> tuple[list[SpinLiveness], int]:
     """Each property of `LTL` decided by Spin under `fairness` (names of `FAIRNESS`): weak fairness of the steps
     by `pan -f`, strong fairness of the writes in the formula. A violation's lasso is decoded on `machine`.
-    Also the number of processes of the model (one per action)."""
+    Also the number of processes of the model (one per action). A table of one's own (a mutant's, a draft's) is
+    sampled first (`promela.reached_states`): its arrays and its actions' fields sized to what it reaches."""
     fairness_named(fairness)  # a ValueError naming an unknown assumption
-    caps = caps or capacities(bounds, reading)
     machine = machine or Machine(bounds, reading, rules=rules, fairness=tuple(fairness))
-    model = liveness_model(bounds, reading, fairness, rules, caps)
+    states = () if rules is RULES else reached_states(machine)
+    caps = caps or capacities(bounds, reading).covering(states)
+    model = liveness_model(bounds, reading, fairness, rules, caps, states=states)
     out = []
     with tempfile.TemporaryDirectory(prefix="pausecheck-spin-live-") as tmp:
         folder = Path(tmp)

@@ -42,8 +42,8 @@ from ..symbolic.relation import Caps, Lower, assemble, lower_block, plan
 from ..symbolic.values import CALL, EXEC, RACE, OptV, Seq, encode_str, pick
 from .code import Code, text
 
-__all__ = ["promela", "generate", "Model", "Option", "Checks", "Move", "capacities", "TooLarge", "command", "header",
-           "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
+__all__ = ["promela", "generate", "Model", "Option", "Checks", "Move", "capacities", "reached_caps", "reached_states",
+           "TooLarge", "command", "header", "PAN_FLAGS", "SPIN_FLAGS", "CC_FLAGS"]
 
 SPIN_FLAGS = ("-a", "-o2")  # -o2: keep in the state vector even the variables the model only writes
 CC_FLAGS = ("-O2", "-w", "-DSAFETY", "-DNOREDUCE")  # safety only; one process: nothing to reduce
@@ -62,6 +62,32 @@ def capacities(bounds: Bounds, reading: Reading, lists: int | None = None) -> Ca
     if lists is None:
         return caps
     return dataclasses.replace(caps, lists=lists, warnings=lists + caps.artifacts)
+
+
+DRAFT_SAMPLE = 50_000  # states of a draft's own search its arrays are sized to hold (its lists may outgrow the rules')
+
+
+def reached_states(machine: Any, sample: int = DRAFT_SAMPLE) -> list[Any]:
+    """The first `sample` states a machine reaches (breadth first), and their successors."""
+    seen = set(machine.init_states())
+    level, found = list(seen), list(seen)
+    while level and len(seen) < sample:
+        after = []
+        for state in level:
+            for _, post in machine.successors(state):
+                found.append(post)
+                if post not in seen:
+                    seen.add(post)
+                    after.append(post)
+        level = after
+    return found
+
+
+def reached_caps(machine: Any, sample: int = DRAFT_SAMPLE) -> Caps:
+    """The arrays' capacities for a table of one's own (a draft, a mutant): the rules' at these bounds, widened to
+    hold every state among the first `sample` it reaches and their successors (a draft may hold an artifact
+    twice, say). A state further on that still does not fit is pan's failed assert."""
+    return capacities(machine.bounds, machine.reading).covering(reached_states(machine, sample))
 
 
 def _refuse(bounds: Bounds, caps: Caps) -> None:
