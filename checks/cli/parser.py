@@ -348,7 +348,8 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         help="the fairness assumptions liveness is judged under, comma-separated: steps (weak: a "
                         "state-changing step enabled without pause is eventually taken), write (strong: a write "
                         "that can succeed again and again eventually succeeds); none for neither (default "
-                        "steps,write). They matter where the graph has cycles: --write-failures any")
+                        "steps,write). They matter where the graph has cycles: --write-failures any. With --engine "
+                        "spin, Spin decides the same (pan -f, and the write's in the formula)")
 
 
 def _judging(parser: argparse.ArgumentParser, *, trace: str = "divergence.itf.json", when: str = "",
@@ -427,8 +428,11 @@ def parser() -> argparse.ArgumentParser:
     # pan reads its depth limit as a C int: past 2**31 - 1 it read 0 and reported a search of 0 states complete
     check.add_argument("--spin-depth", type=_whole(1, 2**31 - 1), default=DEPTH, metavar="N",
                        help=f"with --engine spin: pan's depth limit (-mN, default {DEPTH:,}); a hit is exit 3")
-    check.add_argument("--engines", metavar="bfs,bmc",
-                       help="compare the two engines instead: the breadth-first search and z3's bounded model checking "
+    check.add_argument("--engines", metavar="bfs,bmc|bfs,spin",
+                       help="compare two engines instead. bfs,spin: the search and Spin on the liveness properties LTL "
+                       "says (eventual_delivery, declined_run_completes) under --fairness, on every variant below at "
+                       "the bounds given, exit 1 on a disagreement. bfs,bmc: the breadth-first search and z3's "
+                       "bounded model checking "
                        "over the relation derived from the rule table, on the default, on every mutant (its own rule "
                        "table) and on every single-switch reading; BMC goes one step past the search's deepest "
                        "discovery (the whole graph when that is as deep), or for a mutant past its target's "
