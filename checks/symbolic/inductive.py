@@ -139,10 +139,15 @@ class Step:
         self.moves = list(moves(self.caps, bounds, reading, self.s0, Z3, rules))
         self.which = z3.BitVec("which", 16)
         self.solver = z3.Solver()
-        self.solver.add(well_formed(Z3, self.s0), well_formed(Z3, self.s1))
+        # Built once: every query of a move asks both (about 50 ms each to build at small bounds).
+        self.formed0, self.formed1 = well_formed(Z3, self.s0), well_formed(Z3, self.s1)
+        self.solver.add(self.formed0, self.formed1)
         self.solver.add(z3.Or([z3.And(self.which == k, m.guard, same(Z3, self.s1, m.post))
                                for k, m in enumerate(self.moves)]))
         self._frames: dict[int, frozenset[int]] = {}
+        self._linked: dict[int, Any] = {}  # move -> s1 is its successor
+        self._terms: dict[tuple[Any, int], Any] = {}  # (a property's name or a candidate, s0 or s1) -> its term
+        self._kept: dict[tuple[str, int], Any] = {}  # (a transition property, move) -> kept by it
         self._reads: dict[int, tuple[Any, frozenset[int]]] = {}  # z3 id -> (the term, the constants it reads)
 
     def frame(self, k: int) -> frozenset[int]:
@@ -194,13 +199,28 @@ class Step:
         (docs/speed.md)."""
         m = self.moves[k]
         solver = z3.SolverFor("QF_BV")
-        solver.add(well_formed(Z3, self.s0), m.guard)
+        solver.add(self.formed0, m.guard)
         if linked:
-            solver.add(well_formed(Z3, self.s1), same(Z3, self.s1, m.post))
+            solver.add(self.formed1, self.linked(k))
         solver.add(facts + [goal])
         return solver.model() if solve(solver, deadline) == z3.sat else None
 
+    def linked(self, k: int) -> Any:
+        """s1 is move k's successor (built once per move)."""
+        if k not in self._linked:
+            self._linked[k] = same(Z3, self.s1, self.moves[k].post)
+        return self._linked[k]
+
     def state(self, name_or_candidate: Any, s: Any) -> Any:
+        """The term of a state property or a candidate over s (s0 or s1: built once each, asked in every round)."""
+        key = (name_or_candidate, 0 if s is self.s0 else 1 if s is self.s1 else id(s))
+        if s is not self.s0 and s is not self.s1:
+            return self._state(name_or_candidate, s)
+        if key not in self._terms:
+            self._terms[key] = self._state(name_or_candidate, s)
+        return self._terms[key]
+
+    def _state(self, name_or_candidate: Any, s: Any) -> Any:
         if isinstance(name_or_candidate, Candidate):
             return term_of(name_or_candidate.expr, self.caps, self.bounds, s)
         return state_term(name_or_candidate, self.caps, self.bounds, s)
@@ -218,7 +238,9 @@ class Step:
         """The transition property `name` kept by move k (true of a move it does not look at)."""
         if not self.looks(name, k):
             return z3.BoolVal(True)
-        return step_term(name, self.caps, self.bounds, self.s0, self.moves[k], self.s1)
+        if (name, k) not in self._kept:
+            self._kept[(name, k)] = step_term(name, self.caps, self.bounds, self.s0, self.moves[k], self.s1)
+        return self._kept[(name, k)]
 
     def fits(self) -> Any:
         return z3.And([z3.Implies(m.guard, post_fits(Z3, m.post)) for m in self.moves])
