@@ -13,6 +13,7 @@ from pausecheck.checks.mutants.catalogue import mutant_named, mutate
 from pausecheck.checks.mutants.evidence import lasso_document
 from pausecheck.checks.search.liveness import LivenessVerdict, check_liveness
 from pausecheck.checks.spin.fair import LTL, liveness_model, spin_liveness
+from pausecheck.checks.spin.promela import reached_states
 from pausecheck.model import Bounds, Machine, reading_named
 from pausecheck.model.actions import WriteMessage
 from pausecheck.model.liveness import liveness_named
@@ -71,19 +72,9 @@ def test_spin_kills_the_liveness_only_mutants_as_the_search_does(name: str) -> N
 def test_one_process_per_action_and_every_action_taken_has_one() -> None:
     model = liveness_model(ENDLESS, CONFORMANT, ("steps", "write"))
     assert len(set(model.processes)) == len(model.processes)
-    taken = set()
     machine = Machine(ENDLESS, CONFORMANT, properties=())
-    seen = set(machine.init_states())
-    level = list(seen)
-    while level:
-        after = []
-        for state in level:
-            for action, post in machine.successors(state):
-                taken.add(action)
-                if post not in seen:
-                    seen.add(post)
-                    after.append(post)
-        level = after
+    seen = set(reached_states(machine, sample=10**9))
+    taken = {action for state in seen for action, _ in machine.successors(state)}
     assert len(seen) == explore(machine).states
     assert taken <= set(model.processes), sorted(map(repr, taken - set(model.processes)))
     # strong fairness: one conjunct (its enabledness a macro) per process of a write that succeeds

@@ -171,7 +171,6 @@ class SpinLiveness:
     name: str
     status: str
     lasso: Lasso | None = None
-    message: str | None = None
     states: int = 0
     seconds: float = 0.0
     note: str | None = None
