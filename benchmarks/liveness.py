@@ -47,9 +47,10 @@ def main() -> None:
                   f"{live.facts.nontrivial_sccs} cycle(s), {live.facts.edges:,} state-changing edges; "
                   f"broken: {', '.join(broken) or 'none'}")
             if spin:
-                from pausecheck.checks.spin.fair import spin_liveness
+                from pausecheck.checks.spin.fair import optimise_for, spin_liveness
                 started = time.perf_counter()
-                verdicts, processes = spin_liveness(bounds, Machine(bounds).reading, fairness)
+                verdicts, processes = spin_liveness(bounds, Machine(bounds).reading, fairness,
+                                                    optimise=optimise_for(result.states))
                 spun = time.perf_counter() - started
                 each = ", ".join(f"{v.name} {v.status} ({v.states:,} states, {v.seconds:.1f} s)" for v in verdicts)
                 print(f"    Spin, {processes} processes, pan -a{' -f' if 'steps' in fairness else ''}: {spun:.1f} s in "

@@ -18,7 +18,7 @@ from pausecheck.model import Machine, reading_named
 from ..search.liveness import check_liveness
 from ..search.parallel import run_all
 from ..symbolic.agreement import Variant, base_of
-from .fair import spin_liveness
+from .fair import optimise_for, spin_liveness
 
 __all__ = ["LiveRow", "LiveAgreement", "compare_liveness"]
 
@@ -97,7 +97,8 @@ def _compare(variant: Variant, fairness: tuple[str, ...]) -> LiveAgreement:
     started = time.monotonic()
     searched = check_liveness(machine)
     middle = time.monotonic()
-    verdicts, _ = spin_liveness(machine.bounds, machine.reading, fairness, rules=machine.rules, machine=machine)
+    verdicts, _ = spin_liveness(machine.bounds, machine.reading, fairness, rules=machine.rules, machine=machine,
+                                optimise=optimise_for(searched.facts.states))
     ended = time.monotonic()
     rows, drift = [], None
     for v in verdicts:

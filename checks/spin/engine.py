@@ -207,11 +207,12 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
     live: list[Any] = []
     processes = 0
     if fairness is not None:
-        from .fair import spin_liveness  # it reads this module's verdict words
+        from .fair import optimise_for, spin_liveness  # it reads this module's verdict words
         left = None if max_seconds is None else max(max_seconds - (time.monotonic() - started), 0.1)
         fair_machine = dataclasses.replace(machine, fairness=tuple(fairness))
         live, processes = spin_liveness(bounds, reading, fairness, rules=machine.rules, machine=fair_machine,
-                                        caps=caps, hash_bits=hash_bits, depth=depth, max_seconds=left)
+                                        caps=caps, hash_bits=hash_bits, depth=depth, max_seconds=left,
+                                        optimise=optimise_for(run.states, optimise))
         verdicts += [_live_verdict(v, fair_machine, command) for v in live]
     _situations(verdicts, properties, bounds)
     report = SpinReport(bounds, reading, run, verdicts, dict(checks.skipped), accept_unexercised)
