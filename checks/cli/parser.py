@@ -44,9 +44,10 @@ examples:
                                         the flag that would reach it; accepted, so the exit is 0
   pausecheck check --out out/           also write each counterexample and witness as ITF JSON under out/
   pausecheck check --json               one JSON object (complete, states, properties, clauses, ...)
-  pausecheck check --engine spin --calls 1 --pauses 1 --crashes 1 --expiries 1 --races 1 --accept-unexercised
-                                        faults at once, searched by Spin (needs spin and gcc); what
-                                        these bounds cannot reach is accepted, so the exit is 0
+  pausecheck check --engine spin --calls 1 --pauses 1 --crashes 1 --expiries 1 --races 1 --accept-unexercised \\
+      --no-liveness                     faults at once, searched by Spin (needs spin and gcc); what
+                                        these bounds cannot reach is accepted, so the exit is 0;
+                                        without --no-liveness Spin decides liveness too
 
 {EXIT}"""
 
@@ -343,7 +344,8 @@ def _search(parser: argparse.ArgumentParser, *, judged: bool = True, defaults: B
                         help="skip the liveness properties (judged by default, under the fairness below, on the "
                         "reachable graph: no stuck execution, every held artifact eventually delivered or warned, a "
                         "declined run completes); they take about as long again as the search and hold the graph "
-                        "in memory")
+                        "in memory. With --engine spin, Spin decides the two that LTL says, on a model of one "
+                        "process per action")
     parser.add_argument("--fairness", type=_fairness, default=FAIR, metavar="NAMES",
                         help="the fairness assumptions liveness is judged under, comma-separated: steps (weak: a "
                         "state-changing step enabled without pause is eventually taken), write (strong: a write "

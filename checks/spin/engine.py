@@ -33,11 +33,14 @@ from ..mutants.evidence import command_line, document_for, lasso_document
 from ..search.liveness import LivenessVerdict
 from ..symbolic.relation import Caps
 from .assertions import ALWAYS, DEADLOCK, SOMETIMES, Assertions, flag_name
+from .fair import optimise_for, spin_liveness
 from .pan import DEPTH, HASH_BITS, PanRun, SpinError, compile_model, run_pan
 from .promela import Model, generate
 from .trail import TrailError, path_of, trail_options
+from .words import HOLDS, NOT_EXERCISED, NOT_WITNESSED, UNKNOWN, VACUOUS, VIOLATED, WITNESSED
 
-__all__ = ["SpinVerdict", "SpinReport", "spin_check", "LEFT_TO_PYTHON"]
+__all__ = ["SpinVerdict", "SpinReport", "spin_check", "LEFT_TO_PYTHON", "HOLDS", "VIOLATED", "WITNESSED",
+           "NOT_WITNESSED", "UNKNOWN", "VACUOUS", "NOT_EXERCISED"]
 
 LEFT_TO_PYTHON = ("liveness (eventually, under the stated fairness)", "the companion searches",
                   "the report (pausecheck report)")
@@ -45,9 +48,6 @@ BRANCHING = "no_stuck_execution (from every state a final state is reachable: br
             "formula says)"
 EVENTUALLY = "eventually"
 
-HOLDS, VIOLATED, WITNESSED, NOT_WITNESSED, UNKNOWN = "holds", "VIOLATED", "witnessed", "NOT WITNESSED", \
-    "not established"
-VACUOUS, NOT_EXERCISED = "VACUOUS", "not exercised"  # as the Python engine says them
 
 
 @dataclass
@@ -207,7 +207,6 @@ def spin_check(bounds: Bounds, reading: Reading, properties: Sequence[Any], *, s
     live: list[Any] = []
     processes = 0
     if fairness is not None:
-        from .fair import optimise_for, spin_liveness  # it reads this module's verdict words
         left = None if max_seconds is None else max(max_seconds - (time.monotonic() - started), 0.1)
         fair_machine = dataclasses.replace(machine, fairness=tuple(fairness))
         live, processes = spin_liveness(bounds, reading, fairness, rules=machine.rules, machine=fair_machine,

@@ -50,10 +50,10 @@ from ..search.liveness import Lasso
 from ..symbolic.relation import Caps, Lower
 from ..symbolic.values import EXEC, RACE, encode_str
 from .code import Code, text
-from .engine import HOLDS, UNKNOWN, VIOLATED
 from .pan import DEPTH, HASH_BITS, SpinError, _tool, parse
 from .promela import Model, Option, TooLarge, _paths, capacities, generate, reached_states
 from .trail import TrailError, path_of
+from .words import HOLDS, UNKNOWN, VIOLATED
 
 __all__ = ["LTL", "SpinLiveness", "liveness_model", "optimise_for", "spin_liveness"]
 
