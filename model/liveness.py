@@ -25,6 +25,7 @@ from typing import Any
 from .actions import WriteMessage
 from .config import Bounds
 from .lang import Expr, exec_id, var
+from .pycheck import compiled_expr
 from .rules import finished
 from .state import DECLINED, State
 
@@ -93,7 +94,7 @@ class Eventually:
 
     `facts(bounds)` names every fact the bounds allow, each with its formula over the state `S` in the rule
     language (`lang.py`): the one source every engine reads (the search compiles them, `pending`; Spin writes
-    them into its LTL formulas, `checks/spin/liveness.py`). `what` names the facts in messages; `situation` is
+    them into its never claims, `checks/spin/fair.py`). `what` names the facts in messages; `situation` is
     the model's witness of the same situation, whose bound requirement says whether these bounds can raise
     a pending fact at all."""
 
@@ -117,8 +118,6 @@ def _compiled(prop: Eventually, bounds: Bounds) -> tuple[tuple[str, Callable[[St
     """The property's facts at these bounds, each compiled to a test of a state (once per bounds)."""
     key = (prop.name, bounds)
     if key not in _COMPILED:
-        from .pycheck import compiled_expr  # the compiler reads the formulas, which read this module's callers
-
         if len(_COMPILED) >= 256:
             _COMPILED.clear()
         _COMPILED[key] = tuple((name, compiled_expr(x, bounds)) for name, x in prop.facts(bounds))

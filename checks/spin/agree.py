@@ -9,6 +9,7 @@ action (`fair.py`). A Spin lasso is judged by the explicit model too: one it doe
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -89,7 +90,6 @@ def _endless(machine: Machine) -> str | None:
 
 
 def _compare(variant: Variant, fairness: tuple[str, ...]) -> LiveAgreement:
-    import time
     machine = _machine(variant, fairness)
     endless = _endless(machine)
     if endless is not None:

@@ -239,4 +239,4 @@ def _live_verdict(v: Any, machine: Machine, command: str) -> SpinVerdict:
 def always_first(verdicts: list[SpinVerdict]) -> list[SpinVerdict]:
     """The verdicts in a reading order: always, transition, deadlock, eventually, witnesses (stable within each)."""
     rank = {ALWAYS: 0, "transition": 1, DEADLOCK: 2, EVENTUALLY: 3, SOMETIMES: 4}
-    return sorted(verdicts, key=lambda v: rank.get(v.kind, 4))
+    return sorted(verdicts, key=lambda v: rank.get(v.kind, len(rank)))

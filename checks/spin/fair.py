@@ -52,15 +52,12 @@ from ..symbolic.values import EXEC, RACE, encode_str
 from .code import Code, text
 from .pan import DEPTH, HASH_BITS, SpinError, _tool, parse
 from .promela import Model, Option, TooLarge, _paths, capacities, generate, reached_states
-from .trail import TrailError, path_of
+from .trail import TrailError, d_step_lines, options_on, path_of
 from .words import HOLDS, UNKNOWN, VIOLATED
 
 __all__ = ["LTL", "SpinLiveness", "liveness_model", "optimise_for", "spin_liveness"]
 
 LTL = tuple(p.name for p in LIVENESS if p.name != "no_stuck_execution")  # the properties LTL can say
-BRANCHING = "no_stuck_execution: from every state a final state is reachable is a branching-time property (no " \
-            "LTL formula says it); the search decides it"
-
 
 OTHER = "?"  # the value of a split field outside its domain: "any other call" (one process for all of them)
 
@@ -137,8 +134,8 @@ def _claim(name: str, formula: str) -> str:
 
 
 def _formulas(bounds: Bounds, caps: Caps, model: Model, strong: bool,
-              props: Sequence[Eventually]) -> tuple[list[str], dict[str, str]]:
-    """The macros and one never claim per property (and the formula each claim negates, by property)."""
+              props: Sequence[Eventually]) -> list[str]:
+    """The macros and one never claim per property."""
     pure = Code()
     L = Lower(pure, caps)
     pre = _paths(State, "", None, caps)
@@ -161,9 +158,7 @@ def _formulas(bounds: Bounds, caps: Caps, model: Model, strong: bool,
             facts.append(f"([]<> !{macro})")
         goal = "(" + " && ".join(facts) + ")" if facts else "true"
         formulas[p.name] = f"({' && '.join(fair)}) -> {goal}" if fair else goal
-    for name, formula in formulas.items():
-        lines.append(_claim(name, formula))
-    return lines, formulas
+    return lines + [_claim(name, formula) for name, formula in formulas.items()]
 
 
 @dataclass
@@ -185,11 +180,10 @@ def liveness_model(bounds: Bounds, reading: Reading, fairness: Sequence[str], ru
     caps = caps or capacities(bounds, reading)
     strong = "write" in fairness
     bare = generate(bounds, reading, out_name, caps, rules=rules, actions=_Actions(bounds, states))
-    extra, _ = _formulas(bounds, caps, bare, strong, [p for p in LIVENESS if p.name in LTL])
+    extra = _formulas(bounds, caps, bare, strong, [p for p in LIVENESS if p.name in LTL])
     return Model(bare.text + "\n".join(extra) + "\n", bare.options, bare.processes, bare.enabled)
 
 
-_SETTR = re.compile(r"settr\((\d+),[^\n]*?\"D_STEP(\d+)\"")
 _SECTION = re.compile(r"/\* proctype \d+: (\w+) \*/")
 
 
@@ -208,28 +202,24 @@ def _claim_transitions(table: str, claims: Sequence[str]) -> set[int]:
 
 def lasso_options(model: Model, folder: Path, trail: Path, claims: Sequence[str]) -> tuple[list[Option], int]:
     """The options an acceptance cycle's trail takes, and how many come before its cycle (pan's `-1` marker).
-    The claim's own moves are skipped; a step that is neither a claim's nor an option's is a `TrailError`."""
+    The claim's own moves are skipped; a step that is neither a claim's nor a d_step is a `TrailError`."""
     table_text = (folder / "pan.t").read_text(encoding="utf-8")
-    table = {int(t): int(line) for t, line in _SETTR.findall(table_text)}
+    table = d_step_lines(table_text)
     claim = _claim_transitions(table_text, claims)
-    taken: list[Option] = []
-    loop = None
+    stem: list[int] = []
+    cycle: list[int] | None = None
     for entry in trail.read_text(encoding="utf-8").split():
         depth, _process, transition = (int(x) for x in entry.split(":"))
         if depth == -1:
-            loop = len(taken)
+            cycle = []
         if depth < 0 or transition in claim:
             continue
-        line = table.get(transition)
-        option = None if line is None else model.option_at(line)
-        if option is None and line is not None and model.continues(line):
-            continue  # the next d_step of an option split in several: the same step
-        if option is None:
-            raise TrailError(f"the cycle's step {len(taken) + 1} is transition {transition}: no option's")
-        taken.append(option)
-    if loop is None:
+        if transition not in table:
+            raise TrailError(f"the cycle's trail: transition {transition} is neither the claim's nor a d_step")
+        (stem if cycle is None else cycle).append(table[transition])
+    if cycle is None:
         raise TrailError("pan's trail marks no cycle")
-    return taken, loop
+    return options_on(model, stem + cycle, "the cycle's trail"), len(options_on(model, stem, "the cycle's trail"))
 
 
 def _lasso(machine: Machine, options: list[Option], loop: int) -> Lasso:

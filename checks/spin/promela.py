@@ -474,15 +474,13 @@ def header(bounds: Bounds, reading: Reading, out: str = "FILE", caps: Caps | Non
 
 
 def generate(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Caps | None = None,
-             checks: Checks | None = None, rules: tuple[Any, ...] = RULES, actions: Actions | None = None,
-             extra: tuple[str, ...] = ()) -> Model:
+             checks: Checks | None = None, rules: tuple[Any, ...] = RULES, actions: Actions | None = None) -> Model:
     """The Promela model of the rules under these bounds and this reading (see the module's doc), with the
     `checks` of a search if given, and the line of every option's guard; the header's command names
     `out_name` as the file written. `caps` (default `Caps.of(bounds)`) sizes the arrays: smaller ones make
     pan report the successors that do not fit. `rules` (default the rule table) is the table written out:
     a mutant's deviating table, where it has one. With `actions`, one process per action (pid by first
-    appearance in the table's order), each looping over the options that take it; `extra` is text put after
-    the processes (`checks/spin/fair.py`: the liveness properties)."""
+    appearance in the table's order), each looping over the options that take it (`checks/spin/fair.py`)."""
     caps = caps or capacities(bounds, reading)
     _refuse(bounds, caps)
     assert actions is None or checks is None, "a model of one process per action checks nothing but liveness"
@@ -506,7 +504,6 @@ def generate(bounds: Bounds, reading: Reading, out_name: str = "FILE", caps: Cap
         out += body
         out.append("    od")
         out.append("}")
-    out += list(extra)
     placed = []
     for b, (_, action, body) in enumerate(bodies):
         mine = [(k, o) for k, o in found if actions is None or o.action == action]  # offsets within `body`

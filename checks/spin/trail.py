@@ -25,7 +25,7 @@ from pausecheck.model.state import State
 from ..search.explore import Discovery
 from .promela import Model, Option
 
-__all__ = ["TrailError", "trail_options", "path_of"]
+__all__ = ["TrailError", "trail_options", "d_step_lines", "options_on", "path_of"]
 
 _STEP = re.compile(r"^\s*(\d+):\s+proc\s+\d+ \(\S+\) \S+?:(\d+) ")
 _SETTR = re.compile(r"settr\((\d+),[^\n]*?\"D_STEP(\d+)\"")
@@ -41,14 +41,24 @@ def trail_options(model: Model, folder: Path, number: int) -> list[Option]:
     parse of the model, which `spin -t -p` spends seconds on for a large one), or by spin where a step is
     not a d_step."""
     steps = _trail_lines(folder, number)
-    lines = steps if steps is not None else _spin_lines(folder, number)
+    return options_on(model, steps if steps is not None else _spin_lines(folder, number), f"trail {number}")
+
+
+def d_step_lines(table: str) -> dict[int, int]:
+    """Each d_step transition of pan's table (the text of `pan.t`) with the line of the model it opens on."""
+    return {int(t): int(line) for t, line in _SETTR.findall(table)}
+
+
+def options_on(model: Model, lines: list[int], what: str) -> list[Option]:
+    """The options whose steps open on these lines, in order: a line inside an option split in several d_steps
+    (`promela._chunks`) is the same step; a line that is no option's is a `TrailError`."""
     taken: list[Option] = []
     for step, line in enumerate(lines, 1):
         option = model.option_at(line)
         if option is None and model.continues(line):
-            continue  # the next d_step of an option split in several (`promela._chunks`): the same step
+            continue
         if option is None:
-            raise TrailError(f"trail {number}: step {step} starts on line {line}, no option's guard")
+            raise TrailError(f"{what}: step {step} starts on line {line}, no option's guard")
         taken.append(option)
     return taken
 
@@ -56,7 +66,7 @@ def trail_options(model: Model, folder: Path, number: int) -> list[Option]:
 def _trail_lines(folder: Path, number: int) -> list[int] | None:
     """The line each step of trail `number` opens on, from the trail (depth:process:transition) and pan's
     transition table; None if a step is not a d_step."""
-    table = {int(t): int(line) for t, line in _SETTR.findall((folder / "pan.t").read_text(encoding="utf-8"))}
+    table = d_step_lines((folder / "pan.t").read_text(encoding="utf-8"))
     lines = []
     for entry in (folder / f"model.pml{number}.trail").read_text(encoding="utf-8").split():
         depth, _process, transition = (int(x) for x in entry.split(":"))

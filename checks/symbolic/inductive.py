@@ -213,9 +213,9 @@ class Step:
 
     def state(self, name_or_candidate: Any, s: Any) -> Any:
         """The term of a state property or a candidate over s (s0 or s1: built once each, asked in every round)."""
-        key = (name_or_candidate, 0 if s is self.s0 else 1 if s is self.s1 else id(s))
         if s is not self.s0 and s is not self.s1:
             return self._state(name_or_candidate, s)
+        key = (name_or_candidate, 0 if s is self.s0 else 1)
         if key not in self._terms:
             self._terms[key] = self._state(name_or_candidate, s)
         return self._terms[key]
