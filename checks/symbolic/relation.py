@@ -48,8 +48,8 @@ from .values import (
     zero_like,
 )
 
-__all__ = ["Caps", "COPYING", "Move", "moves", "lift", "decode", "fresh", "well_formed", "initial", "post_fits",
-           "Lower", "lower_block", "assemble", "plan"]
+__all__ = ["Caps", "COPYING", "Move", "moves", "lift", "decode", "fresh", "fresh_value", "well_formed", "initial",
+           "post_fits", "Lower", "lower_block", "assemble", "plan"]
 
 
 # The readings under which a list of refs can hold an artifact twice: re-collected (A-T12), read and kept
@@ -183,19 +183,22 @@ def decode(value: Any, read: Callable[[Any], Any] = lambda x: x) -> State:
 
 def fresh(caps: Caps, name: str) -> Any:
     """A state of fresh z3 variables named after `name`."""
-    counter = itertools.count()
+    return fresh_value(caps, State, name)
 
-    def go(t: Any, cap: int | None, path: str) -> Any:
-        if t in RECORDS:
-            return tuple(go(ft, caps.of_field(t, f) if isinstance(ft, SeqOf) else None, f"{path}.{f}")
-                         for f, ft in FIELD_TYPES[t].items())
-        if isinstance(t, SeqOf):
-            cap = caps.lists if cap is None else cap
-            return Seq(z3.BitVec(f"{path}.len", BITS), tuple(go(t.item, None, f"{path}[{k}]") for k in range(cap)), t)
-        next(counter)
-        return z3.Bool(path) if t is bool else z3.BitVec(path, BITS)
 
-    return go(State, None, name)
+def fresh_value(caps: Caps, t: Any, name: str, cap: int | None = None) -> Any:
+    """A value of the language type `t` (a record, a sequence at `cap` or the lists' capacity, a scalar) made
+    of fresh z3 variables named after `name`."""
+    if t in RECORDS:
+        return tuple(fresh_value(caps, ft, f"{name}.{f}", caps.of_field(t, f) if isinstance(ft, SeqOf) else None)
+                     for f, ft in FIELD_TYPES[t].items())
+    if isinstance(t, SeqOf):
+        cap = caps.lists if cap is None else cap
+        return Seq(z3.BitVec(f"{name}.len", BITS), tuple(fresh_value(caps, t.item, f"{name}[{k}]") for k in range(cap)),
+                   t)
+    if isinstance(t, Opt):
+        return OptV(z3.Bool(f"{name}.present"), fresh_value(caps, t.item, f"{name}.value"))
+    return z3.Bool(name) if t is bool else z3.BitVec(name, BITS)
 
 
 def well_formed(A: Algebra, value: Any, t: Any = State) -> Any:
