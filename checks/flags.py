@@ -7,16 +7,16 @@ import argparse
 import difflib
 
 from pausecheck.model import BOUND_HELP, Bounds, ReadingError, reading_named
-from pausecheck.model.config import BOUND_MAXIMUM
+from pausecheck.model.config import BOUND_MAXIMUM, BoundError
 from pausecheck.model.liveness import FAIR
 
-__all__ = ["bound_flags", "bounds_of", "reading", "limit_flags", "fairness_flag"]
+__all__ = ["bound_flags", "bounds_of", "any_sessions", "reading", "limit_flags", "fairness_flag"]
 
-ANY = "any"  # the value of --write-failures that lets a write fail without limit
+ANY = "any"  # --write-failures any: a write may fail without limit; --sessions any: a proof for every number
 
 
 def _count_or_any(text: str) -> int | str:
-    """A bound's value: a whole number, or (for --write-failures) `any`."""
+    """A bound's value: a whole number, or (for --write-failures and --sessions) `any`."""
     if text == ANY:
         return ANY
     try:
@@ -30,7 +30,7 @@ def bound_flags(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
     group = parser.add_argument_group("bounds (every field of the search configuration)")
     for name, (minimum, meaning) in BOUND_HELP.items():
         default = getattr(defaults, name)
-        endless = name == "write_failures"
+        endless = name in ("write_failures", "sessions")
         group.add_argument(f"--{name.replace('_', '-')}", dest=name, type=_count_or_any if endless else int,
                            metavar="N|any" if endless else "N", default=default,
                            help=f"{meaning} (default {default}, from {minimum} to {BOUND_MAXIMUM:,})")
@@ -38,8 +38,20 @@ def bound_flags(parser: argparse.ArgumentParser, defaults: Bounds) -> None:
 
 def bounds_of(args: argparse.Namespace) -> Bounds:
     """The bounds the flags set; `--write-failures any` is endless writes whose counts stop at one. Raises
-    BoundError (one line) for a value out of range."""
+    BoundError (one line) for a value out of range, and for `--sessions any` (only `prove --compositional` reads
+    it, and takes it off the flags first: `any_sessions`)."""
+    if getattr(args, "sessions", None) == ANY:
+        raise BoundError("sessions", ANY, 1, "any is read only by prove --compositional (a proof for every number "
+                         "of sessions); every other command runs a number of sessions: give one")
     return Bounds.of({name: getattr(args, name) for name in BOUND_HELP})
+
+
+def any_sessions(args: argparse.Namespace) -> bool:
+    """`--sessions any` given to `prove --compositional`: taken off the flags (one session's bounds stay), True."""
+    if getattr(args, "sessions", None) == ANY and getattr(args, "compositional", False):
+        args.sessions = 1
+        return True
+    return False
 
 
 def reading(text: str) -> str:

@@ -30,7 +30,7 @@ from pausecheck import __version__
 
 from ..console import Reporter, console
 from ..diff import behaviour_documents, diff, summary
-from ..flags import bounds_of, limit_flags
+from ..flags import any_sessions, bounds_of, limit_flags
 from ..mutants import Mutant, catalogue, catalogue_problem, mutant_named, unknown_mutant
 from ..mutants.evidence import Evidence, command_line, document_for, evidence_of, machine_for, trace_name
 from ..mutants.flips import flip_matrix
@@ -73,6 +73,7 @@ class UsageError(Exception):
 
 
 def _bounds(args: argparse.Namespace) -> Bounds:
+    args.any_sessions = any_sessions(args)
     try:
         bounds = bounds_of(args)
     except BoundError as error:

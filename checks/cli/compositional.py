@@ -10,6 +10,7 @@ from pausecheck.model import Bounds
 
 from ..console import console
 from ..mutants.evidence import command_line
+from .anysessions import any_sessions_command
 from .draft import rules_of
 from .proving import with_progress
 
@@ -26,7 +27,10 @@ def _counterexample(cti: Any) -> dict[str, Any] | None:
                                      "replays": cti.replays}
 
 
-def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception]) -> int:
+def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: type[Exception],
+                          write: Any = None) -> int:
+    if getattr(args, "any_sessions", False):
+        return any_sessions_command(args, bounds, reading, usage, write)
     from ..symbolic.compositional import prove_compositional
     from ..symbolic.values import TooSmall
     sessions = max(2, bounds.sessions)
@@ -62,7 +66,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
                          for p in proof.premises],
             "carried": [{"name": p.name, "carried": p.proved, "reason": p.reason or None,
                          "counterexample": _counterexample(p.cti)} for p in proof.carried],
-            "one_session_premise": check, "any_number_of_sessions": "not proved: see docs/limitations.md",
+            "one_session_premise": check, "any_number_of_sessions": "prove --compositional --sessions any",
             "proved": proof.proved, "seconds": round(proof.seconds, 2), "complete": not proof.incomplete,
             "reached": proof.reached if proof.incomplete else None,
             "exit": code}, indent=1))
@@ -100,5 +104,5 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
             f"({len(carried)}) holds for {many} wherever `{check}` establishes it for one"
             + (f"; {', '.join(dropped)} do not carry: their one-session verdicts say nothing of {many}"
                if dropped else "")
-            + ". Any number of sessions is not proved here (docs/limitations.md says what that needs).")
+            + ". For every number of sessions at once: prove --compositional --sessions any.")
     return code

@@ -32,7 +32,7 @@ def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage:
     if [args.bmc is not None, args.induction, args.compositional].count(True) != 1:
         raise usage("prove needs exactly one of --bmc K, --induction and --compositional")
     if args.compositional:
-        return compositional_command(args, bounds, reading, usage)
+        return compositional_command(args, bounds, reading, usage, write)
     if args.bmc is not None and args.bmc < 0:
         raise usage("--bmc K needs a depth of 0 or more steps")
     if args.bmc is not None and args.workers > 1:

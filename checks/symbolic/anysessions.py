@@ -19,11 +19,13 @@ sessions", gives the argument):
    state holds names an artifact or an execution of it (so, under the hypothesis, a session holds only its own
    refs), and every running execution has a segment in flight (so a crash that catches nothing of a session,
    brought by another's segment, changes nothing of it);
-3. *carrying*, per state property (`footprint.carries`): the property is a property of each item whose reads
-   see only the item's session, or a comparison of two sums of every session's counts.
+3. *carrying*, per property (`footprint.carries`, `footprint.carries_step`): a state property is a property of
+   each item whose reads see only the item's session, or a comparison of two sums of every session's counts; a
+   transition property, step kind by step kind, reads only the moving session's items, pairs each execution
+   with itself after (where every other session's unchanged pair keeps it), or compares what every session
+   adds.
 
-Transition properties are not yet shown to carry for every N here (they carry for the N `--sessions N`
-proves); the verdict says so. Where a lemma fails, a search of two sessions at small bounds looks for a
+Where a lemma fails, a search of two sessions at small bounds looks for a
 property that two sessions break and one does not, and writes its run as ITF, replayed.
 """
 
@@ -44,7 +46,7 @@ from pausecheck.model.property import ALWAYS
 from pausecheck.model.reading import Reading
 from pausecheck.model.state import RUNNING, State, base_id
 
-from .footprint import Finding, carries, footprint
+from .footprint import Finding, carries, carries_step, footprint
 
 __all__ = ["FACTS", "Fact", "Carried", "AnySessions", "prove_any_sessions", "MAX_STATES"]
 
@@ -115,11 +117,8 @@ def prove_any_sessions(bounds: Bounds, reading: Reading, rules: tuple[Rule, ...]
         formula = FORMULAS.get(p.name)
         if formula is None or p.kind not in (ALWAYS, "transition"):
             continue
-        if formula.step:
-            result.carried.append(Carried(p.name, False, "a transition property: not yet shown for every number of "
-                                          "sessions (it carries for the N `--sessions N` proves)"))
-            continue
-        found = carries(one, reading, formula.expr)
+        found = carries_step(one, reading, rules, formula.expr, p.on) if formula.step else \
+            carries(one, reading, formula.expr)
         result.carried.append(Carried(p.name, found.holds, found.why))
     if not all(f.holds for f in result.findings):
         say("a lemma fails: searching two sessions for a run that shows it")

@@ -41,6 +41,7 @@ from typing import Any
 import z3
 from pausecheck.model.config import Bounds
 from pausecheck.model.exprtext import expr_text
+from pausecheck.model.formulas import step_values
 from pausecheck.model.lang import _FIELD_TYPES as FIELD_TYPES
 from pausecheck.model.lang import RECORDS, End, Expr, Let, Rule, SeqOf, Set, When, specialize
 from pausecheck.model.reading import Reading
@@ -50,7 +51,7 @@ from pausecheck.model.state import Artifact, Execution, Segment, State, Warning
 from .relation import Caps, Lower, fresh, fresh_value, plan, well_formed
 from .values import BITS, CALL, EXEC, RACE, Z3, OptV, Seq, pick, same
 
-__all__ = ["Finding", "LEMMAS", "footprint", "carries"]
+__all__ = ["Finding", "LEMMAS", "footprint", "carries", "carries_step"]
 
 LEMMAS: dict[str, str] = {
     "transparent": "a read or write of a shared list treats another session's item as if it were not there",
@@ -86,8 +87,8 @@ class Finding:
 
 
 def _shared(x: Any) -> str | None:
-    """The shared list `x` is (S.executions, ...), if it is one."""
-    if isinstance(x, Expr) and x.op == "field" and x.args[0].op == "var" and x.args[0].args[0] == "S" \
+    """The shared list `x` is (S.executions, ...; P.executions, ... in a transition property), if it is one."""
+    if isinstance(x, Expr) and x.op == "field" and x.args[0].op == "var" and x.args[0].args[0] in ("S", "P") \
             and x.args[1] in SHARED:
         return x.args[1]
     return None
@@ -202,6 +203,7 @@ class _Walk:
         self.once = rule is not None and rule.over is ONCE
         self.seen: set[tuple[str, str, bool]] = set()
         self.writes = 0  # statements that set something so far (a read after a write reads another state)
+        self.actor: Any = None  # in a transition property: the acting session (None for a crash: every session's)
         self.context: list[Any] | None = None  # what is known where a filter's test is lowered (`_Havoc.decided`)
 
     # -- values and what the induction hypothesis says of them
@@ -238,6 +240,9 @@ class _Walk:
         if t is Execution:  # its id is an execution's (e1, e2, ...), and names it
             facts += [z3.BitVecVal(EXEC, BITS) < value[0], value[0] < z3.BitVecVal(RACE, BITS),
                       self.session_of(value[0]) == value[1]]
+        if t in (Segment, Warning, Artifact):  # its execution is an execution's id
+            base = self.base(value[0]) if t is Segment else value[0]
+            facts += [z3.BitVecVal(EXEC, BITS) < base, base < z3.BitVecVal(RACE, BITS)]
         if t in RECORDS:
             facts.append(self.owner(value, t) == who)
             for name in _REF_FIELDS.get(t, ()):
@@ -302,6 +307,10 @@ class _Walk:
             return [(value, [self.owner(value, "ref") == other, other != me])]
         if x.op == "concat":
             return [f for side in x.args[:2] if _derived(side) for f in self.foreigners(side, env, facts, me)]
+        if _new_items(x):  # what the step added: the acting session's (a crash's: any session's)
+            who = self.actor if self.actor is not None else z3.BitVec(f"other{next(self.names)}", BITS)
+            value, known = self.item(_shared(x.args[0]), who)
+            return [(value, known + [who != me])]
         if x.op in ("append", "insert", "set_last", "update_where", "update_last", "prefix", "suffix"):
             return self.foreigners(x.args[0], env, facts, me)
         if x.op == "fold" and isinstance(x.t, SeqOf) and x.t.item is int:
@@ -408,10 +417,13 @@ class _Walk:
         for n in reads:
             del self.L.given[id(n)]
         now = env["S"][State._fields.index(st.target.args[1])]
-        ok, why = self.holds(facts + [0 <= lo, lo <= hi, hi < 64], at_lo <= at_hi)
+        bound = getattr(self.bounds, st.target.args[1])
+        # monotone, and a share it leaves as it was is a count it leaves as it was (so `P = S` carries)
+        ok, why = self.holds(facts + [0 <= lo, lo <= hi, hi <= bound],
+                             z3.And(at_lo <= at_hi, z3.Implies(at_lo == lo, at_hi == hi)))
         if ok:  # and it never falls, nor passes its bound (where the step is taken)
             after = self.L.expr(st.value, env)
-            ok, why = self.holds(facts, z3.And(now <= after, after <= getattr(self.bounds, st.target.args[1])))
+            ok, why = self.holds(facts, z3.And(now <= after, after <= bound))
         self.find("budget", st.value, ok, why)
 
     def keeps_others(self, value: Expr, name: str, env: dict[str, Any], facts: list[Any], me: Any) -> None:
@@ -443,7 +455,7 @@ class _Walk:
                         goal = z3.Or(z3.Not(self.L.expr(x.args[2], scope)),
                                      same(Z3, self.L.expr(x.args[3], scope), v))
                     ok, why = self.holds(facts + known, goal)
-                    self.find("transparent", x, ok, why)
+                    self.find("transparent", x, ok, "" if ok else f"it changes another session's item (z3: {why})")
             else:
                 self.find("followed", value, False, f"S.{name} set to a {x.op} of it")
                 return
@@ -488,6 +500,8 @@ class _Walk:
             self.find("fresh", x, ok, "" if ok else "new refs other than |S.artifacts| + 1 ...")
             if ok:
                 return
+        if _new_items(x):
+            return  # the items the step added (`_new_items`): read as the others are
         if x.op == "span" and _derived(x) == "refs":
             return  # every artifact ref, 1 to |S.artifacts|: a list of every session's refs, read as the others are
         if x.op == "len" and _shared(x.args[0]) or _counter(x):
@@ -602,6 +616,62 @@ class _Walk:
                 return
         self.find("transparent", x, True)
 
+    # -- a transition property, at one step
+    def implied(self, x: Expr, env: dict[str, Any], facts: list[Any], me: Any) -> str:
+        """"" where the value of `x` on the whole step follows from its value on each moving session's part (every
+        other session's part unchanged), else why not."""
+        if x.op == "const":
+            return "" if x.args[0] else "false at this step"
+        if x.op in ("and", "or"):
+            return self.implied(x.args[0], env, facts, me) or self.implied(x.args[1], env, facts, me)
+        if x.op == "zip_all" and _shared(x.args[0]) == _shared(x.args[1]) == "executions":
+            return self.zipped(x, env, facts, me)
+        if x.op == "all" and _new_items(x.args[0]):
+            who = z3.BitVec(f"whose{next(self.names)}", BITS)
+            value, known = self.element(x.args[0], env, who)
+            return self.exact(x.args[2], {**env, x.args[1].args[0]: value}, facts + known, who)
+        sides = x.args[:2] if x.op in ("==", "<=") else ()
+        if len(sides) == 2 and all(isinstance(y, Expr) and y.op == "len" and _shared(y.args[0]) for y in sides) \
+                and _shared(sides[0].args[0]) == _shared(sides[1].args[0]):
+            return ""  # |S.L| and |P.L|: every other session adds nothing to either
+        if x.op == "==" and all(_shared(y) for y in sides) and _shared(sides[0]) == _shared(sides[1]) or \
+                x.op == "==" and {y.op == "var" and y.args[0] for y in sides} == {"S", "P"}:
+            return ""  # S.L = P.L, or P = S: every other session's part is as it was (and the counters, `spends`)
+        if self.actor is None:
+            return f"{expr_text(x)[:100]}: a crash moves every session, and this form is not read of each"
+        return self.exact(x, env, facts, me)
+
+    def exact(self, x: Expr, env: dict[str, Any], facts: list[Any], me: Any) -> str:
+        """"" where every read of `x` sees only session `me`'s items (so its value is its value on `me`'s part)."""
+        saved = self.findings, self.seen
+        self.findings, self.seen = [], set()
+        try:
+            self.visit(x, env, facts, me)
+            bad = [f for f in self.findings if not f.holds]
+        except _Unfollowed as error:
+            bad = [Finding("", expr_text(x), "followed", False, str(error))]
+        finally:
+            self.findings, self.seen = saved
+        return "; ".join(f"{f.what[:100]}: {f.why or LEMMAS[f.lemma]}" for f in bad)
+
+    def zipped(self, x: Expr, env: dict[str, Any], facts: list[Any], me: Any) -> str:
+        """`S.executions.zip_all(P.executions, body)`: each pair of a moving session is its part's pair (executions
+        are never removed), whose body sees only that session's items; every other session's pair is an
+        execution and itself, for which the body must hold."""
+        u, v, body = x.args[2].args[0], x.args[3].args[0], x.args[4]
+        who = z3.BitVec(f"whose{next(self.names)}", BITS)
+        before, known = self.item("executions", who)
+        after, known_after = self.item("executions", who)
+        moving = [before[0] == after[0]] + ([who == self.actor] if self.actor is not None else [])
+        why = self.exact(body, {**env, u: before, v: after}, facts + known + known_after + moving, who)
+        if why:
+            return why
+        other = z3.BitVec(f"other{next(self.names)}", BITS)
+        same_item, known = self.item("executions", other)
+        stutters = [other != me] if self.actor is not None else []
+        ok, why = self.holds(facts + known + stutters, self.L.expr(body, {**env, u: same_item, v: same_item}))
+        return "" if ok else f"{expr_text(x)[:100]}: fails for another session's unchanged execution ({why})"
+
     def summed(self, x: Expr, env: dict[str, Any], facts: list[Any]) -> None:
         """The list `x` is gathered from shared lists item by item, each item adding what only it and its
         session's items give (so its length is the sum of each session's part's)."""
@@ -634,6 +704,9 @@ class _Walk:
         name = _shared(x)
         if name is not None:
             return self.item(name, who)
+        if _new_items(x):
+            value, known = self.item(_shared(x.args[0]), who)
+            return value, known + ([who == self.actor] if self.actor is not None else [])
         if x.t.item is int and (x.op in ("span", "fold", "concat") or _derived(x) == "crashed"):  # refs
             value = z3.BitVec(f"item{next(self.names)}", BITS)
             return value, [self.owner(value, "ref") == who]
@@ -711,8 +784,85 @@ def carries(bounds: Bounds, reading: Reading, formula: Expr) -> Finding:
     return Finding("", "", "carries", not bad, "; ".join(f"{f.what[:80]}: {f.why or LEMMAS[f.lemma]}" for f in bad))
 
 
+def carries_step(bounds: Bounds, reading: Reading, rules: tuple[Rule, ...], formula: Expr,
+                 on: tuple[type, ...] = ()) -> Finding:
+    """Does a transition property hold of a step of any number of sessions wherever it holds of each moving
+    session's part of it (the others' parts unchanged)? Asked step kind by step kind (those of `on`, if any: the
+    kinds the property speaks of)."""
+    caps = Caps.of(bounds.replace(sessions=1), reading)
+    table = plan(bounds, reading.switches, rules)
+    growing = _growing(table)
+    problems: list[str] = []
+    for rule, _instances in table:
+        if on and rule.action not in on:
+            continue
+        x = specialize(formula, bounds, reading, step_values(rule.action))
+        if x.op == "const" and x.args[0]:
+            continue
+        shrinks = [n for n in ("executions", "warnings") if n not in growing and _reads_new_or_pairs(x, n)]
+        if shrinks:
+            problems.append(f"{rule.action.__name__}: {', '.join(shrinks)} may lose items, so its new items and "
+                            "pairs are not its parts'")
+            continue
+        walk = _Walk(caps, bounds, rule, [])
+        me = z3.BitVec("me", BITS)
+        env: dict[str, Any] = {"S": fresh(caps, "S"), "P": fresh(caps, "P")}
+        facts = [well_formed(Z3, env["S"]), well_formed(Z3, env["P"])]
+        for n in _walk(x):
+            if n.op == "var" and n.args[0].startswith("act.") and n.args[0] not in env:
+                env[n.args[0]] = z3.Bool(n.args[0]) if n.t is bool else z3.BitVec(n.args[0], BITS)
+        if "act.execution" in env:  # the step's execution (or segment key) is the acting session's
+            base = walk.base(env["act.execution"])
+            facts += [walk.session_of(base) == me, z3.BitVecVal(EXEC, BITS) < base, base < z3.BitVecVal(RACE, BITS)]
+        if "act.session" in env:
+            facts.append(env["act.session"] == me)
+        walk.actor = None if rule.over is ONCE else me
+        try:
+            why = walk.implied(x, env, facts, me)
+        except _Unfollowed as error:
+            why = str(error)
+        if why:
+            problems.append(f"{rule.action.__name__}: {why}")
+    return Finding("", "", "carries", not problems, "; ".join(problems))
+
+
+def _growing(table: list[Any]) -> set[str]:
+    """The shared lists every rule only appends to or edits in place (never drops nor reorders an item)."""
+    shrinking = set()
+    for _rule, instances in table:
+        for _given, _guard, _fields, effect in instances:
+            for st in _statements(effect):
+                if isinstance(st, Set) and _shared(st.target):
+                    y = st.value
+                    while isinstance(y, Expr) and y.op in ("append", "concat", "map", "update_where", "update_last"):
+                        y = y.args[0]
+                    if _shared(y) != _shared(st.target):
+                        shrinking.add(_shared(st.target))
+    return set(SHARED) - shrinking
+
+
+def _statements(stmts: tuple[Any, ...]) -> Iterator[Any]:
+    for st in stmts:
+        yield st
+        if isinstance(st, When):
+            yield from _statements(st.then)
+            yield from _statements(st.otherwise)
+
+
+def _reads_new_or_pairs(x: Expr, name: str) -> bool:
+    return any(_new_items(n) and _shared(n.args[0]) == name or n.op == "zip_all" and _shared(n.args[0]) == name
+               for n in _walk(x))
+
+
 def _conjuncts(x: Expr) -> list[Expr]:
     return _conjuncts(x.args[0]) + _conjuncts(x.args[1]) if x.op == "and" else [x]
+
+
+def _new_items(x: Expr) -> bool:
+    """`P.L.suffix(|S.L|)`: the items a step added to a shared list (a transition property's)."""
+    return x.op == "suffix" and _shared(x.args[0]) is not None and x.args[0].args[0].args[0] == "P" \
+        and x.args[1].op == "len" and _shared(x.args[1].args[0]) == _shared(x.args[0]) \
+        and x.args[1].args[0].args[0].args[0] == "S"
 
 
 def _additive(x: Expr) -> bool:
