@@ -60,6 +60,8 @@ LEMMAS: dict[str, str] = {
               "holds for more",
     "fresh": "new execution ids and artifact refs are the next names",
     "crash": "a crash is enabled by any session's segment in flight",
+    "renamed": "refs are only compared (=, <) and looked up (S.artifacts.at(r - 1)), never counted with, so a session "
+               "alone, its refs renumbered in order, sees the same",
     "followed": "every use of a shared list is one of the forms above",
 }
 
@@ -124,6 +126,15 @@ def _free_items(x: Expr) -> set[str]:
     return used - bound
 
 
+# The names a rule's expressions read that are the same throughout a step but for what it sets (a read after a
+# `Set` is keyed anew: `_Walk.writes`).
+_FIXED = frozenset({"S", "P", "session", "e", "g", "run"})
+
+
+def _reads_names(x: Expr) -> set[str]:
+    return {n.args[0] for n in _walk(x) if n.op == "var" and not n.args[0].startswith(("_x", "act.", "kind:"))}
+
+
 def _derived(x: Any) -> str | None:
     """The shared list whose items (some of them) `x` holds: the list itself, a filter, map or edit of one, or
     the range of every artifact ref (`range(1, |S.artifacts| + 1)`)."""
@@ -168,8 +179,8 @@ class _Havoc(Lower):
             if decided is not None:
                 return decided
         if (x.op != "field" and x.args and _derived(x.args[0])) or x.op == "span" and _derived(x):
-            if _free_items(x):
-                return self.w.any_value(x.t)  # over an item of a list: arbitrary each time
+            if _free_items(x) or _reads_names(x) - _FIXED:
+                return self.w.any_value(x.t)  # over an item of a list, or a let: arbitrary each time
             key = (expr_text(x), self.w.writes)  # the same read of the same state: the same arbitrary value
             if key not in self.same:
                 self.same[key] = self.w.any_value(x.t)
@@ -341,8 +352,7 @@ class _Walk:
     def instance(self, guard: list[Expr], fields: tuple[Expr, ...], effect: tuple[Any, ...]) -> None:
         me = z3.BitVec("me", BITS)
         env: dict[str, Any] = {"S": fresh(self.caps, "S")}
-        facts: list[Any] = [well_formed(Z3, env["S"])] + [  # each shared counter within its bound (`spends`)
-            env["S"][State._fields.index(c)] <= getattr(self.bounds, c) for c in COUNTERS]
+        facts: list[Any] = _scalars(env["S"], self.bounds)
         if self.rule.over is SESSIONS:
             env["session"] = me
         if self.rule.over in (EXECUTIONS, SEGMENTS):
@@ -358,6 +368,8 @@ class _Walk:
         for x in fields:
             self.visit(x, env, facts, me)
         self.block(effect, env, facts, me)
+        if not any(f.lemma == "renamed" and not f.holds and f.rule == self.rule.action.__name__ for f in self.findings):
+            self.find("renamed", f"every ref {self.rule.action.__name__} reads", True)
 
     def block(self, stmts: tuple[Any, ...], env: dict[str, Any], facts: list[Any], me: Any) -> dict[str, Any]:
         for st in stmts:
@@ -519,7 +531,9 @@ class _Walk:
         if x.op in ("at", "last", "contains") and _derived(x.args[0]):
             self.visit(x.args[0], env, facts, me, part)
             if x.op == "at" and _shared(x.args[0]) == "artifacts":
-                self.visit(x.args[1], env, facts, me, part)
+                index = x.args[1]
+                looked_up = index.op == "-" and index.args[1].op == "const" and index.args[1].args[0] == 1
+                self.visit(index.args[0] if looked_up else index, env, facts, me, part)
                 return  # an artifact by its ref: execution_of(ref), whoever's ref it is
             if x.op == "contains":
                 inner = self.foreign(x.args[0], env, facts, me)
@@ -536,6 +550,8 @@ class _Walk:
             self.visit(x.args[0], env, facts, me, part)
             self.local(x, env, facts, me)
             return
+        if x.op in ("+", "-", "min", "sum") and any(_ref_like(a) for a in x.args):
+            self.find("renamed", x, False, "a ref counted with")
         if x.op not in _BUILDERS:
             for a in x.args:
                 if isinstance(a, Expr) and a.op != "var" and _derived(a):
@@ -555,6 +571,8 @@ class _Walk:
     def local(self, x: Expr, env: dict[str, Any], facts: list[Any], me: Any) -> None:
         """The body of an operation over a list of a record's own: its item bound arbitrary (its refs `me`'s)."""
         t = x.args[0].t.item
+        if x.op == "sum" and _ref_like(x.args[2]):
+            self.find("renamed", x, False, "refs summed")
         if x.op == "fold":
             acc, v = x.args[2].args[0], x.args[3].args[0]
             self.visit(x.args[1], env, facts, me)
@@ -593,7 +611,10 @@ class _Walk:
             self.find("transparent", x, True, "")  # it reads only the session's own items
             return
         for v, known in found:
-            if op == "fold":
+            if op == "fold" and _added(x) is not None:  # acc ++ what the item adds: only another session's refs
+                scope = {**env, x.args[3].args[0]: v}
+                goal = z3.And([self._foreign_items(self.L.expr(part, scope), me) for part in _added(x)])
+            elif op == "fold":
                 acc_name, var = x.args[2].args[0], x.args[3].args[0]
                 acc = self.any_value(x.args[1].t)
                 if isinstance(acc, Seq):
@@ -717,6 +738,13 @@ class _Walk:
             return self.L.expr(x.args[2], {**env, x.args[1].args[0]: value}), known
         return value, known
 
+    def _foreign_items(self, value: Any, me: Any) -> Any:
+        """Every item of the list of refs `value` is another session's than `me`'s."""
+        if not isinstance(value, Seq):
+            return z3.BoolVal(False)
+        return z3.And([z3.Implies(z3.BitVecVal(k, BITS) < value.length, self.owner(item, "ref") != me)
+                       for k, item in enumerate(value.items)] + [z3.BoolVal(True)])
+
     def _extends(self, acc: Seq, after: Any, me: Any) -> Any:
         """`after` is `acc` with only another session's items after it (a crash's lost refs, say)."""
         if not isinstance(after, Seq):
@@ -765,7 +793,7 @@ def carries(bounds: Bounds, reading: Reading, formula: Expr) -> Finding:
     findings: list[Finding] = []
     walk = _Walk(caps, bounds, None, findings)
     env: dict[str, Any] = {"S": fresh(caps, "S")}
-    facts = [well_formed(Z3, env["S"])]
+    facts = _scalars(env["S"], bounds)
     for part in _conjuncts(specialize(formula, bounds, reading)):
         try:
             if part.op == "all" and _derived(part.args[0]):
@@ -807,7 +835,7 @@ def carries_step(bounds: Bounds, reading: Reading, rules: tuple[Rule, ...], form
         walk = _Walk(caps, bounds, rule, [])
         me = z3.BitVec("me", BITS)
         env: dict[str, Any] = {"S": fresh(caps, "S"), "P": fresh(caps, "P")}
-        facts = [well_formed(Z3, env["S"]), well_formed(Z3, env["P"])]
+        facts = _scalars(env["S"], bounds) + _scalars(env["P"], bounds)
         for n in _walk(x):
             if n.op == "var" and n.args[0].startswith("act.") and n.args[0] not in env:
                 env[n.args[0]] = z3.Bool(n.args[0]) if n.t is bool else z3.BitVec(n.args[0], BITS)
@@ -854,8 +882,36 @@ def _reads_new_or_pairs(x: Expr, name: str) -> bool:
                for n in _walk(x))
 
 
+def _scalars(state: Any, bounds: Bounds) -> list[Any]:
+    """What is known of a state's own numbers: each shared counter from 0 to its bound (`spends`). Its lists are
+    read only through the operations the lemmas judge, each of their values left arbitrary (`_Havoc`)."""
+    return [z3.And(0 <= state[State._fields.index(c)], state[State._fields.index(c)] <= getattr(bounds, c))
+            for c in COUNTERS]
+
+
 def _conjuncts(x: Expr) -> list[Expr]:
     return _conjuncts(x.args[0]) + _conjuncts(x.args[1]) if x.op == "and" else [x]
+
+
+def _ref_like(x: Any) -> bool:
+    """An int that may be a ref: an item of a list of ints, a warning's ref."""
+    return isinstance(x, Expr) and x.t is int and (x.op == "var" and x.args[0].startswith("_x")
+                                                   or x.op == "field" and x.args[1] == "ref" or x.op in ("at", "last"))
+
+
+def _added(fold: Expr) -> list[Expr] | None:
+    """The parts a fold adds to its list at each item, where its step is `acc ++ a ++ b ...` (the accumulator only
+    extended, never read otherwise); else None."""
+    acc, step, parts = fold.args[2].args[0], fold.args[4], []
+    if not isinstance(fold.t, SeqOf) or fold.t.item is not int:
+        return None
+    while step.op == "concat":
+        parts.insert(0, step.args[1])
+        step = step.args[0]
+    if not (step.op == "var" and step.args[0] == acc) or any(
+            n.op == "var" and n.args[0] == acc for part in parts for n in _walk(part)):
+        return None
+    return parts
 
 
 def _new_items(x: Expr) -> bool:
