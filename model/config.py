@@ -35,7 +35,8 @@ BOUND_MAXIMUM = 1_000
 
 # field -> (minimum, one-line meaning); the CLI builds its flags and --help from this table.
 BOUND_HELP: dict[str, tuple[int, str]] = {
-    "sessions": (1, "sessions, each running one turn at a time"),
+    "sessions": (1, "sessions, each running one turn at a time; any: with prove --compositional, a proof for every "
+                    "number of sessions at once"),
     "turns": (1, "turns started per session (each turn runs one execution)"),
     "calls": (1, "fresh tool calls per run segment"),
     "per_call": (0, "artifacts one tool result may carry"),

@@ -50,7 +50,7 @@ def test_one_held_list_per_workflow_fails_and_two_sessions_show_it() -> None:
     failing = [f for f in proof.findings if not f.holds]
     assert not proof.proved
     assert any(f.rule == "ToolInterrupts" and f.lemma == "transparent" and f.what.startswith("S.executions.map")
-               and "changes another session's item" in f.why for f in failing), failing
+               and "changes another session's Execution" in f.why for f in failing), failing
     document = proof.counterexample
     assert document is not None and document["#meta"]["bounds"]["sessions"] == 2
     two = Machine(Bounds.of(document["#meta"]["bounds"]), CONFORMANT, _mutant("held_keyed_per_workflow"))

@@ -78,11 +78,16 @@ examples:
                                         the default bounds ~5 min; add --reading or a fault flag)
   pausecheck prove --compositional --calls 1 --pauses 1 --artifacts 1 --observations 0 --held-bound 1 --write-failures 0
                                         two sessions behave each as one session alone (~80 s)
+  pausecheck prove --compositional --sessions any
+                                        the same for every number of sessions at once, at the default
+                                        bounds (~15 s; docs/symbolic.md gives the argument)
 exit: 0 everything asked was established; 1 a property violated (--bmc), not inductive (--induction, with a
-counterexample to induction), or a premise of --compositional not proved (with its counterexample); 2 usage
-error; 3 --bmc found no violation but a witness was not found within K steps, --induction could not show that
-no step leaves the symbolic capacities, --compositional proved the theorem but a property does not carry to
-two sessions, or --max-seconds or --max-memory stopped it (what was established by then is printed)."""
+counterexample to induction), a premise of --compositional not proved (with its counterexample), or a lemma or
+fact of --sessions any failing (with a two-session run where one shows it); 2 usage error; 3 --bmc found no
+violation but a witness was not found within K steps, --induction could not show that no step leaves the
+symbolic capacities, --compositional proved the theorem but a property does not carry to more sessions,
+--sessions any checked its one-session facts on fewer states than the bounds reach (--max-states), or
+--max-seconds or --max-memory stopped it (what was established by then is printed)."""
 EPILOG_REPORT = """\
 examples:
   pausecheck report --out report.html             the default check as one self-contained HTML page (~10 s)
@@ -673,13 +678,17 @@ def parser() -> argparse.ArgumentParser:
               "behaviour projects onto a one-session behaviour for each session, and no step of one session changes "
               "the other's projection (premises proved by induction with invariants Houdini keeps); then each "
               "property that z3 shows is the conjunction of the sessions' parts carries: the one-session verdicts "
-              "of `pausecheck check` at the same bounds stand for two sessions.", EPILOG_PROVE)
+              "of `pausecheck check` at the same bounds stand for two sessions. --compositional --sessions any: the "
+              "same for every number of sessions at once, from lemmas on each rule's use of the lists and counters "
+              "the sessions share (z3, one item standing for every other session's) and two facts of the "
+              "one-session states.", EPILOG_PROVE)
     _search(pv, judged=False, states=False)
     pv.add_argument("--bmc", type=int, metavar="K", help="bounded model checking of every property up to K steps")
     pv.add_argument("--induction", action="store_true", help="prove the key properties for behaviours of any length")
     pv.add_argument("--compositional", action="store_true",
                     help="prove that two sessions behave, each, as one session alone (projection and isolation, by "
-                    "induction), and which properties carry from one session to two")
+                    "induction), and which properties carry from one session to two; with --sessions any, for "
+                    "every number of sessions at once")
     pv.add_argument("--k", type=int, default=1, metavar="K", help="with --induction: the induction depth (default 1)")
     pv.add_argument("--all", action="store_true",
                     help="with --induction: try every invariant and transition property, not only the six key ones")

@@ -48,8 +48,8 @@ from pausecheck.model.reading import Reading
 from pausecheck.model.rules import EXECUTIONS, ONCE, SEGMENTS, SESSIONS
 from pausecheck.model.state import Artifact, Execution, Segment, State, Warning
 
-from .relation import Caps, Lower, fresh, fresh_value, plan, well_formed
-from .values import BITS, CALL, EXEC, RACE, Z3, OptV, Seq, pick, same
+from .relation import Caps, Lower, _decode, fresh, fresh_value, plan, well_formed
+from .values import BITS, CALL, EXEC, RACE, Z3, OptV, Seq, pick, reader, same
 
 __all__ = ["Finding", "LEMMAS", "footprint", "carries", "carries_step"]
 
@@ -273,20 +273,19 @@ class _Walk:
         return value, self.owned(value, t, who)
 
     # -- asking z3
-    def holds(self, facts: list[Any], goal: Any) -> tuple[bool, str]:
+    def holds(self, facts: list[Any], goal: Any, item: Any = None, t: Any = None) -> tuple[bool, str]:
+        """Does `goal` follow from `facts`? Where it does not, what z3 found: the other session's `item` (of type
+        `t`), read from its model, if given."""
         solver = z3.Solver()
         solver.add(facts)
         solver.add(z3.Not(goal))
         if solver.check() == z3.unsat:
             return True, ""
-        return False, self._describe(solver.model())
-
-    def _describe(self, model: z3.ModelRef) -> str:
-        shown = []
-        for d in sorted(model.decls(), key=lambda d: d.name()):
-            if d.arity() == 0 and (d.name().startswith("item") or d.name().startswith("other")):
-                shown.append(f"{d.name()} = {model[d]}")
-        return ", ".join(shown[:12])
+        model = solver.model()
+        if item is None:
+            return False, "z3 finds a state where it fails"
+        value = _decode(t, item, reader(model)) if t is not int else reader(model)(item)
+        return False, f"another session's {getattr(t, '__name__', 'ref')} {value}"
 
     def find(self, lemma: str, x: Any, holds: bool, why: str = "") -> None:
         what = expr_text(x) if isinstance(x, Expr) else str(x)
@@ -466,8 +465,8 @@ class _Walk:
                     else:
                         goal = z3.Or(z3.Not(self.L.expr(x.args[2], scope)),
                                      same(Z3, self.L.expr(x.args[3], scope), v))
-                    ok, why = self.holds(facts + known, goal)
-                    self.find("transparent", x, ok, "" if ok else f"it changes another session's item (z3: {why})")
+                    ok, why = self.holds(facts + known, goal, v, _ITEM.get(_derived(x.args[0]) or "", None))
+                    self.find("transparent", x, ok, "" if ok else f"it changes {why}")
             else:
                 self.find("followed", value, False, f"S.{name} set to a {x.op} of it")
                 return
@@ -628,7 +627,7 @@ class _Walk:
                         "sum": body == 0 if op == "sum" else None}.get(op)
                 if op in ("update_where", "update_last"):
                     goal = z3.Or(z3.Not(body), same(Z3, self.L.expr(x.args[3], {**env, x.args[1].args[0]: v}), v))
-            ok, why = self.holds(facts + known, goal)
+            ok, why = self.holds(facts + known, goal, v, _ITEM.get(_derived(x.args[0]) or "", None))
             if not ok and part is not None and op in ("count", "sum"):
                 self.budget(x, env, facts, part, known, v)
                 return
