@@ -31,10 +31,9 @@ def any_sessions_command(args: argparse.Namespace, bounds: Bounds, reading: Any,
     from ..symbolic.values import TooSmall
     one = bounds.replace(sessions=1)
     rules = rules_of(args, one, reading)
-    limit = args.max_states if getattr(args, "max_states", None) is not None else MAX_STATES
     try:
         proof = with_progress(args, "any number of sessions", lambda progress, deadline: prove_any_sessions(
-            one, reading, rules, progress=progress, max_states=limit))
+            one, reading, rules, progress=progress, max_states=MAX_STATES, deadline=deadline))
     except TooSmall as error:
         raise usage(f"prove --compositional --sessions any: these bounds do not fit the symbolic encoding ({error})") \
             from None
@@ -58,7 +57,7 @@ def any_sessions_command(args: argparse.Namespace, bounds: Bounds, reading: Any,
                         "reason": f.why or None} for f in proof.findings],
             "facts": [{"name": f.name, "says": FACTS[f.name], "holds": f.holds, "example": f.example or None}
                       for f in proof.facts],
-            "one_session_states": proof.states, "complete": proof.complete,
+            "one_session_states": proof.states, "complete": proof.complete, "stopped": proof.stopped or None,
             "carried": [{"name": c.name, "carried": c.carried, "reason": c.why or None} for c in proof.carried],
             "two_sessions": None if proof.counterexample is None else {
                 "property": proof.witnessed, "steps": len(proof.counterexample["states"]) - 1, "trace": trace},
@@ -106,8 +105,8 @@ def any_sessions_command(args: argparse.Namespace, bounds: Bounds, reading: Any,
         names = sorted({f.lemma for f in failed} | {f.name for f in facts_failed})
         say(f"[not proved] {', '.join(names)}: nothing is established for any number of sessions")
     elif not proof.complete:
-        say(f"[incomplete] the one-session facts were checked on {proof.states:,} states, not all (--max-states): "
-            "nothing is established for any number of sessions")
+        say(f"[incomplete] stopped at {proof.stopped} after {proof.seconds:.1f} s, the one-session facts checked on "
+            f"{proof.states:,} states: nothing is established for any number of sessions")
     else:
         say(f"[{'ok' if not dropped else 'incomplete'}] the theorem holds for every number of sessions {scope}: every "
             f"property that carries ({len(carried)}) holds for any number of sessions wherever `{check}` "

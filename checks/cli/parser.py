@@ -86,7 +86,7 @@ counterexample to induction), a premise of --compositional not proved (with its 
 fact of --sessions any failing (with a two-session run where one shows it); 2 usage error; 3 --bmc found no
 violation but a witness was not found within K steps, --induction could not show that no step leaves the
 symbolic capacities, --compositional proved the theorem but a property does not carry to more sessions,
---sessions any checked its one-session facts on fewer states than the bounds reach (--max-states), or
+--sessions any checked its one-session facts on fewer states than the bounds reach (2,000,000 at most), or
 --max-seconds or --max-memory stopped it (what was established by then is printed)."""
 EPILOG_REPORT = """\
 examples:

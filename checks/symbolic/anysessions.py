@@ -89,7 +89,8 @@ class AnySessions:
     findings: list[Finding] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     states: int = 0  # one-session states the facts were checked on
-    complete: bool = True  # every one-session state was reached (else the facts are unsettled)
+    complete: bool = True  # every part ran to its end (else, stopped: what stopped it)
+    stopped: str = ""  # --max-states (the one-session facts' search) or --max-seconds
     carried: list[Carried] = field(default_factory=list)
     counterexample: dict[str, Any] | None = None  # ITF of two sessions breaking what one session keeps
     witnessed: str = ""  # the property it breaks
@@ -102,27 +103,47 @@ class AnySessions:
 
 
 def prove_any_sessions(bounds: Bounds, reading: Reading, rules: tuple[Rule, ...],
-                       progress: Callable[[str], None] | None = None, max_states: int = MAX_STATES) -> AnySessions:
-    """The theorem for every number of sessions at `bounds` (one session's), under `reading` and `rules`."""
+                       progress: Callable[[str], None] | None = None, max_states: int = MAX_STATES,
+                       deadline: float | None = None) -> AnySessions:
+    """The theorem for every number of sessions at `bounds` (one session's), under `reading` and `rules`;
+    `deadline` (on `time.perf_counter`) stops it between its parts and in its search, as incomplete."""
     started = time.perf_counter()
     one = bounds.replace(sessions=1)
     result = AnySessions(one, reading)
     say = progress or (lambda text: None)
+
+    def late() -> bool:
+        if deadline is not None and time.perf_counter() >= deadline:
+            result.complete, result.stopped = False, "--max-seconds"
+        return not result.complete
+
     say("the footprint lemmas, rule by rule (z3)")
     result.findings = footprint(one, reading, rules)
+    if late():
+        return _done(result, started)
     say("the one-session facts, on every reachable one-session state")
-    result.facts, result.states, result.complete = _facts(Machine(one, reading, rules), max_states, say)
+    result.facts, result.states, result.complete = _facts(Machine(one, reading, rules), max_states, say, deadline)
+    if not result.complete:
+        result.stopped = result.stopped or ("--max-seconds" if deadline is not None and time.perf_counter()
+                                            >= deadline else "--max-states")
+        return _done(result, started)
     say("which properties carry")
     for p in PROPERTIES:
+        if late():
+            return _done(result, started)
         formula = FORMULAS.get(p.name)
         if formula is None or p.kind not in (ALWAYS, "transition"):
             continue
         found = carries_step(one, reading, rules, formula.expr, p.on) if formula.step else \
             carries(one, reading, formula.expr)
         result.carried.append(Carried(p.name, found.holds, found.why))
-    if not all(f.holds for f in result.findings):
+    if not all(f.holds for f in result.findings) and not late():
         say("a lemma fails: searching two sessions for a run that shows it")
         result.counterexample, result.witnessed = _two_sessions(one, reading, rules)
+    return _done(result, started)
+
+
+def _done(result: AnySessions, started: float) -> AnySessions:
     result.seconds = time.perf_counter() - started
     return result
 
@@ -160,8 +181,10 @@ def _restartable(state: State) -> str:
                  if e.status == RUNNING and e.id not in live), "")
 
 
-def _facts(machine: Machine, max_states: int, say: Callable[[str], None]) -> tuple[list[Fact], int, bool]:
-    """Both facts on every state the one-session model reaches (breadth first, at most `max_states`)."""
+def _facts(machine: Machine, max_states: int, say: Callable[[str], None],
+           deadline: float | None = None) -> tuple[list[Fact], int, bool]:
+    """Both facts on every state the one-session model reaches (breadth first, at most `max_states`, until
+    `deadline`)."""
     tests = {"named": _named, "restartable": _restartable}
     failed: dict[str, str] = {}
     seen = set(machine.init_states())
@@ -182,6 +205,8 @@ def _facts(machine: Machine, max_states: int, say: Callable[[str], None]) -> tup
                 queue.append(post)
         if time.perf_counter() - last > 2:
             last = time.perf_counter()
+            if deadline is not None and last >= deadline:
+                return [Fact(n, n not in failed, failed.get(n, "")) for n in tests], len(seen), False
             say(f"the one-session facts: {len(seen):,} states")
     return [Fact(n, n not in failed, failed.get(n, "")) for n in tests], len(seen), True
 
