@@ -12,10 +12,9 @@ from typing import Any
 from pausecheck.model import Bounds
 from pausecheck.traces.itf import dumps
 
-from ..console import console
 from ..mutants.evidence import command_line, trace_name
 from .draft import rules_of
-from .proving import with_progress
+from .proving import sayer, with_progress
 
 __all__ = ["any_sessions_command", "THEOREM"]
 
@@ -64,10 +63,7 @@ def any_sessions_command(args: argparse.Namespace, bounds: Bounds, reading: Any,
             "one_session_premise": check, "proved": proof.proved, "seconds": round(proof.seconds, 2), "exit": code},
             indent=1))
         return code
-    out = console(color=not args.no_color)
-
-    def say(text: str) -> None:
-        out.print(text, markup=False, highlight=False, soft_wrap=True)
+    say = sayer(args)
 
     say(f"pausecheck prove --compositional --sessions any: every number of sessions at once, {scope}.")
     say(f"  theorem: {THEOREM}.")

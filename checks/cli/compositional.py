@@ -8,11 +8,10 @@ from typing import Any
 
 from pausecheck.model import Bounds
 
-from ..console import console
 from ..mutants.evidence import command_line
 from .anysessions import any_sessions_command
 from .draft import rules_of
-from .proving import with_progress
+from .proving import sayer, with_progress
 
 __all__ = ["compositional_command", "THEOREM"]
 
@@ -71,10 +70,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
             "reached": proof.reached if proof.incomplete else None,
             "exit": code}, indent=1))
         return code
-    out = console(color=not args.no_color)
-
-    def say(text: str) -> None:
-        out.print(text, markup=False, highlight=False, soft_wrap=True)
+    say = sayer(args)
 
     say(f"pausecheck prove --compositional: induction with z3 over the relation derived from the rule table, {scope}.")
     say(f"  theorem: {THEOREM}.")

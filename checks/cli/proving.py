@@ -1,16 +1,24 @@
 """What the proof commands (`prove` and `prove --compositional`) share: a proof run under a progress line with
-the deadline of --max-seconds (the bound flags as a user types them are `Bounds.flags`). Imports no command
+the deadline of --max-seconds (the bound flags as a user types them are `Bounds.flags`), and the printer of
+their reports. Imports no command
 module, so that `prove.py` may hand `--compositional` to `compositional.py` and both build on this one."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
-from ..console import Reporter
+from ..console import Reporter, console
 from ..search.budget import active
 
-__all__ = ["with_progress"]
+__all__ = ["with_progress", "sayer"]
+
+
+def sayer(args: argparse.Namespace) -> Callable[[str], None]:
+    """A printer of a proof's report, line by line: colour unless --no-color, no markup read, long lines whole."""
+    out = console(color=not args.no_color)
+    return lambda text: out.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def with_progress(args: argparse.Namespace, label: str, run: Any) -> Any:

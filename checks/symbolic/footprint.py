@@ -58,7 +58,7 @@ LEMMAS: dict[str, str] = {
     "own item": "what a step adds to a shared list is the acting session's",
     "budget": "a guard that counts every session's items, or reads a shared counter, holds for fewer wherever it "
               "holds for more",
-    "fresh": "new execution ids and artifact refs are the next names",
+    "fresh": "new execution ids and artifact refs are the next names, and no execution or artifact is dropped",
     "crash": "a crash is enabled by any session's segment in flight",
     "renamed": "refs are only compared (=, <) and looked up (S.artifacts.at(r - 1)), never counted with, so a session "
                "alone, its refs renumbered in order, sees the same",
@@ -453,6 +453,10 @@ class _Walk:
                 self.own(x.args[1], _ITEM[name], env, facts, me)
             elif x.op == "concat" and _derived(x.args[0]) == name:
                 self.own(x.args[1], SeqOf(_ITEM[name]), env, facts, me)
+            elif x.op == "filter" and name in ("executions", "artifacts"):
+                self.find("fresh", value, False, f"an item of S.{name} dropped: its ids (refs) stop naming their "
+                          "positions")
+                return
             elif x.op in ("map", "filter", "update_where", "update_last"):
                 inner = self.foreign(x.args[0], env, facts, me)
                 if inner is not None:
