@@ -9,6 +9,7 @@ import json
 import pytest
 from pausecheck.checks.cli import main
 from pausecheck.checks.mutants.catalogue import MUTANTS
+from pausecheck.checks.symbolic import anysessions
 from pausecheck.checks.symbolic.anysessions import _named, _restartable, prove_any_sessions
 from pausecheck.checks.symbolic.footprint import carries, carries_step, footprint
 from pausecheck.model import Bounds, Machine
@@ -111,3 +112,11 @@ def test_the_json_says_what_was_proved(capsys: pytest.CaptureFixture[str]) -> No
 def test_every_reading_keeps_the_lemmas(reading: str) -> None:
     found = footprint(EVERY_FAULT, reading_named(reading), RULES)
     assert all(f.holds for f in found), [f for f in found if not f.holds]
+
+
+def test_facts_checked_on_fewer_states_than_the_bounds_reach_settle_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(anysessions, "MAX_STATES", 10)
+    assert main(["prove", "--compositional", "--sessions", "any", "--no-color", *SMALL.flags().split()]) == 3
+    out = capsys.readouterr().out
+    assert "[incomplete] stopped at 10 one-session states" in out and "[ok]" not in out

@@ -90,7 +90,7 @@ class AnySessions:
     facts: list[Fact] = field(default_factory=list)
     states: int = 0  # one-session states the facts were checked on
     complete: bool = True  # every part ran to its end (else, stopped: what stopped it)
-    stopped: str = ""  # --max-states (the one-session facts' search) or --max-seconds
+    stopped: str = ""  # what stopped it: the one-session facts' search at its most states, or --max-seconds
     carried: list[Carried] = field(default_factory=list)
     counterexample: dict[str, Any] | None = None  # ITF of two sessions breaking what one session keeps
     witnessed: str = ""  # the property it breaks
@@ -125,7 +125,7 @@ def prove_any_sessions(bounds: Bounds, reading: Reading, rules: tuple[Rule, ...]
     result.facts, result.states, result.complete = _facts(Machine(one, reading, rules), max_states, say, deadline)
     if not result.complete:
         result.stopped = result.stopped or ("--max-seconds" if deadline is not None and time.perf_counter()
-                                            >= deadline else "--max-states")
+                                            >= deadline else f"{max_states:,} one-session states")
         return _done(result, started)
     say("which properties carry")
     for p in PROPERTIES:
