@@ -17,8 +17,9 @@ import time
 from typing import Any
 
 from pausecheck.checks.symbolic.anysessions import _facts, prove_any_sessions
+from pausecheck.checks.symbolic.carrying import carries, carries_step
 from pausecheck.checks.symbolic.compositional import prove_compositional
-from pausecheck.checks.symbolic.footprint import carries, carries_step, footprint
+from pausecheck.checks.symbolic.footprint import footprint
 from pausecheck.model import DEFAULT_BOUNDS, Bounds, Machine
 from pausecheck.model.formulas import FORMULAS
 from pausecheck.model.properties import PROPERTIES

@@ -11,7 +11,8 @@ from pausecheck.checks.cli import main
 from pausecheck.checks.mutants.catalogue import MUTANTS
 from pausecheck.checks.symbolic import anysessions
 from pausecheck.checks.symbolic.anysessions import _named, _restartable, prove_any_sessions
-from pausecheck.checks.symbolic.footprint import carries, carries_step, footprint
+from pausecheck.checks.symbolic.carrying import carries, carries_step
+from pausecheck.checks.symbolic.footprint import footprint
 from pausecheck.model import Bounds, Machine
 from pausecheck.model.actions import StartTurn, ToolInterrupts
 from pausecheck.model.formulas import FORMULAS, P, S, kind

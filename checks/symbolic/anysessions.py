@@ -19,7 +19,7 @@ sessions", gives the argument):
    state holds names an artifact or an execution of it (so, under the hypothesis, a session holds only its own
    refs), and every running execution has a segment in flight (so a crash that catches nothing of a session,
    brought by another's segment, changes nothing of it);
-3. *carrying*, per property (`footprint.carries`, `footprint.carries_step`): a state property is a property of
+3. *carrying*, per property (`carrying.py`): a state property is a property of
    each item whose reads see only the item's session, or a comparison of two sums of every session's counts; a
    transition property, step kind by step kind, reads only the moving session's items, pairs each execution
    with itself after (where every other session's unchanged pair keeps it), or compares what every session
@@ -46,7 +46,8 @@ from pausecheck.model.property import ALWAYS
 from pausecheck.model.reading import Reading
 from pausecheck.model.state import RUNNING, State, base_id
 
-from .footprint import Finding, carries, carries_step, footprint
+from .carrying import carries, carries_step
+from .footprint import Finding, footprint
 
 __all__ = ["FACTS", "Fact", "Carried", "AnySessions", "prove_any_sessions", "MAX_STATES"]
 
@@ -157,7 +158,7 @@ def _named(state: State) -> str:
         return f"{where} holds ref {wrong[0]}, of no artifact" if wrong else ""
 
     for e in state.executions:
-        found = bad(e.id, e.held) or next((bad(f"a message of {e.id}", m) for m in e.messages if bad("", m)), "")
+        found = bad(e.id, e.held) or bad(f"a message of {e.id}", [r for m in e.messages for r in m])
         if found:
             return found
     for g in state.segments:
@@ -184,31 +185,31 @@ def _restartable(state: State) -> str:
 def _facts(machine: Machine, max_states: int, say: Callable[[str], None],
            deadline: float | None = None) -> tuple[list[Fact], int, bool]:
     """Both facts on every state the one-session model reaches (breadth first, at most `max_states`, until
-    `deadline`)."""
+    `deadline`); and whether it reached them all."""
     tests = {"named": _named, "restartable": _restartable}
     failed: dict[str, str] = {}
     seen = set(machine.init_states())
     queue = deque(seen)
     last = time.perf_counter()
-    while queue:
+    complete = True
+    while queue and complete:
         state = queue.popleft()
         for name, test in tests.items():
-            if name not in failed:
-                why = test(state)
-                if why:
-                    failed[name] = f"{why}, in {state}"
+            why = "" if name in failed else test(state)
+            if why:
+                failed[name] = f"{why}, in {state}"
         for _action, post in machine.successors(state):
             if post not in seen:
-                if len(seen) >= max_states:
-                    return [Fact(n, n not in failed, failed.get(n, "")) for n in tests], len(seen), False
+                complete = len(seen) < max_states
+                if not complete:
+                    break
                 seen.add(post)
                 queue.append(post)
         if time.perf_counter() - last > 2:
             last = time.perf_counter()
-            if deadline is not None and last >= deadline:
-                return [Fact(n, n not in failed, failed.get(n, "")) for n in tests], len(seen), False
+            complete = complete and (deadline is None or last < deadline)
             say(f"the one-session facts: {len(seen):,} states")
-    return [Fact(n, n not in failed, failed.get(n, "")) for n in tests], len(seen), True
+    return [Fact(n, n not in failed, failed.get(n, "")) for n in tests], len(seen), complete
 
 
 def _two_sessions(one: Bounds, reading: Reading, rules: tuple[Rule, ...]) -> tuple[dict[str, Any] | None, str]:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from pausecheck.model.actions import StartTurn
 
 from .relation import Caps, Move
-from .values import CALL, EXEC, RACE, Algebra, Seq, pick, zero_like
+from .values import EXEC, RACE, Algebra, Seq, base_key, pick, racing, zero_like
 
 __all__ = ["Ghost", "view", "owner", "seen_as", "spent_after", "view_fits", "ghost_within"]
 
@@ -71,9 +71,8 @@ class _Names:
     def key(self, key: Any) -> Any:
         """A segment key (an execution id, or a racing resume's e<n>') renamed the same way."""
         A = self.A
-        racing = _racing(A, key)
-        new = self.id(A.ite(racing, A.sub(key, A.num(RACE - EXEC)), key))
-        return A.ite(racing, A.add(new, A.num(RACE - EXEC)), new)
+        new = self.id(base_key(A, key))
+        return A.ite(racing(A, key), A.add(new, A.num(RACE - EXEC)), new)
 
     def ref(self, ref: Any) -> Any:
         """An artifact ref renumbered among the session's own (0 if another session's, or none)."""
@@ -85,10 +84,6 @@ class _Names:
 
     def refs(self, seq: Seq) -> Seq:
         return Seq(seq.length, tuple(self.ref(x) for x in seq.items), seq.t)
-
-
-def _racing(A: Algebra, key: Any) -> Any:
-    return A.conj(A.lt(A.num(RACE), key), A.lt(key, A.num(CALL)))
 
 
 def _ranks(A: Algebra, keep: Sequence[Any]) -> list[Any]:
@@ -140,7 +135,7 @@ def view(A: Algebra, caps: Caps, state: Any, session: int, spent: Ghost) -> Any:
         return tuple(fields)
 
     def base(key: Any) -> Any:
-        return A.ite(_racing(A, key), A.sub(key, A.num(RACE - EXEC)), key)
+        return base_key(A, key)
 
     warnings, artifacts, crashed, new_turns = state[WARNINGS], state[ARTIFACTS], state[CRASHED], state[NEW_TURNS]
     owned_ref = [A.disj(*[A.conj(o, A.eq(x, A.num(r + 1))) for r, o in enumerate(names.owned)]) for x in crashed.items]
@@ -177,7 +172,7 @@ def owner(A: Algebra, state: Any, move: Move, session: int) -> Any:
     if at is None:
         return A.boolean(False)
     key = move.fields[at]
-    return _Names(A, state, session).mine(A.ite(_racing(A, key), A.sub(key, A.num(RACE - EXEC)), key))
+    return _Names(A, state, session).mine(base_key(A, key))
 
 
 def seen_as(A: Algebra, state: Any, move: Move, session: int) -> tuple[Any, ...]:

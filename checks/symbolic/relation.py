@@ -39,10 +39,12 @@ from .values import (
     OptV,
     Seq,
     TooSmall,
+    base_key,
     decode_str,
     encode_str,
     leaves,
     pick,
+    racing,
     resize,
     same,
     zero_like,
@@ -353,8 +355,7 @@ class _Lower:
             return A.add(self.expr(a[0], env), self.n(RACE - EXEC))
         if op in ("base_of", "is_race"):
             k = self.expr(a[0], env)
-            racing = A.conj(A.lt(self.n(RACE), k), A.lt(k, self.n(CALL)))
-            return racing if op == "is_race" else A.ite(racing, A.sub(k, self.n(RACE - EXEC)), k)
+            return racing(A, k) if op == "is_race" else base_key(A, k)
         if op == "new":
             record = a[0]
             return tuple(self._fit(record, f, self.expr(v, env)) for f, v in zip(record._fields, a[1], strict=True))
@@ -625,8 +626,7 @@ def _bind(L: _Lower, rule: Rule, slot: int, pre: Any) -> tuple[dict[str, Any], A
     if rule.over is SEGMENTS:
         g = segments.items[slot]
         key = g[0]
-        racing = A.conj(A.lt(A.num(RACE), key), A.lt(key, A.num(CALL)))
-        index = A.sub(A.ite(racing, A.sub(key, A.num(RACE - EXEC)), key), A.num(EXEC + 1))
+        index = A.sub(base_key(A, key), A.num(EXEC + 1))
         e = L.mux(index, executions.items, L.item_zero(executions))
         attempts = e[4]
         running = [A.conj(L.present(attempts, k), A.eq(a[1], A.num(encode_str("running"))))

@@ -30,7 +30,7 @@ BITS = 8
 
 
 __all__ = ["BITS", "reader", "Algebra", "Z3", "CONCRETE", "Seq", "OptV", "encode_str", "decode_str", "EXEC", "RACE",
-           "CALL", "TooSmall", "zero_like", "pick", "same", "resize", "leaves"]
+           "CALL", "TooSmall", "zero_like", "pick", "same", "resize", "leaves", "racing", "base_key"]
 
 _WORD = {w: i + 1 for i, w in enumerate(WORDS)}
 EXEC, RACE, CALL = 32, 48, 64  # e<n> -> 32+n (n < 16), e<n>' -> 48+n, c<n> -> 64+n (n < 64)
@@ -227,6 +227,16 @@ def pick(A: Algebra, c: Any, a: Any, b: Any) -> Any:
     if isinstance(a, tuple):
         return tuple(pick(A, c, x, y) for x, y in zip(a, b, strict=True))
     return A.ite(c, a, b)
+
+
+def racing(A: Algebra, key: Any) -> Any:
+    """Is the segment key `key` a racing resume's (e<n>')?"""
+    return A.conj(A.lt(A.num(RACE), key), A.lt(key, A.num(CALL)))
+
+
+def base_key(A: Algebra, key: Any) -> Any:
+    """The execution id of the segment key `key` (e<n>' is e<n>'s)."""
+    return A.ite(racing(A, key), A.sub(key, A.num(RACE - EXEC)), key)
 
 
 def reader(model: z3.ModelRef) -> Callable[[Any], Any]:
