@@ -190,3 +190,28 @@ def test_a_sigterm_inside_a_finalizer_is_sent_again_not_dropped() -> None:
             _interrupt(signal.SIGTERM, sys._getframe())
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_z3_term_an_interrupt_left_half_built_is_freed_without_a_traceback() -> None:
+    """An interrupt that lands in a z3 term's `__init__` before its context is set leaves a term whose `__del__`
+    fails (CI saw the traceback after an exit 3 on SIGTERM): while signals interrupt z3 that failure is not
+    printed, and any other finalizer's error still is."""
+    import z3
+    from pausecheck.checks.search.budget import signals_interrupt_z3
+
+    seen: list[str] = []
+    previous, sys.unraisablehook = sys.unraisablehook, lambda unraisable: seen.append(str(unraisable.exc_value))
+    try:
+        with signals_interrupt_z3():
+            half = z3.BoolRef.__new__(z3.BoolRef)
+            half.ast = None
+            del half  # its __del__ reads self.ctx, never set
+
+            class Failing:
+                def __del__(self) -> None:
+                    raise AttributeError("another finalizer's error")
+
+            Failing()
+        assert seen == ["another finalizer's error"]
+    finally:
+        sys.unraisablehook = previous

@@ -23,9 +23,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from .limits import Limits, resident_bytes
@@ -218,12 +219,14 @@ def signals_interrupt_z3(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGI
         yield
         return
     interrupted = threading.Event()
+    hook, sys.unraisablehook = sys.unraisablehook, partial(_unbuilt_terms_unsaid, sys.unraisablehook)
     thread = threading.Thread(target=_relay, args=(read, set(signals), interrupted), name="pausecheck-signals",
                               daemon=True)
     thread.start()
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         signal.set_wakeup_fd(previous)
         os.write(write, b"\0")  # no signal is numbered 0: the thread's cue to end
         thread.join()
@@ -231,6 +234,15 @@ def signals_interrupt_z3(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGI
         os.close(write)
         if interrupted.is_set():
             _uninterrupt_z3()
+
+
+def _unbuilt_terms_unsaid(hook: Callable[[Any], None], unraisable: Any) -> None:
+    """Pass on to `hook` what a finalizer raised, but for a z3 term an interrupt left half built (it landed in
+    the term's `__init__` before its context was set, so its `__del__` fails): that term holds nothing to free."""
+    if isinstance(unraisable.exc_value, AttributeError) and getattr(unraisable.exc_value, "name", None) == "ctx" \
+            and getattr(unraisable.object, "__module__", "").startswith("z3"):
+        return
+    hook(unraisable)
 
 
 def _relay(read: int, signals: set[int], interrupted: threading.Event) -> None:
