@@ -136,7 +136,7 @@ def _parts(args: argparse.Namespace, bounds: Bounds, parts: tuple[str, ...], say
         total = sum(1 for names in constraints().values() if any(n != FINISHES for n in names))
         depended = reporter.count("(c) dependencies", total, "clauses")
         dependencies(bounds, args.depth, done=lambda d: (dependency_line(d), depended(len(rows), d.clause)),
-                     rules=rules)
+                     rules=rules, jobs=None)
         report["dependencies"] = {"depth": args.depth, "clauses": rows}
     seconds = time.perf_counter() - started
     report["seconds"] = round(seconds, 1)

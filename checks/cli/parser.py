@@ -713,7 +713,8 @@ def parser() -> argparse.ArgumentParser:
               "fit in one); (b) for each reading, a behaviour that takes the reading's branch while keeping every "
               "clause, or a minimal unsatisfiable core naming the clauses it clashes with; (c) for each clause, drop"
               " it and see which of the properties citing it still hold under the other clauses, and which fail "
-              "(with the reading that breaks them). Only what fits the depth is covered: a clash needing a longer "
+              "(with the first reading, in their order, that breaks them, at the first step it can; the clauses are "
+              "shared among every core, with the same answers as on one). Only what fits the depth is covered: a clash needing a longer "
               "behaviour is not seen.", EPILOG_CONSISTENCY)
     bound_flags(cs, CONSISTENCY_BOUNDS)
     draft_flag(cs)

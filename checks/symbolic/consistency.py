@@ -38,6 +38,7 @@ from pausecheck.model.reading import CONFORMANT, SWITCHES, Reading, reading_name
 from pausecheck.model.rules import RULES
 
 from ..search.explore import Discovery
+from ..search.parallel import run_all
 from .envelope import Envelope, EnvelopeUnrolling
 from .relation import Caps
 from .terms import term_of
@@ -308,36 +309,68 @@ class Dependency:
 
 
 def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | None = None,
-                 done: Callable[[Dependency], None] | None = None, rules: tuple[Rule, ...] = RULES) -> list[Dependency]:
+                 done: Callable[[Dependency], None] | None = None, rules: tuple[Rule, ...] = RULES,
+                 jobs: int | None = 1) -> list[Dependency]:
     """For each clause with a safety property: drop it and see which of its properties no longer follow (asked
-    of each split of the readings in turn)."""
+    of each split of the readings in turn), the clauses shared among `jobs` processes (None: every core) forked
+    once the solvers are built; `done` hears of each clause in the clauses' order. What is reported of a clause
+    does not depend on what its process asked before: the step is the first at which a behaviour breaks the
+    property, the reading the first (in the order of the readings) of such a behaviour."""
     split = Split(bounds, depth, readings, rules)
-    found = []
-    for clause, names in constraints().items():
-        names = tuple(n for n in names if n != FINISHES)
-        if not names:
-            continue
-        started = time.perf_counter()
-        dep = Dependency(clause, names)
-        open_ = list(names)
-        for b, others in split.every():
-            kept = b.kept((clause,), finish=False)
-            # Step by step, as bounded model checking does: one query per step is several times cheaper than
-            # one for any step (the solver keeps what it learns from the earlier steps).
-            for t in range(depth + 1):
-                while open_ and b.check(*others, *kept, z3.Or([b.at[n][t] for n in open_])) == z3.sat:
-                    reading, path = b.behaviour()
-                    model = b.unrolling.solver.model()
-                    for n in list(open_):
-                        if z3.is_true(model.eval(b.at[n][t], model_completion=True)):
-                            dep.fail[n] = (reading.name, _first_break(b, model, n))
-                            open_.remove(n)
-        dep.hold = tuple(open_)
-        dep.seconds = time.perf_counter() - started
-        found.append(dep)
-        if done is not None:
-            done(dep)
-    return found
+    asked = [(clause, names) for clause, names in
+             ((c, tuple(n for n in names if n != FINISHES)) for c, names in constraints().items()) if names]
+    if jobs != 1:
+        split.every()  # built here: the workers forked below each start with the solvers
+    heard: dict[int, Dependency] = {}
+    told = 0
+
+    def hear(item: tuple[int, tuple[str, tuple[str, ...]]], dep: Dependency) -> None:
+        nonlocal told
+        heard[item[0]] = dep
+        while done is not None and told in heard:
+            done(heard[told])
+            told += 1
+
+    return run_all(_depends, list(enumerate(asked)), jobs=jobs, args=(split,), fresh=False, done=hear)
+
+
+def _depends(item: tuple[int, tuple[str, tuple[str, ...]]], split: Split) -> Dependency:
+    """One clause dropped: which of its properties `names` some behaviour of the other clauses breaks."""
+    started = time.perf_counter()
+    clause, names = item[1]
+    dep = Dependency(clause, names)
+    open_ = list(names)
+    for b, others in split.every():
+        kept = b.kept((clause,), finish=False)
+        # Step by step, as bounded model checking does: one query per step is several times cheaper than
+        # one for any step (the solver keeps what it learns from the earlier steps).
+        for t in range(b.depth + 1):
+            while open_ and b.check(*others, *kept, z3.Or([b.at[n][t] for n in open_])) == z3.sat:
+                model = b.unrolling.solver.model()
+                broken = [n for n in open_ if z3.is_true(model.eval(b.at[n][t], model_completion=True))]
+                least = b.readings.index(b.unrolling.chosen(model))
+                for n in broken:
+                    dep.fail[n] = _first_reading(b, (*others, *kept, b.at[n][t]), least, n)
+                    open_.remove(n)
+    dep.hold = tuple(open_)
+    dep.seconds = time.perf_counter() - started
+    return dep
+
+
+def _first_reading(b: Behaviours, given: tuple[z3.BoolRef, ...], below: int, name: str) -> tuple[str, int]:
+    """The first reading (by index, at most `below`, which has one) with a behaviour where `given` holds, and
+    the step at which that behaviour first breaks `name`, decoded and re-taken on the explicit model."""
+    low, least = 0, below
+    while low < least:  # halving: is there one among the readings low..middle?
+        middle = (low + least - 1) // 2
+        if b.check(*given, z3.ULE(b.envelope.choice, middle)) == z3.sat:
+            least = b.readings.index(b.unrolling.chosen(b.unrolling.solver.model()))
+        else:
+            low = middle + 1
+    if b.check(*given, b.reading(least)) != z3.sat:
+        raise AssertionError(f"the reading {b.readings[least].name} no longer breaks {name}")
+    reading, _ = b.behaviour()
+    return reading.name, _first_break(b, b.unrolling.solver.model(), name)
 
 
 def _first_break(b: Behaviours, model: z3.ModelRef, name: str) -> int:
