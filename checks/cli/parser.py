@@ -714,8 +714,8 @@ def parser() -> argparse.ArgumentParser:
               "clause, or a minimal unsatisfiable core naming the clauses it clashes with; (c) for each clause, drop"
               " it and see which of the properties citing it still hold under the other clauses, and which fail "
               "(with the first reading, in their order, that breaks them, at the first step it can; the clauses are "
-              "shared among every core, with the same answers as on one). Only what fits the depth is covered: a clash needing a longer "
-              "behaviour is not seen.", EPILOG_CONSISTENCY)
+              "shared among every core, with the same answers as on one). Only what fits the depth is covered: a "
+              "clash needing a longer behaviour is not seen.", EPILOG_CONSISTENCY)
     bound_flags(cs, CONSISTENCY_BOUNDS)
     draft_flag(cs)
     budget_flags(cs)

@@ -21,8 +21,9 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import wait
 from typing import Any
 
 import z3
@@ -106,6 +107,58 @@ class Asker:
             raise Late
         return answers
 
+    def each(self, queries: Sequence[Query]) -> Iterator[tuple[Query, Answer]]:
+        """Each query with its answer, in the order given, each given as soon as it and those before it are
+        answered. With workers, each query is answered in a process forked for it alone, at most `workers` at
+        once, the next started as soon as one is done (not waiting on a slower one), so that queries of unequal
+        cost are no slower together than apart: every query starts from this process as it is, so what z3
+        answers does not depend on which process asked what before. Late as soon as an answer in order is."""
+        if self.workers == 1 or len(queries) <= 1:
+            for q in queries:
+                answer = self.answer(q)
+                if answer.late:
+                    raise Late
+                yield q, answer
+            return
+        context = multiprocessing.get_context("fork")
+        running: dict[Any, tuple[int, Any]] = {}
+        waiting = iter(range(len(queries)))
+
+        def start(i: int | None) -> None:
+            if i is not None:
+                mine, theirs = context.Pipe()
+                process = context.Process(target=_answer_one, args=(self, queries[i], theirs), daemon=True,
+                                          name="pausecheck-prover")
+                process.start()
+                theirs.close()
+                running[mine] = (i, process)
+
+        answered: dict[int, Answer] = {}
+        try:
+            for _ in range(self.workers):
+                start(next(waiting, None))
+            for told in range(len(queries)):
+                while told not in answered:
+                    for pipe in wait(list(running)):
+                        i, process = running.pop(pipe)
+                        try:
+                            answered[i] = pipe.recv()
+                        except (EOFError, OSError):
+                            raise RuntimeError(f"a prover process ended without its answer (exit code "
+                                               f"{process.exitcode})") from None
+                        pipe.close()
+                        process.join()
+                        start(next(waiting, None))
+                answer = answered.pop(told)
+                if answer.late:
+                    raise Late
+                yield queries[told], answer
+        finally:  # every answer in, a stop, an error: no prover outlives the pass
+            for pipe, (_, process) in running.items():
+                process.kill()
+                process.join()
+                pipe.close()
+
     def first(self, queries: Sequence[Query]) -> Answer | None:
         """The answer of the first query (in their order) that finds a step; None where none does."""
         for at in range(0, len(queries), self.workers):
@@ -160,6 +213,14 @@ class Asker:
         for pipe in self._pipes:
             pipe.close()
         self._pipes, self._processes = [], []
+
+
+def _answer_one(asker: Asker, q: Query, pipe: Any) -> None:
+    """A prover forked for one query: its answer, sent back (signals as `_serve`'s)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    pipe.send(asker.answer(q))
+    pipe.close()
 
 
 def _serve(asker: Asker, pipe: Any) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -307,40 +306,36 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     counterexample is a round, which drops every item the step breaks, and with `around(cti, kept)` every
     item that steps around it break (`Refuter.refute`). Done when no move breaks anything.
 
+    The moves are asked in passes: every query of a pass assumes the items kept at its start, so that its
+    queries are known before any is answered and the workers of `asker` (made here, in this process, if none
+    is given) each take the next as soon as they are done, whatever the others' queries cost. The answers are
+    taken in the order of the moves: a counterexample found from a state where more items held than are kept
+    by then is one from a state where the kept ones hold, so it drops what it breaks, and a move shown to keep
+    the items is asked again in the next pass if anything was dropped (it may have leaned on a dropped item).
     A move is asked only of the items it touches (`Step.touches`): one that changes nothing an item reads
-    keeps it, unasked. A move shown to keep every item is asked again after a drop (it may have leaned on a
-    dropped item). The moves are asked in batches, one query per worker of `asker` (made here, in this
-    process, if none is given), the answers taken in the order of the moves. `seen(rounds, active, dropped)`
-    is told after each round, so that a stop part way knows how far it got."""
+    keeps it, unasked, in every pass. Each pass depends only on the one before, so a proof is the same from run
+    to run and at any number of workers. `seen(rounds, active, dropped)` is told after each round, so that a
+    stop part way knows how far it got."""
     asker = asker or Asker(st, items, None, deadline)
     index = {id(c): i for i, c in enumerate(asker.items)}
     alive = [index[id(c)] for c in items]
     dropped: list[int] = []
-    rounds, version, count = 0, 0, len(st.moves)
-    kept_at: dict[int, int] = {}  # move -> the version of the items it was last shown to keep
-    pending = deque(range(count))
+    rounds, pending = 0, list(range(len(st.moves)))
     while pending:
-        batch: list[Query] = []
-        while pending and len(batch) < asker.workers:
-            k = pending.popleft()
-            touched = tuple(i for i in alive if st.touches(k, asker.post[i]))
-            if touched:
-                batch.append(Query(k, tuple(alive), ("items", touched), tuple(alive)))
-            else:  # the move changes nothing any item reads: it keeps them all, whatever is dropped later
-                kept_at[k] = -1
-        answers = asker.ask(batch)
-        broke = [(q, a) for q, a in zip(batch, answers, strict=True) if a.found]
-        for q, a in zip(batch, answers, strict=True):
+        hyps = tuple(alive)
+        batch = [Query(k, hyps, ("items", touched), hyps) for k in pending
+                 if (touched := tuple(i for i in alive if st.touches(k, asker.post[i])))]
+        before = len(dropped)
+        for q, a in asker.each(batch):
             if not a.found:
-                kept_at[q.k] = version
-        for q, a in broke:
+                continue
             failed = [i for i in a.failing if i in set(alive)]
             alive = _but(alive, failed)
             more: list[int] = []
             if around is not None and a.cti is not None:
                 more = [index[id(c)] for c in around(a.cti, [asker.items[i] for i in alive])]
                 alive = _but(alive, more)
-            if not failed + more:  # what it breaks, an earlier answer of the batch dropped: no round
+            if not failed + more:  # what it breaks, an earlier answer of the pass dropped: no round
                 continue
             rounds += 1
             dropped += failed + more
@@ -348,11 +343,7 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
             say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[q.k].kind.__name__} step, {len(more)} "
                 f"by steps around it, {len(alive)} left: "
                 + "; ".join(_named(asker.items[i]) for i in failed + more))
-        if broke:  # every move shown to keep the items before this drop is asked again, from the first that broke
-            version += 1
-            start = broke[0][0].k
-            pending = deque(j for j in list(range(start, count)) + list(range(start))
-                            if kept_at.get(j, version) != -1)
+        pending = [q.k for q in batch] if len(dropped) > before else []
     seen(rounds, [asker.items[i] for i in alive], [asker.items[i] for i in dropped])
     return [asker.items[i] for i in alive], rounds
 
