@@ -3,6 +3,7 @@ invariants and verdicts as in one process, the same rounds from run to run, and 
 
 from __future__ import annotations
 
+import multiprocessing
 import signal
 import threading
 import time
@@ -40,10 +41,10 @@ def _cti(proof: Any) -> list[Any]:
 @pytest.mark.parametrize("mutant", [None, "interrupt_recorded_failed"])
 def test_two_workers_keep_the_invariants_and_verdicts_of_one_process(mutant: str | None) -> None:
     """Houdini's answer is the largest inductive subset, whoever asks: at two workers the same invariants and
-    verdicts (a mutant's target not proved, with a counterexample either way); two runs at two workers agree
-    on everything, rounds and counterexamples included (each run in a process of its own: z3's choices depend on
-    what its process did before)."""
-    alone, spread, again = (in_fresh_process(proved, n, mutant) for n in (1, 2, 2))  # as the command line runs it
+    verdicts (a mutant's target not proved, with a counterexample either way); runs at two and at three workers
+    agree on everything, rounds and counterexamples included: each query is answered in a process forked for it
+    (each run in a process of its own: z3's choices depend on what its process did before)."""
+    alone, spread, again = (in_fresh_process(proved, n, mutant) for n in (1, 2, 3))  # as the command line runs it
     assert _said(spread) == _said(alone) and not spread.incomplete
     assert (spread.rounds, spread.dropped, _cti(spread)) == (again.rounds, again.dropped, _cti(again))
     if mutant is not None:
@@ -63,10 +64,10 @@ def test_a_stop_ends_the_workers_at_once(monkeypatch: pytest.MonkeyPatch) -> Non
     try:
         threading.Timer(1.0, lambda: signal.pthread_kill(main, signal.SIGINT)).start()  # as Ctrl-C, the watchdog do
         started = time.perf_counter()
-        with pytest.raises(KeyboardInterrupt), Asker(st, ["no_loss"], None, None, workers=2) as asker:
-            processes = asker._processes
-            asker.ask([Query(0, (0,), ("items", (0,))), Query(1, (0,), ("items", (0,)))])
+        asker = Asker(st, ["no_loss"], None, None, workers=2)
+        with pytest.raises(KeyboardInterrupt):
+            list(asker.each([Query(k, (0,), ("items", (0,))) for k in range(3)]))
     finally:
         signal.signal(signal.SIGINT, kept)
     assert time.perf_counter() - started < 10
-    assert len(processes) == 2 and not any(p.is_alive() for p in processes)
+    assert multiprocessing.active_children() == []  # the two provers under way were ended, and reaped

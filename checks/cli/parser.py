@@ -697,9 +697,9 @@ def parser() -> argparse.ArgumentParser:
                     f"first, before z3 sees them (default {PREFIX:,}; fewer start z3 sooner, leaving more for "
                     "Houdini to drop)")
     pv.add_argument("--workers", type=_whole(1, MAX_JOBS), default=1, metavar="N",
-                    help="with --induction or --compositional: ask z3's queries (one move each) on N processes "
-                    "forked from this one (default 1: this one); the same invariants and verdicts at any N, and "
-                    "the same rounds and counterexamples from run to run at the same N")
+                    help="with --induction or --compositional: ask z3's queries (one move each) N at a time, each "
+                    "in a process forked for it from this one (default 1: all in this one); the same invariants "
+                    "and verdicts at any N, and the same rounds and counterexamples at any N of 2 or more")
     pv.add_argument("--out", type=Path, metavar="DIR",
                     help="write as ITF here: counterexamples and witnesses (--bmc), counterexamples to induction")
     pv.add_argument("--json", action="store_true",

@@ -9,11 +9,12 @@ with the items and substitutes the successor: at every fault at the defaults, up
 than one incremental solver a move with every item behind an assumed literal, and Houdini ends where it
 did not (docs/speed.md).
 
-`Asker.ask` answers a batch of queries, in the order given. With `workers` above one, the batch is spread
-over that many processes forked from this one (so the terms need not travel), query i of a batch to worker
-i; each answer comes back as data (the items the step breaks, the counterexample decoded as states), never
-as a z3 object. A worker's answers depend only on what it was asked, in order, so a proof is the same from
-run to run at the same number of workers.
+`Asker.each` answers queries in the order given, each as soon as it and those before it are answered (a
+Houdini pass, or every goal after it). With `workers` above one, every query is answered in a
+process forked for it alone from this one (so the terms need not travel, and what z3 answers does not depend
+on what a process asked before), at most `workers` at once, the next started as soon as one is done. Each
+answer comes back as data (the items the step breaks, the counterexample decoded as states), never as a z3
+object, so a proof is the same from run to run and at any number of workers above one.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any
@@ -73,7 +74,7 @@ class Answer:
     failing: tuple[int, ...] = ()
     cti: Any = None
     overflow: str = ""
-    late: bool = False  # the deadline passed (or z3 gave up) before z3 answered (`Asker.ask` raises Late)
+    late: bool = False  # the deadline passed (or z3 gave up) before z3 answered (`Asker.each` raises Late)
 
 
 class Asker:
@@ -85,27 +86,6 @@ class Asker:
         self.pre = [st.state(c, st.s0) for c in self.items]
         self.post = [st.state(c, st.s1) for c in self.items]
         self.workers = max(1, workers)
-        self._pipes: list[Any] = []
-        self._processes: list[Any] = []
-
-    def __enter__(self) -> Asker:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def ask(self, batch: Sequence[Query]) -> list[Answer]:
-        """The answers to `batch`, in its order (Late if the deadline passed, or z3 gave up, before one)."""
-        if self.workers == 1 or len(batch) == 1:
-            answers = [self.answer(q) for q in batch]
-        else:
-            self._start(min(self.workers, len(batch)))
-            for i, q in enumerate(batch):
-                self._pipes[i].send(q)
-            answers = [self._pipes[i].recv() for i in range(len(batch))]
-        if any(a.late for a in answers):
-            raise Late
-        return answers
 
     def each(self, queries: Sequence[Query]) -> Iterator[tuple[Query, Answer]]:
         """Each query with its answer, in the order given, each given as soon as it and those before it are
@@ -159,14 +139,6 @@ class Asker:
                 process.join()
                 pipe.close()
 
-    def first(self, queries: Sequence[Query]) -> Answer | None:
-        """The answer of the first query (in their order) that finds a step; None where none does."""
-        for at in range(0, len(queries), self.workers):
-            for answer in self.ask(queries[at:at + self.workers]):
-                if answer.found:
-                    return answer
-        return None
-
     def answer(self, q: Query) -> Answer:
         """One query, in this process."""
         st, kind = self.st, q.goal[0]
@@ -191,47 +163,11 @@ class Asker:
             return Answer(True, failing, overflow=st.overflow(model))
         return Answer(True, failing, None if self.machine is None else st.cti(model, self.machine, q.k))
 
-    def _start(self, count: int) -> None:
-        context = multiprocessing.get_context("fork")
-        while len(self._processes) < count:
-            mine, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(self, theirs), daemon=True,
-                                      name=f"pausecheck-prover-{len(self._processes)}")
-            process.start()
-            theirs.close()
-            self._pipes.append(mine)
-            self._processes.append(process)
-
-    def close(self) -> None:
-        """End the workers (at once: one may be in a long z3 call)."""
-        for process in self._processes:
-            try:
-                process.kill()
-                process.join()
-            except (OSError, ValueError):
-                pass
-        for pipe in self._pipes:
-            pipe.close()
-        self._pipes, self._processes = [], []
-
 
 def _answer_one(asker: Asker, q: Query, pipe: Any) -> None:
-    """A prover forked for one query: its answer, sent back (signals as `_serve`'s)."""
+    """A prover forked for one query: its answer, sent back. Ctrl-C is the parent's to handle (it ends the
+    provers); the parent's SIGTERM handler, inherited with the fork, is not this process's."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     pipe.send(asker.answer(q))
     pipe.close()
-
-
-def _serve(asker: Asker, pipe: Any) -> None:
-    """A worker: answer each query it is sent, until the pipe closes. Ctrl-C is the parent's to handle (it
-    ends the workers); the parent's SIGTERM handler, inherited with the fork, is not this process's."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    answer: Callable[[Query], Answer] = asker.answer
-    while True:
-        try:
-            q = pipe.recv()
-        except (EOFError, OSError):
-            return
-        pipe.send(answer(q))

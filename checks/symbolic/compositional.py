@@ -191,8 +191,8 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
     # The state properties that hold initially are candidates too (each may need the others).
     invariants = [p.name for p in PROPERTIES if p.kind == ALWAYS and p.name in FORMULAS
                   and not FORMULAS[p.name].step and not machine.judge(p.name, None, None, INITIAL)[0]]
-    with Asker(st, list(candidates) + invariants, None, deadline, workers) as asker:
-        kept, result.rounds = houdini(st, asker.items, deadline, say, asker=asker)
+    asker = Asker(st, list(candidates) + invariants, None, deadline, workers)
+    kept, result.rounds = houdini(st, asker.items, deadline, say, asker=asker)
     result.kept = [c for c in kept if isinstance(c, Candidate)]
     result.properties = [c for c in kept if isinstance(c, str)]
     st.solver.add([st.state(c, st.s0) for c in kept])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -306,44 +307,44 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     counterexample is a round, which drops every item the step breaks, and with `around(cti, kept)` every
     item that steps around it break (`Refuter.refute`). Done when no move breaks anything.
 
-    The moves are asked in passes: every query of a pass assumes the items kept at its start, so that its
-    queries are known before any is answered and the workers of `asker` (made here, in this process, if none
-    is given) each take the next as soon as they are done, whatever the others' queries cost. The answers are
-    taken in the order of the moves: a counterexample found from a state where more items held than are kept
-    by then is one from a state where the kept ones hold, so it drops what it breaks, and a move shown to keep
-    the items is asked again in the next pass if anything was dropped (it may have leaned on a dropped item).
-    A move is asked only of the items it touches (`Step.touches`): one that changes nothing an item reads
-    keeps it, unasked, in every pass. Each pass depends only on the one before, so a proof is the same from run
-    to run and at any number of workers. `seen(rounds, active, dropped)` is told after each round, so that a
-    stop part way knows how far it got."""
+    The moves are asked in passes, those that broke something most recently first: every query of a pass
+    assumes the items kept at its start, so that its queries are known before any is answered and the workers
+    of `asker` (made here, in this process, if none is given) each take the next as soon as they are done,
+    whatever the others' queries cost. The answers are taken in the order of the pass, which ends at its
+    first round (the queries after it would assume an item now dropped): a move that broke an item tends to
+    break the next one too, so a late round costs a few queries, not a pass over every move. Done after a pass
+    that breaks nothing. A move is asked only of the items it touches (`Step.touches`): one that changes
+    nothing an item reads keeps it, unasked, in every pass. Each pass depends only on the one before, so a
+    proof is the same from run to run and at any number of workers (of two or more: `Asker.each`).
+    `seen(rounds, active, dropped)` is told after each round, so that a stop part way knows how far it got."""
     asker = asker or Asker(st, items, None, deadline)
     index = {id(c): i for i, c in enumerate(asker.items)}
     alive = [index[id(c)] for c in items]
     dropped: list[int] = []
-    rounds, pending = 0, list(range(len(st.moves)))
-    while pending:
-        hyps = tuple(alive)
-        batch = [Query(k, hyps, ("items", touched), hyps) for k in pending
+    rounds, broke_in, dropping = 0, {k: -1 for k in range(len(st.moves))}, True  # move -> the last round it broke
+    while dropping:
+        hyps, dropping = tuple(alive), False
+        order = sorted(broke_in, key=lambda k: (-broke_in[k], k))
+        batch = [Query(k, hyps, ("items", touched), hyps) for k in order
                  if (touched := tuple(i for i in alive if st.touches(k, asker.post[i])))]
-        before = len(dropped)
-        for q, a in asker.each(batch):
-            if not a.found:
-                continue
-            failed = [i for i in a.failing if i in set(alive)]
-            alive = _but(alive, failed)
-            more: list[int] = []
-            if around is not None and a.cti is not None:
-                more = [index[id(c)] for c in around(a.cti, [asker.items[i] for i in alive])]
-                alive = _but(alive, more)
-            if not failed + more:  # what it breaks, an earlier answer of the pass dropped: no round
-                continue
-            rounds += 1
-            dropped += failed + more
-            seen(rounds, [asker.items[i] for i in alive], [asker.items[i] for i in dropped])
-            say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[q.k].kind.__name__} step, {len(more)} "
-                f"by steps around it, {len(alive)} left: "
-                + "; ".join(_named(asker.items[i]) for i in failed + more))
-        pending = [q.k for q in batch] if len(dropped) > before else []
+        with closing(asker.each(batch)) as answers:  # left at the first round: the provers under way ended
+            for q, a in answers:
+                if not a.found:
+                    continue
+                failed = [i for i in a.failing if i in set(alive)]
+                alive = _but(alive, failed)
+                more: list[int] = []
+                if around is not None and a.cti is not None:
+                    more = [index[id(c)] for c in around(a.cti, [asker.items[i] for i in alive])]
+                    alive = _but(alive, more)
+                rounds += 1
+                broke_in[q.k], dropping = rounds, True
+                dropped += failed + more
+                seen(rounds, [asker.items[i] for i in alive], [asker.items[i] for i in dropped])
+                say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[q.k].kind.__name__} step, "
+                    f"{len(more)} by steps around it, {len(alive)} left: "
+                    + "; ".join(_named(asker.items[i]) for i in failed + more))
+                break
     seen(rounds, [asker.items[i] for i in alive], [asker.items[i] for i in dropped])
     return [asker.items[i] for i in alive], rounds
 
@@ -416,36 +417,49 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
         proof.refuted += len(more)
         return more
 
-    with Asker(st, _without(items, early), machine, deadline, workers) as asker:
-        # Houdini over the candidates and the state properties together (each may need the others).
-        active, _ = houdini(st, asker.items, deadline, say, seen, around, asker)
-        proof.stage = GOALS
-        proof.kept = [c for c in active if isinstance(c, Candidate)]
-        proved_always = {c for c in active if isinstance(c, str)}
-        outcomes = proof.outcomes
-        index = {id(c): i for i, c in enumerate(asker.items)}
-        hyps = tuple(index[id(c)] for c in active)
+    asker = Asker(st, _without(items, early), machine, deadline, workers)
+    # Houdini over the candidates and the state properties together (each may need the others).
+    active, _ = houdini(st, asker.items, deadline, say, seen, around, asker)
+    proof.stage = GOALS
+    proof.kept = [c for c in active if isinstance(c, Candidate)]
+    proved_always = {c for c in active if isinstance(c, str)}
+    index = {id(c): i for i, c in enumerate(asker.items)}
+    hyps = tuple(index[id(c)] for c in active)
+    every = list(range(len(st.moves)))
+    # Every goal's queries in one stream (the workers kept busy from one goal to the next): for each goal, the
+    # first of its moves (in their order) that breaks it, if any.
+    goals: dict[tuple[Any, ...], list[int]] = {}
+    for name in always:
+        if name not in base_broken and name not in proved_always:
+            after = st.state(name, st.s1)
+            goals[("state", name)] = [k for k in every if st.touches(k, after)]
+    for name in steps:
+        goals[("step", name)] = [k for k in every if st.looks(name, k)]
+    goals[("fits",)] = every
+    found: dict[tuple[Any, ...], Answer] = {}
 
-        def refuted(goal: tuple[Any, ...], moves: list[int]) -> Answer | None:
-            return asker.first([Query(k, hyps, goal) for k in moves])
+    def outcome(name: str) -> Outcome:
+        if name in base_broken:
+            return Outcome(name, False, "fails in the initial state")
+        if name in proved_always:
+            return Outcome(name, True)
+        broken = found.get(("state", name))
+        return Outcome(name, False, "not inductive: a step from a state where it and every kept invariant hold breaks "
+                       "it", None if broken is None else broken.cti)
 
-        every = list(range(len(st.moves)))
-        for name in always:
-            if name in base_broken:
-                outcomes.append(Outcome(name, False, "fails in the initial state"))
-            elif name in proved_always:
-                outcomes.append(Outcome(name, True))
-            else:
-                after = st.state(name, st.s1)
-                found = refuted(("state", name), [k for k in every if st.touches(k, after)])
-                outcomes.append(Outcome(name, False, "not inductive: a step from a state where it and every kept "
-                                        "invariant hold breaks it", None if found is None else found.cti))
-        for name in steps:
-            found = refuted(("step", name), [k for k in every if st.looks(name, k)])
-            outcomes.append(Outcome(name, found is None, "" if found is None else "not inductive: a step from a "
-                                    "state where every kept invariant holds breaks it", None if found is None
-                                    else found.cti))
-        over = refuted(("fits",), every)
+    # What is settled without z3 first, so that a stop in the goals' queries reports it.
+    proof.outcomes[:] = [outcome(n) for n in always if n in base_broken or n in proved_always]
+    for q, a in asker.each([Query(k, hyps, goal) for goal, asked in goals.items() for k in asked]):
+        if a.found and q.goal not in found:
+            found[q.goal] = a
+    outcomes = proof.outcomes
+    outcomes[:] = [outcome(n) for n in always]
+    for name in steps:
+        broken = found.get(("step", name))
+        outcomes.append(Outcome(name, broken is None, "" if broken is None else "not inductive: a step from a "
+                                "state where every kept invariant holds breaks it", None if broken is None
+                                else broken.cti))
+    over = found.get(("fits",))
     fits = over is None
     overflow = None if over is None else over.overflow
     outcomes.append(Outcome(FITS, fits, "" if fits else "a step from a state where every kept invariant holds "
