@@ -297,6 +297,9 @@ def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] 
     return proof
 
 
+RECENT = 2  # the moves that broke something in this many latest rounds start Houdini's next pass
+
+
 def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None],
             seen: Callable[[int, list[Any], list[Any]], None] = lambda rounds, active, dropped: None,
             around: Callable[[Cti, list[Any]], list[Any]] | None = None, asker: Asker | None = None
@@ -307,12 +310,14 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     counterexample is a round, which drops every item the step breaks, and with `around(cti, kept)` every
     item that steps around it break (`Refuter.refute`). Done when no move breaks anything.
 
-    The moves are asked in passes, those that broke something most recently first: every query of a pass
-    assumes the items kept at its start, so that its queries are known before any is answered and the workers
-    of `asker` (made here, in this process, if none is given) each take the next as soon as they are done,
-    whatever the others' queries cost. The answers are taken in the order of the pass, which ends at its
-    first round (the queries after it would assume an item now dropped): a move that broke an item tends to
-    break the next one too, so a late round costs a few queries, not a pass over every move. Done after a pass
+    The moves are asked in passes: every query of a pass assumes the items kept at its start, so that its
+    queries are known before any is answered and the workers of `asker` (made here, in this process, if none
+    is given) each take the next as soon as they are done, whatever the others' queries cost. The answers are
+    taken in the order of the pass, which ends at its first round (the queries after it would assume an item
+    now dropped). A pass starts with the moves that broke something in the last `RECENT` rounds, the latest
+    first (a move that broke an item tends to break the next one too, so a late round costs a few queries,
+    not a pass over every move), then goes on from the latest one's place, in the moves' order (so that the
+    early rounds, found all along the moves, do not ask the first ones again and again). Done after a pass
     that breaks nothing. A move is asked only of the items it touches (`Step.touches`): one that changes
     nothing an item reads keeps it, unasked, in every pass. Each pass depends only on the one before, so a
     proof is the same from run to run and at any number of workers (of two or more: `Asker.each`).
@@ -321,10 +326,12 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     index = {id(c): i for i, c in enumerate(asker.items)}
     alive = [index[id(c)] for c in items]
     dropped: list[int] = []
-    rounds, broke_in, dropping = 0, {k: -1 for k in range(len(st.moves))}, True  # move -> the last round it broke
+    rounds, dropping, count = 0, True, len(st.moves)
+    latest: list[int] = []  # the moves that broke something, the latest first
     while dropping:
         hyps, dropping = tuple(alive), False
-        order = sorted(broke_in, key=lambda k: (-broke_in[k], k))
+        recent, start = latest[:RECENT], latest[0] if latest else 0
+        order = recent + [k for k in list(range(start, count)) + list(range(start)) if k not in recent]
         batch = [Query(k, hyps, ("items", touched), hyps) for k in order
                  if (touched := tuple(i for i in alive if st.touches(k, asker.post[i])))]
         with closing(asker.each(batch)) as answers:  # left at the first round: the provers under way ended
@@ -338,7 +345,7 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
                     more = [index[id(c)] for c in around(a.cti, [asker.items[i] for i in alive])]
                     alive = _but(alive, more)
                 rounds += 1
-                broke_in[q.k], dropping = rounds, True
+                latest, dropping = [q.k] + [k for k in latest if k != q.k], True
                 dropped += failed + more
                 seen(rounds, [asker.items[i] for i in alive], [asker.items[i] for i in dropped])
                 say(f"Houdini round {rounds}: {len(failed)} dropped by a {st.moves[q.k].kind.__name__} step, "
