@@ -125,6 +125,27 @@ def test_a_failed_search_ends_its_batch_at_once_and_no_worker_remains() -> None:
     assert run_all(_sleep_or_fail, [2, 3, 4, 5], jobs=2, fresh=False) == [2, 3, 4, 5]
 
 
+def _sleep_for(item: float) -> tuple[float, float]:
+    time.sleep(item)
+    return item, time.monotonic()
+
+
+def test_ordered_gives_each_result_in_order_as_it_comes_and_a_reader_that_stops_ends_the_rest() -> None:
+    """A slow first item does not hold up the others' work (they run on the other worker meanwhile, and end
+    before it), its result comes first all the same; a reader that stops part way leaves no worker running."""
+    import multiprocessing
+    from contextlib import closing
+
+    from pausecheck.checks.search.parallel import ordered
+
+    got = list(ordered(_sleep_for, [3.0, 0.1, 0.1, 0.1, 0.1], jobs=2))
+    assert [item for item, _ in got] == [3.0, 0.1, 0.1, 0.1, 0.1]
+    assert all(ended < got[0][1][1] for _, (_, ended) in got[1:])  # done while the first still slept
+    with closing(ordered(_sleep_for, [0.0, 60.0, 60.0], jobs=2)) as results:
+        assert next(results)[0] == 0.0
+    assert multiprocessing.active_children() == []
+
+
 def test_a_full_fingerprint_table_is_one_line_and_leaves_no_worker(tmp_path: Path) -> None:
     """A spread checkpoint whose fingerprint table a holder of the key filled (every slot in use) and sealed again:
     one line, exit 2, and no worker left probing the table for a free slot."""

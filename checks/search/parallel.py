@@ -2,12 +2,14 @@
 
 Mutants, readings and engine comparisons are batches of searches that share nothing; each runs in
 a worker process (by default a fresh one per search, so that one search's memory is returned before
-the next starts). `run_all` is the one place that fans such a batch out.
+the next starts). `run_all` fans such a batch out and returns every result; `ordered` gives them one by one
+in the batch's order as they come in (z3's queries of a proof, the clauses of `consistency`), and stops the
+rest when its reader stops early.
 
 The workers are forked from this process and driven over pipes by this process alone: no pool thread runs
 beside the command, so however the batch ends (every result in, a failed search, a limit, Ctrl-C, SIGTERM),
-every worker is killed and reaped before `run_all` returns or raises, and nothing is left to print after the
-command's last line.
+every worker is killed and reaped before `run_all` (or `ordered`) returns or raises, and nothing is left to
+print after the command's last line.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
-__all__ = ["workers", "run_all", "WorkerLost"]
+__all__ = ["workers", "run_all", "ordered", "WorkerLost"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -74,6 +76,35 @@ def run_all(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = No
     finally:  # every result in, a failed search, a limit, Ctrl-C: no worker outlives the batch
         pool.stop()
     return [out[i] for i in range(len(items))]
+
+
+def ordered(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = None, args: tuple[Any, ...] = (),
+            fresh: bool = True) -> Iterator[tuple[T, R]]:
+    """Each item with `work(item, *args)`, in item order, each given as soon as it and those before it are done,
+    `jobs` at once (default: every core): a worker that is done takes the next item, not waiting on a slower one.
+    `fresh`: each item in a process forked for it from this one as it is, so that its result cannot depend on
+    what a worker ran before. Left part way (closed, or an error), every worker is killed and reaped. With one
+    job, or one item, everything runs here."""
+    jobs = min(jobs or workers(), len(items))
+    if jobs <= 1:
+        for item in items:
+            yield item, work(item, *args)
+        return
+    pool = _Pool(work, items, args, fresh)
+    out: dict[int, R] = {}
+    queue = iter(range(len(items)))
+    try:
+        for _ in range(jobs):
+            pool.give(None, next(queue))
+        for told in range(len(items)):
+            while told not in out:
+                for conn in wait(list(pool.busy)):
+                    i, result = pool.take(conn)
+                    out[i] = result
+                    pool.give(conn, next(queue, None))
+            yield items[told], out.pop(told)
+    finally:
+        pool.stop()
 
 
 class _Pool:

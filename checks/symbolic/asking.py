@@ -19,17 +19,16 @@ object, so a proof is the same from run to run and at any number of workers abov
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
-from multiprocessing.connection import wait
 from typing import Any
 
 import z3
 from pausecheck.model.machine import Machine
 
+from ..search.parallel import ordered
 from .relation import post_fits
 from .values import Z3
 
@@ -93,51 +92,11 @@ class Asker:
         once, the next started as soon as one is done (not waiting on a slower one), so that queries of unequal
         cost are no slower together than apart: every query starts from this process as it is, so what z3
         answers does not depend on which process asked what before. Late as soon as an answer in order is."""
-        if self.workers == 1 or len(queries) <= 1:
-            for q in queries:
-                answer = self.answer(q)
+        with closing(ordered(_answer, queries, jobs=self.workers, args=(self,))) as answers:
+            for q, answer in answers:
                 if answer.late:
                     raise Late
                 yield q, answer
-            return
-        context = multiprocessing.get_context("fork")
-        running: dict[Any, tuple[int, Any]] = {}
-        waiting = iter(range(len(queries)))
-
-        def start(i: int | None) -> None:
-            if i is not None:
-                mine, theirs = context.Pipe()
-                process = context.Process(target=_answer_one, args=(self, queries[i], theirs), daemon=True,
-                                          name="pausecheck-prover")
-                process.start()
-                theirs.close()
-                running[mine] = (i, process)
-
-        answered: dict[int, Answer] = {}
-        try:
-            for _ in range(self.workers):
-                start(next(waiting, None))
-            for told in range(len(queries)):
-                while told not in answered:
-                    for pipe in wait(list(running)):
-                        i, process = running.pop(pipe)
-                        try:
-                            answered[i] = pipe.recv()
-                        except (EOFError, OSError):
-                            raise RuntimeError(f"a prover process ended without its answer (exit code "
-                                               f"{process.exitcode})") from None
-                        pipe.close()
-                        process.join()
-                        start(next(waiting, None))
-                answer = answered.pop(told)
-                if answer.late:
-                    raise Late
-                yield queries[told], answer
-        finally:  # every answer in, a stop, an error: no prover outlives the pass
-            for pipe, (_, process) in running.items():
-                process.kill()
-                process.join()
-                pipe.close()
 
     def answer(self, q: Query) -> Answer:
         """One query, in this process."""
@@ -164,10 +123,5 @@ class Asker:
         return Answer(True, failing, None if self.machine is None else st.cti(model, self.machine, q.k))
 
 
-def _answer_one(asker: Asker, q: Query, pipe: Any) -> None:
-    """A prover forked for one query: its answer, sent back. Ctrl-C is the parent's to handle (it ends the
-    provers); the parent's SIGTERM handler, inherited with the fork, is not this process's."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    pipe.send(asker.answer(q))
-    pipe.close()
+def _answer(q: Query, asker: Asker) -> Answer:
+    return asker.answer(q)

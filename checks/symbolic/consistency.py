@@ -38,7 +38,7 @@ from pausecheck.model.reading import CONFORMANT, SWITCHES, Reading, reading_name
 from pausecheck.model.rules import RULES
 
 from ..search.explore import Discovery
-from ..search.parallel import run_all
+from ..search.parallel import ordered
 from .envelope import Envelope, EnvelopeUnrolling
 from .relation import Caps
 from .terms import term_of
@@ -321,23 +321,18 @@ def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | Non
              ((c, tuple(n for n in names if n != FINISHES)) for c, names in constraints().items()) if names]
     if jobs != 1:
         split.every()  # built here: the workers forked below each start with the solvers
-    heard: dict[int, Dependency] = {}
-    told = 0
-
-    def hear(item: tuple[int, tuple[str, tuple[str, ...]]], dep: Dependency) -> None:
-        nonlocal told
-        heard[item[0]] = dep
-        while done is not None and told in heard:
-            done(heard[told])
-            told += 1
-
-    return run_all(_depends, list(enumerate(asked)), jobs=jobs, args=(split,), fresh=False, done=hear)
+    found = []
+    for _, dep in ordered(_depends, asked, jobs=jobs, args=(split,), fresh=False):
+        found.append(dep)
+        if done is not None:
+            done(dep)
+    return found
 
 
-def _depends(item: tuple[int, tuple[str, tuple[str, ...]]], split: Split) -> Dependency:
-    """One clause dropped: which of its properties `names` some behaviour of the other clauses breaks."""
+def _depends(asked: tuple[str, tuple[str, ...]], split: Split) -> Dependency:
+    """One clause dropped: which of its properties some behaviour of the other clauses breaks."""
     started = time.perf_counter()
-    clause, names = item[1]
+    clause, names = asked
     dep = Dependency(clause, names)
     open_ = list(names)
     for b, others in split.every():

@@ -338,7 +338,7 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
             for q, a in answers:
                 if not a.found:
                     continue
-                failed = [i for i in a.failing if i in set(alive)]
+                failed = list(a.failing)  # of the items kept: the pass ends at its first round
                 alive = _but(alive, failed)
                 more: list[int] = []
                 if around is not None and a.cti is not None:
