@@ -215,3 +215,14 @@ def test_a_z3_term_an_interrupt_left_half_built_is_freed_without_a_traceback() -
         assert seen == ["another finalizer's error"]
     finally:
         sys.unraisablehook = previous
+
+
+def test_a_hard_stop_kills_what_the_command_started() -> None:
+    """Before a hard stop ends the process (`os._exit`, no exit handler), what it started is killed: a runtime
+    under test, a worker."""
+    from pausecheck.checks.search.budget import _children, _end_children
+
+    started = subprocess.Popen(HANGS)
+    assert started.pid in _children()
+    _end_children()
+    assert started.wait(timeout=10) == -signal.SIGKILL

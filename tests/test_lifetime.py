@@ -146,6 +146,46 @@ def test_ordered_gives_each_result_in_order_as_it_comes_and_a_reader_that_stops_
     assert multiprocessing.active_children() == []
 
 
+ABANDONING = """
+import multiprocessing, os, threading, time
+from pausecheck.model import Bounds, Machine
+from pausecheck.checks.search.explore import NO_LIMITS
+from pausecheck.checks.search.parallel import ordered
+from pausecheck.checks.search.spread import Processes
+team = Processes(Machine(Bounds(calls=1, pauses=1)), 2, True, NO_LIMITS)  # idle, waiting on their pipes
+busy = ordered(time.sleep, [600.0, 600.0], jobs=2)  # at work
+threading.Thread(target=lambda: next(busy), daemon=True).start()
+while len(multiprocessing.active_children()) < 4:
+    time.sleep(0.05)
+print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+os._exit(3)  # as a limit's hard stop ends the process: no exit handler runs
+"""
+
+
+def test_workers_end_with_a_parent_that_ends_without_stopping_them() -> None:
+    """A spread search's workers waiting on their pipes and a pool's workers at work all end when their parent
+    ends by `os._exit` (a limit's hard stop) without stopping them: before, the spread workers waited for ever,
+    each holding the other's pipe open, and with them the command's output."""
+    child = subprocess.Popen([sys.executable, "-c", ABANDONING], stdout=subprocess.PIPE, text=True)
+    pids = [int(pid) for pid in child.stdout.readline().split()]
+    assert child.wait(timeout=60) == 3 and len(pids) == 4
+    deadline = time.monotonic() + 10
+    while (alive := [pid for pid in pids if _alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
+    child.stdout.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
 def test_a_full_fingerprint_table_is_one_line_and_leaves_no_worker(tmp_path: Path) -> None:
     """A spread checkpoint whose fingerprint table a holder of the key filled (every slot in use) and sealed again:
     one line, exit 2, and no worker left probing the table for a free slot."""

@@ -163,28 +163,48 @@ class Budget:
                 _interrupt_z3()
             if self.fired is not None and self.hard_stop and now >= self.fired + HARD_STOP:
                 _last_words(self)
+                _end_children()
                 os._exit(3)
 
 
-def _children_bytes() -> int:
-    """The resident memory of this process's children (the searches of a worker pool, a runtime under test):
-    they are the command's too. Linux /proc (each process's parent read from its stat line); 0 elsewhere."""
-    me, page, total = os.getpid(), os.sysconf("SC_PAGE_SIZE"), 0
+def _children() -> list[int]:
+    """The processes this process started (a worker pool's searches, a runtime under test). Linux /proc (each
+    process's parent read from its stat line); none elsewhere."""
+    me, found = os.getpid(), []
     try:
         pids = [name for name in os.listdir("/proc") if name.isdigit()]
     except OSError:
-        return 0
+        return []
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat", "rb") as stat:
                 fields = stat.read().rsplit(b")", 1)[1].split()  # after the command's name, which may hold spaces
-            if int(fields[1]) != me:
-                continue
+            if int(fields[1]) == me:
+                found.append(int(pid))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _children_bytes() -> int:
+    """The resident memory of this process's children: they are the command's too."""
+    page, total = os.sysconf("SC_PAGE_SIZE"), 0
+    for pid in _children():
+        try:
             with open(f"/proc/{pid}/statm", "rb") as statm:
                 total += int(statm.read().split()[1]) * page
         except (OSError, ValueError, IndexError):
             continue
     return total
+
+
+def _end_children() -> None:
+    """Kill what this process started, before a hard stop: nothing of the command outlives it."""
+    for pid in _children():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _interrupt_z3() -> None:

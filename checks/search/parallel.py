@@ -14,6 +14,7 @@ print after the command's last line.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
@@ -21,7 +22,9 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
-__all__ = ["workers", "run_all", "ordered", "WorkerLost"]
+__all__ = ["workers", "run_all", "ordered", "WorkerLost", "worker_started"]
+
+_PR_SET_PDEATHSIG = 1  # Linux prctl(2): the signal a process gets when its parent ends
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -169,12 +172,26 @@ class _Pool:
         self.busy.clear()
 
 
-def _serve(conn: Connection, work: Callable[..., Any], items: Sequence[Any], args: tuple[Any, ...]) -> None:
-    """A worker: run each item it is sent, send back its result (or its error), until told to stop. Ctrl-C is the
-    parent's to handle (it kills the workers); the command line's SIGTERM handler, inherited with the fork, is
-    not this process's."""
+def worker_started() -> None:
+    """First thing in a forked worker. Ctrl-C is the parent's to handle (it stops its workers); the command line's
+    SIGTERM handler, inherited with the fork, is not this process's. And the worker ends with its parent, however
+    the parent ends (a limit's hard stop by `os._exit`, SIGKILL): left alone, a worker waiting on its pipe would
+    wait for ever, since the workers forked after it hold the pipe's other end open (Linux; elsewhere only the
+    pipe's end tells)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:  # the parent ended before the request took
+        os._exit(1)
+
+
+def _serve(conn: Connection, work: Callable[..., Any], items: Sequence[Any], args: tuple[Any, ...]) -> None:
+    """A worker: run each item it is sent, send back its result (or its error), until told to stop."""
+    worker_started()
     while True:
         try:
             i = conn.recv()

@@ -36,6 +36,7 @@ from typing import Any
 from .checkpoint import Checkpoint
 from .explore import NO_LIMITS, Discovery, Limits, Progress, Result, _over, resident_bytes
 from .levels import DRIVER, load_driver, load_part, part_path, save_driver, save_part
+from .parallel import worker_started
 from .partition import Partition, share
 from .restore import STUCK
 from .spreadcheck import check_links
@@ -128,8 +129,7 @@ class Processes:
 def _serve(conn: Connection, model: Any, me: int, parts: int, store: tuple[bool, bool], halt: Any, folder: str) -> None:
     """A worker: one `Partition` (keeping fingerprints or compact states, as `store` says), run by the driver's
     commands until "quit"."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver is interrupted, and stops the workers itself
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    worker_started()  # the driver is interrupted, and stops the workers itself; a worker ends with the driver
     signal.signal(signal.SIGALRM, signal.SIG_IGN)
     part = Partition(model, me, parts, *store)
     while True:
