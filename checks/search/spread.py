@@ -169,6 +169,8 @@ def _run(part: Partition, command: str, arg: Any, halt: Any, folder: str) -> Any
                     part.dedup(k, batch.read())
                 os.unlink(name)
         return len(part.pending)
+    if command == "summary":
+        return part.summary()
     if command == "paths":
         return part.new_paths()
     if command == "adopt":
@@ -264,8 +266,13 @@ class _Driver:
                 break
             depth = level
             owners = share(self.call("expand", [(level, set(self.best))] * parts))
-            self.call("route", [(level, owners)] * parts)
-            pending = sum(self.call("dedup", [level] * parts))
+            if not self.halted():
+                self.call("route", [(level, owners)] * parts)
+            if not self.halted():
+                pending = sum(self.call("dedup", [level] * parts))
+            if self.halted():  # a limit or Ctrl-C cut the level short: what it found, not its new states (storing
+                self.gather(self.call("summary", [None] * parts))  # them takes seconds at a level of millions,
+                break  # longer than the watchdog waits for the report)
             cut = self.cut(pending)
             answers = self.call("adopt", [(level, cut)] * parts)
             if any(left for left, _ in answers):
@@ -283,7 +290,7 @@ class _Driver:
                 save_driver(checkpoint, parts, generation, {"level": level, "depth": depth, "best": self.best,
                                                             "critical": self.critical, "crowded": self.crowded}, files)
                 next_save = time.perf_counter() + checkpoint.every
-        if self.stopped is not None and self.stopped != "max-states":
+        if self.halted():
             complete = False
         self.team.usage = {"cpu": [s["cpu"] for s in self.summaries], "levels_cpu": self.critical,  # for benchmarks
                            "levels_states": self.crowded,
@@ -291,6 +298,10 @@ class _Driver:
                            "sent": sum(s["sent"] for s in self.summaries),
                            "crossed": sum(s["crossed"] for s in self.summaries)}
         return self.result(complete, depth, fingerprints, compact)
+
+    def halted(self) -> bool:
+        """A limit of time or memory, or Ctrl-C, stopped the search (--max-states ends its level first)."""
+        return self.stopped not in (None, "max-states")
 
     @property
     def states(self) -> int:
