@@ -2,9 +2,10 @@
 
 A query asks z3 for a step of one move (`Step.ask`) from a state where some items hold (candidates, state
 properties: `hyps`, by index) to one where a goal holds: some of the items fail after the step
-(`("items", indices)`), a state property fails after it (`("state", name)`, which holds before), a
-transition property is broken (`("step", name)`), or the successor overflows a capacity (`("fits",)`, the
-successor left free). Each query is a fresh solver over facts, never literals assumed: z3 then simplifies
+(`("items", indices)`), a state property fails after it (`("state", name)`, which holds before), some of
+the transition properties named are broken (`("steps", names)`: asked again of the others after each step
+found, so that the answer names every one the move breaks), or the successor overflows a capacity
+(`("fits",)`, the successor left free). Each query is a fresh solver over facts, never literals assumed: z3 then simplifies
 with the items and substitutes the successor: at every fault at the defaults, up to seven times faster
 than one incremental solver a move with every item behind an assumed literal, and Houdini ends where it
 did not (docs/speed.md).
@@ -73,6 +74,7 @@ class Answer:
     failing: tuple[int, ...] = ()
     cti: Any = None
     overflow: str = ""
+    broken: tuple[tuple[str, Any], ...] = ()  # of `("steps", names)`: each one broken, with its counterexample
     late: bool = False  # the deadline passed (or z3 gave up) before z3 answered (`Asker.each` raises Late)
 
 
@@ -102,13 +104,13 @@ class Asker:
         """One query, in this process."""
         st, kind = self.st, q.goal[0]
         facts = [self.pre[i] for i in q.hyps]
+        if kind == "steps":
+            return self._steps(q, facts)
         if kind == "items":
             goal = z3.Or([z3.Not(self.post[i]) for i in q.goal[1]])
         elif kind == "state":
             facts.append(st.state(q.goal[1], st.s0))
             goal = z3.Not(st.state(q.goal[1], st.s1))
-        elif kind == "step":
-            goal = z3.Not(st.kept_by(q.goal[1], q.k))
         else:
             goal = z3.Not(post_fits(Z3, st.moves[q.k].post))
         try:
@@ -121,6 +123,25 @@ class Asker:
         if kind == "fits":
             return Answer(True, failing, overflow=st.overflow(model))
         return Answer(True, failing, None if self.machine is None else st.cti(model, self.machine, q.k))
+
+    def _steps(self, q: Query, facts: list[Any]) -> Answer:
+        """The transition properties `q.goal[1]` that move `q.k` breaks, one query for all of them, asked again
+        of those left after each step found, each with the counterexample of the step that broke it."""
+        st, left, broken = self.st, list(q.goal[1]), []
+        while left:
+            try:
+                model = st.ask(q.k, facts, z3.Or([z3.Not(st.kept_by(n, q.k)) for n in left]), self.deadline)
+            except Late:
+                return Answer(False, late=True)
+            if model is None:
+                break
+            hit = [n for n in left if z3.is_false(model.eval(st.kept_by(n, q.k), model_completion=True))]
+            if not hit:  # a model breaks one of them: z3 would be wrong
+                raise AssertionError(f"a step of move {q.k} breaks none of {left}")
+            cti = None if self.machine is None else st.cti(model, self.machine, q.k)
+            broken += [(n, cti) for n in hit]
+            left = [n for n in left if n not in hit]
+        return Answer(bool(broken), broken=tuple(broken))
 
 
 def _answer(q: Query, asker: Asker) -> Answer:

@@ -440,9 +440,12 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
         if name not in base_broken and name not in proved_always:
             after = st.state(name, st.s1)
             goals[("state", name)] = [k for k in every if st.touches(k, after)]
-    for name in steps:
-        goals[("step", name)] = [k for k in every if st.looks(name, k)]
-    goals[("fits",)] = every
+    queries = [Query(k, hyps, goal) for goal, asked in goals.items() for k in asked]
+    # The transition properties: one query a move for all those that look at it (the first move in order that
+    # breaks one, and that move's counterexample, being the answer either way).
+    queries += [Query(k, hyps, ("steps", looking)) for k in every
+                if (looking := tuple(n for n in steps if st.looks(n, k)))]
+    queries += [Query(k, hyps, ("fits",)) for k in every]
     found: dict[tuple[Any, ...], Answer] = {}
 
     def outcome(name: str) -> Outcome:
@@ -456,8 +459,11 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
 
     # What is settled without z3 first, so that a stop in the goals' queries reports it.
     proof.outcomes[:] = [outcome(n) for n in always if n in base_broken or n in proved_always]
-    for q, a in asker.each([Query(k, hyps, goal) for goal, asked in goals.items() for k in asked]):
-        if a.found and q.goal not in found:
+    for q, a in asker.each(queries):
+        if a.found and q.goal[0] == "steps":
+            for name, cti in a.broken:
+                found.setdefault(("step", name), Answer(True, cti=cti))
+        elif a.found and q.goal not in found:
             found[q.goal] = a
     outcomes = proof.outcomes
     outcomes[:] = [outcome(n) for n in always]
