@@ -5,8 +5,8 @@ properties: `hyps`, by index) to one where a goal holds: some of the items fail 
 (`("items", indices)`), a state property fails after it (`("state", name)`, which holds before), some of
 the transition properties named are broken (`("steps", names)`: asked again of the others after each step
 found, so that the answer names every one the move breaks), or the successor overflows a capacity
-(`("fits",)`, the successor left free). Each query is a fresh solver over facts, never literals assumed: z3 then simplifies
-with the items and substitutes the successor: at every fault at the defaults, up to seven times faster
+(`("fits",)`, the successor left free). Each query is a fresh solver over facts, never literals assumed: z3
+then simplifies with the items and substitutes the successor: at every fault at the defaults, up to seven times faster
 than one incremental solver a move with every item behind an assumed literal, and Houdini ends where it
 did not (docs/speed.md).
 
