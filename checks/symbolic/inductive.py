@@ -335,8 +335,10 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
         batch = [Query(k, hyps, ("items", touched), hyps) for k in order
                  if (touched := tuple(i for i in alive if st.touches(k, asker.post[i])))]
         with closing(asker.each(batch)) as answers:  # left at the first round: the provers under way ended
-            for q, a in answers:
+            for asked, (q, a) in enumerate(answers, 1):
                 if not a.found:
+                    say(f"Houdini pass {rounds + 1} (after {rounds} rounds, {len(alive)} items left): {asked}/"
+                        f"{len(batch)} moves asked, none breaks an item yet")
                     continue
                 failed = list(a.failing)  # of the items kept: the pass ends at its first round
                 alive = _but(alive, failed)
@@ -459,7 +461,8 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
 
     # What is settled without z3 first, so that a stop in the goals' queries reports it.
     proof.outcomes[:] = [outcome(n) for n in always if n in base_broken or n in proved_always]
-    for q, a in asker.each(queries):
+    for asked, (q, a) in enumerate(asker.each(queries), 1):
+        say(f"the goals, with the {len(hyps)} items Houdini kept: {asked}/{len(queries)} queries answered")
         if a.found and q.goal[0] == "steps":
             for name, cti in a.broken:
                 found.setdefault(("step", name), Answer(True, cti=cti))
