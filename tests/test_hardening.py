@@ -196,7 +196,6 @@ def _unnumbered(action: Any) -> Any:
 
 
 def test_an_800_step_trace_shrinks_to_a_short_subsequence_that_still_breaks_it() -> None:
-    import importlib.util
     import random
 
     from pausecheck.checks.mutants import mutant_named, mutate
@@ -204,10 +203,9 @@ def test_an_800_step_trace_shrinks_to_a_short_subsequence_that_still_breaks_it()
     from pausecheck.model import Machine
     from pausecheck.model.config import FUZZ_BOUNDS
 
-    spec = importlib.util.spec_from_file_location("bench_shrink", ROOT / "benchmarks" / "shrink.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    from .scripts import load
+
+    bench = load("benchmarks/shrink.py", "bench_shrink")
     machine = mutate(Machine(FUZZ_BOUNDS), mutant_named("no_put_back"))
     actions = bench.walk(machine, 800, random.Random(7))
     found = shrink(machine, actions, bench.TARGET)

@@ -4,23 +4,13 @@ candidate lets it skip keeps no state the full search does not have, level by le
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from pausecheck.model import DEFAULT_BOUNDS, Machine
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _independence():
-    spec = importlib.util.spec_from_file_location("independence", ROOT / "benchmarks" / "independence.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from .scripts import load
 
 
 def test_diamonds_are_steps_that_commute_and_the_reduced_levels_are_no_larger():
-    ind = _independence()
+    ind = load("benchmarks/independence.py", "bench_independence")
     faulty = Machine(DEFAULT_BOUNDS.replace(**ind.FAULTS))
     figures = ind.measure(faulty, 20_000, 10)
     assert figures["states with a candidate"] > 0

@@ -3,19 +3,11 @@ past 1.5x its baseline, or whose exit code changed, and passes one that did not.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
+from .scripts import load
 
 
 def _regress():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("regress", ROOT / "benchmarks" / "regress.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("benchmarks/regress.py", "regress")
 
 
 def test_the_comparison_flags_growth_and_a_changed_exit_and_passes_the_rest():

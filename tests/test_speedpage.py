@@ -5,24 +5,19 @@ timed: the mechanism is tested, not the machine."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .scripts import load
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def speedpage() -> Any:
-    spec = importlib.util.spec_from_file_location("bench_speedpage", ROOT / "benchmarks" / "speedpage.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load("benchmarks/speedpage.py", "bench_speedpage")
 
 
 def test_the_section_reads_back_as_written(speedpage: Any) -> None:
