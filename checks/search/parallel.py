@@ -177,7 +177,8 @@ def worker_started() -> None:
     SIGTERM handler, inherited with the fork, is not this process's. And the worker ends with its parent, however
     the parent ends (a limit's hard stop by `os._exit`, SIGKILL): left alone, a worker waiting on its pipe would
     wait for ever, since the workers forked after it hold the pipe's other end open (Linux; elsewhere only the
-    pipe's end tells)."""
+    pipe's end tells). Linux counts the thread that forked as the parent: a pool lives in the thread that made
+    it, as every pool here does."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
