@@ -47,7 +47,7 @@ def levels(machine: Machine, depth: int, reduced: bool) -> list[int]:
         for state in frontier:
             steps, free = diamonds(machine, state) if reduced else (list(machine.successors(state)), [])
             for action, post in steps:
-                if free and len(steps) >= 2 and action != free[0]:
+                if free and action != free[0]:  # (a state of one step: its own candidate)
                     continue
                 if post not in seen:
                     seen.add(post)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
-__all__ = ["workers", "run_all", "ordered", "WorkerLost", "worker_started"]
+__all__ = ["workers", "run_all", "ordered", "in_order", "WorkerLost", "worker_started"]
 
 _PR_SET_PDEATHSIG = 1  # Linux prctl(2): the signal a process gets when its parent ends
 
@@ -108,6 +108,18 @@ def ordered(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = No
             yield items[told], out.pop(told)
     finally:
         pool.stop()
+
+
+def in_order(work: Callable[..., R], items: Sequence[T], *, jobs: int | None = None, args: tuple[Any, ...] = (),
+             fresh: bool = True, done: Callable[[R], Any] | None = None) -> list[R]:
+    """Every result, as `ordered` gives them; `done(result)` is told of each in item order, as soon as it and
+    those before it are done (so that what is printed of them does not depend on which worker ended first)."""
+    results = []
+    for _, result in ordered(work, items, jobs=jobs, args=args, fresh=fresh):
+        results.append(result)
+        if done is not None:
+            done(result)
+    return results
 
 
 class _Pool:

@@ -27,7 +27,7 @@ from pausecheck.model.state import State
 
 from ..drafts import base_of
 from ..search.explore import Limits, Result, explore
-from ..search.parallel import ordered
+from ..search.parallel import in_order
 from .relation import Caps
 from .unrolled import KIND, NAMES, BmcResult, Drift, bmc
 
@@ -236,11 +236,5 @@ def _compare(variant: Variant) -> Agreement:
 def compare_engines(chosen: tuple[Variant, ...], jobs: int | None = None,
                     done: Callable[[Agreement], None] | None = None) -> list[Agreement]:
     """Both engines on each variant, `jobs` at once (default: every core), the default first; the
-    results in the order given. `done` is told of each in that order, as soon as it and those before it are
-    done (so that what is printed of them does not depend on which process ended first)."""
-    results = []
-    for _, result in ordered(_compare, chosen, jobs=jobs):
-        results.append(result)
-        if done is not None:
-            done(result)
-    return results
+    results in the order given. `done` is told of each in that order (`in_order`)."""
+    return in_order(_compare, chosen, jobs=jobs, done=done)

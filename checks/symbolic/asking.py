@@ -6,9 +6,9 @@ properties: `hyps`, by index) to one where a goal holds: some of the items fail 
 the transition properties named are broken (`("steps", names)`: asked again of the others after each step
 found, so that the answer names every one the move breaks), or the successor overflows a capacity
 (`("fits",)`, the successor left free). Each query is a fresh solver over facts, never literals assumed: z3
-then simplifies with the items and substitutes the successor: at every fault at the defaults, up to seven times faster
-than one incremental solver a move with every item behind an assumed literal, and Houdini ends where it
-did not (docs/speed.md).
+then simplifies with the items and substitutes the successor: at every fault at the defaults, up to seven
+times faster than one incremental solver a move with every item behind an assumed literal, and Houdini ends
+where it did not (docs/speed.md).
 
 `Asker.each` answers queries in the order given, each as soon as it and those before it are answered (a
 Houdini pass, or every goal after it). With `workers` above one, every query is answered in a
@@ -136,7 +136,7 @@ class Asker:
             if model is None:
                 break
             hit = [n for n in left if z3.is_false(model.eval(st.kept_by(n, q.k), model_completion=True))]
-            if not hit:  # a model breaks one of them: z3 would be wrong
+            if not hit:  # the model of their disjunction breaks none of them: z3 and the terms disagree
                 raise AssertionError(f"a step of move {q.k} breaks none of {left}")
             cti = None if self.machine is None else st.cti(model, self.machine, q.k)
             broken += [(n, cti) for n in hit]

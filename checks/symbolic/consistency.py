@@ -38,7 +38,7 @@ from pausecheck.model.reading import CONFORMANT, SWITCHES, Reading, reading_name
 from pausecheck.model.rules import RULES
 
 from ..search.explore import Discovery
-from ..search.parallel import ordered
+from ..search.parallel import in_order
 from .envelope import Envelope, EnvelopeUnrolling
 from .relation import Caps
 from .terms import term_of
@@ -321,12 +321,7 @@ def dependencies(bounds: Bounds, depth: int, readings: tuple[Reading, ...] | Non
              ((c, tuple(n for n in names if n != FINISHES)) for c, names in constraints().items()) if names]
     if jobs != 1:
         split.every()  # built here: the workers forked below each start with the solvers
-    found = []
-    for _, dep in ordered(_depends, asked, jobs=jobs, args=(split,), fresh=False):
-        found.append(dep)
-        if done is not None:
-            done(dep)
-    return found
+    return in_order(_depends, asked, jobs=jobs, args=(split,), fresh=False, done=done)
 
 
 def _depends(asked: tuple[str, tuple[str, ...]], split: Split) -> Dependency:

@@ -449,6 +449,7 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
                 if (looking := tuple(n for n in steps if st.looks(n, k)))]
     queries += [Query(k, hyps, ("fits",)) for k in every]
     found: dict[tuple[Any, ...], Answer] = {}
+    broke: dict[str, Any] = {}  # a transition property -> the counterexample of the first move that breaks it
 
     def outcome(name: str) -> Outcome:
         if name in base_broken:
@@ -465,16 +466,15 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
         say(f"the goals, with the {len(hyps)} items Houdini kept: {asked}/{len(queries)} queries answered")
         if a.found and q.goal[0] == "steps":
             for name, cti in a.broken:
-                found.setdefault(("step", name), Answer(True, cti=cti))
+                broke.setdefault(name, cti)
         elif a.found and q.goal not in found:
             found[q.goal] = a
     outcomes = proof.outcomes
     outcomes[:] = [outcome(n) for n in always]
     for name in steps:
-        broken = found.get(("step", name))
-        outcomes.append(Outcome(name, broken is None, "" if broken is None else "not inductive: a step from a "
-                                "state where every kept invariant holds breaks it", None if broken is None
-                                else broken.cti))
+        kept = name not in broke
+        outcomes.append(Outcome(name, kept, "" if kept else "not inductive: a step from a state where every kept "
+                                "invariant holds breaks it", broke.get(name)))
     over = found.get(("fits",))
     fits = over is None
     overflow = None if over is None else over.overflow
