@@ -104,12 +104,15 @@ def test_a_break_the_relation_does_not_confirm_drops_nothing() -> None:
                                   "interrupt_recorded_failed"])
 def test_a_mutant_whose_property_is_false_is_not_proved(name: str) -> None:
     """Soundness: under a mutant whose target property fails in a reachable state, candidates mined from its own
-    states and dropped around its counterexamples, the target is never proved."""
+    states and dropped around its counterexamples, the target is never proved, and its counterexample to
+    induction is a step of the mutant's explicit model (for `interrupted_not_failed`, a transition property,
+    the step found by the one query of its move that asks every transition property)."""
     mutant = mutant_named(name)
     rules = mutant.table()
     proof = prove(SMALL, rules=rules)
     target = next(o for o in proof.outcomes if o.name == mutant.target)
     assert not proof.incomplete and not target.proved and not proof.proved
+    assert target.cti is not None and target.cti.replays
     assert mutant.target in explore(Machine(SMALL, rules=rules)).violations  # the property is false at these bounds
 
 
