@@ -57,6 +57,21 @@ def test_candidates_hold_on_every_state_they_were_screened_on() -> None:
     assert screen(thin, reached.states, bounds)[0] == [c for c in thin if c.name not in missed]
 
 
+def test_candidates_screened_on_workers_are_those_screened_here() -> None:
+    """The candidates shared among two workers: the same candidates kept, the same witnesses in the same order,
+    as one process screening them all; and the progress told reaches the end."""
+    from pausecheck.checks.symbolic import candidates
+
+    bounds = SMALL.replace(calls=2, pauses=2)
+    reached = reach(Machine(bounds), sample=200)
+    found = candidates.templates(reached.sample, bounds)
+    alone = screen(found, reached.states, bounds)
+    told: list[tuple[int, int]] = []
+    split = screen(found, reached.states, bounds, screened=lambda done, of: told.append((done, of)), workers=2)
+    assert split[0] == alone[0] and split[1] == alone[1]
+    assert len(alone[1]) > 5 and len(found) - len(alone[0]) > 100 and told[-1] == (len(reached.states),) * 2
+
+
 def test_each_counterexample_to_induction_drops_every_candidate_the_states_around_it_break() -> None:
     """A Houdini round drops what z3's step breaks and what steps around it break, several candidates at once (and
     before the first, what steps around states one edit away from reachable ones break)."""
@@ -175,12 +190,12 @@ def test_a_proof_stopped_while_mining_says_how_many_states_it_screened(monkeypat
 
     real = candidates.screen
 
-    def stopping(found, states, bounds, late, screened):  # the deadline passes once half the states are screened
+    def stopping(found, states, bounds, late, screened, workers):  # the deadline passes once half are screened
         def told(done: int, of: int) -> None:
             screened(done, of)
             if done >= of // 2:
                 raise KeyboardInterrupt
-        return real(found, states, bounds, late, told)
+        return real(found, states, bounds, late, told, workers)
 
     monkeypatch.setattr(candidates, "screen", stopping)
     monkeypatch.setattr(inductive, "reach", lambda machine, **given: reach(machine, sample=300, **given))

@@ -26,6 +26,7 @@ from pausecheck.model.lang import B, Expr, base_of, exec_id, is_race, ite, lift,
 from pausecheck.model.pycheck import compiled_expr
 from pausecheck.model.state import Artifact, Attempt, Execution, Question, Segment, State, Warning
 
+from ..search.parallel import run_all
 from .judge import Judge
 
 __all__ = ["Candidate", "WIDEN", "mine", "screen", "templates"]
@@ -351,20 +352,20 @@ def templates(sample: list[State], bounds: Bounds) -> list[Candidate]:
 
 def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False,
          screened: Callable[[int, int], None] = lambda done, of: None,
-         states: list[State] | None = None) -> list[Candidate]:
+         states: list[State] | None = None, workers: int = 1) -> list[Candidate]:
     """The candidate invariants instantiated from `sample` that hold on every state of `states` (of the sample,
     if none is given). A candidate a state breaks is not kept, but its template is instantiated again with
     that state in the sample (a range widened to cover it), up to `WIDEN` times, so that what a thinned sample
     missed costs a constant, not the invariant. `late` says when to give up (what is returned then is cut
     short); `screened(done, of)` hears how many states the screen has judged, so that a proof stopped here
-    says how far it got."""
+    says how far it got; `workers` processes screen the states (`screen`)."""
     pool = sample if states is None else states
     sample = list(sample)
     kept: dict[str, Candidate] = {}
     broken: set[str] = set()
     for _ in range(1 + WIDEN):
         found = [c for c in templates(sample, bounds) if c.name not in kept and c.name not in broken]
-        held, witnesses = screen(found, pool, bounds, late, screened)
+        held, witnesses = screen(found, pool, bounds, late, screened, workers)
         kept.update((c.name, c) for c in held)
         broken.update(c.name for c in found if c not in held)
         if not witnesses or late():
@@ -373,25 +374,64 @@ def mine(sample: list[State], bounds: Bounds, late: Callable[[], bool] = lambda:
     return list(kept.values())
 
 
+SHARED = 100  # candidates at least, for the screen to be shared: each worker pays a pass over every state
+
+
 def screen(found: list[Candidate], states: list[State], bounds: Bounds, late: Callable[[], bool] = lambda: False,
-           screened: Callable[[int, int], None] = lambda done, of: None) -> tuple[list[Candidate], list[State]]:
+           screened: Callable[[int, int], None] = lambda done, of: None, workers: int = 1
+           ) -> tuple[list[Candidate], list[State]]:
     """The candidates that hold (and are judged) on every state, in order, and the states that broke the others
-    (once `late()`: those that held on the states judged by then)."""
+    (once `late()`: those that held on the states judged by then).
+
+    A candidate is dropped at the first state that breaks it (or leaves it unjudged), and that state is a
+    witness: so the answer is each candidate's first such state, and the witnesses are those states, in order.
+    That is the candidate's own, whatever else is screened beside it: with `workers` above one, each forked
+    worker screens every state for its share of the candidates (every `workers`-th), and the answer is the
+    same as one process's, state for state. (Shares of the states would not do: a screen's cost is mostly
+    judging each record seen for the first time, and each share would meet nearly all of them again.) A
+    worker's progress is told as it ends."""
+    if workers <= 1 or len(found) < SHARED:
+        first = _firsts(found, states, bounds, late, screened)
+    else:
+        shares = [found[k::workers] for k in range(min(workers, len(found)))]
+        ended = [0]
+
+        def told(share: list[Candidate], _: Any) -> None:
+            ended[0] += 1
+            screened(len(states) * ended[0] // len(shares), len(states))
+
+        first = {}
+        for share, part in zip(shares, run_all(_share, shares, jobs=workers, args=(states, bounds, late), done=told),
+                               strict=True):
+            first.update((id(share[i]), at) for i, at in part.items())
+    return [c for c in found if id(c) not in first], [states[at] for at in sorted(set(first.values()))]
+
+
+def _firsts(found: list[Candidate], states: list[State], bounds: Bounds, late: Callable[[], bool],
+            screened: Callable[[int, int], None]) -> dict[int, int]:
+    """Each candidate of `found` (by id) that a state breaks or leaves unjudged: the index of the first such state
+    (of those judged before `late()`)."""
     judge = Judge(found, bounds)
     active = list(found)
     check = judge.screen(active)
-    witnesses = []
-    for done, state in enumerate(states):
-        if done % 4096 == 0:
-            screened(done, len(states))
+    first: dict[int, int] = {}
+    for at, state in enumerate(states):
+        if at % 4096 == 0:
+            screened(at, len(states))
             if late():
-                break
+                return first
         broken, odd = check(state)
         if broken or odd:
+            first.update((id(c), at) for c in broken + odd)
             gone = {id(c) for c in broken + odd}
             active = [c for c in active if id(c) not in gone]
             check = judge.screen(active)
-            witnesses.append(state)
-    else:
-        screened(len(states), len(states))
-    return active, witnesses
+    screened(len(states), len(states))
+    return first
+
+
+def _share(share: list[Candidate], states: list[State], bounds: Bounds, late: Callable[[], bool]) -> dict[int, int]:
+    """A worker's share: each of its candidates (by place) that a state breaks, at the first such state."""
+    first = _firsts(share, states, bounds, late, lambda done, of: None)
+    place = {id(c): i for i, c in enumerate(share)}
+    return {place[c]: at for c, at in first.items()}

@@ -392,7 +392,7 @@ def _prove(proof: Proof, names: tuple[str, ...], rules: tuple[Rule, ...], say: C
         raise Late
     proof.sampled, proof.stage = len(reached.states), MINING
     say(f"mining candidate invariants from {len(reached.sample):,} reachable states, screened on {proof.sampled:,}")
-    candidates = mine(reached.sample, bounds, late, screened, reached.states)
+    candidates = mine(reached.sample, bounds, late, screened, reached.states, workers)
     if late():
         raise Late
     proof.mined, proof.stage = len(candidates), BUILDING
