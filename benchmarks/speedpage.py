@@ -43,6 +43,8 @@ EXTRA = (
     "pausecheck readings --out readings",
     "pausecheck prove --induction",
     "pausecheck prove --induction --crashes 1",
+    "pausecheck prove --induction --crashes 1 --expiries 1 --races 1 --new-turns 1 --workers 2",
+    "pausecheck prove --induction --crashes 1 --expiries 1 --races 1 --new-turns 1 --workers 2 --all",
     "pausecheck prove --compositional",
     "pausecheck check --engines bfs,bmc",
     "pausecheck consistency --only clashes",

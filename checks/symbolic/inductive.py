@@ -297,7 +297,7 @@ def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] 
     return proof
 
 
-RECENT = 2  # the moves that broke something in this many latest rounds start Houdini's next pass
+RECENT = 2  # the moves that broke something in this many latest rounds (and none since) start Houdini's next pass
 
 
 def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[str], None],
@@ -314,9 +314,9 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     queries are known before any is answered and the workers of `asker` (made here, in this process, if none
     is given) each take the next as soon as they are done, whatever the others' queries cost. The answers are
     taken in the order of the pass, which ends at its first round (the queries after it would assume an item
-    now dropped). A pass starts with the moves that broke something in the last `RECENT` rounds, the latest
-    first (a move that broke an item tends to break the next one too, so a late round costs a few queries,
-    not a pass over every move), then goes on from the latest one's place, in the moves' order (so that the
+    now dropped). A pass starts with the moves that broke something in the last `RECENT` rounds and were not
+    asked since without breaking anything, the latest first (a move that broke an item tends to break the next
+    one too, so a late round costs a few queries, not a pass over every move), then goes on from the latest one's place, in the moves' order (so that the
     early rounds, found all along the moves, do not ask the first ones again and again). Done after a pass
     that breaks nothing. A move is asked only of the items it touches (`Step.touches`): one that changes
     nothing an item reads keeps it, unasked, in every pass. Each pass depends only on the one before, so a
@@ -327,7 +327,7 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     alive = [index[id(c)] for c in items]
     dropped: list[int] = []
     rounds, dropping, count = 0, True, len(st.moves)
-    latest: list[int] = []  # the moves that broke something, the latest first
+    latest: list[int] = []  # the moves that broke something and broke something the last time asked, latest first
     while dropping:
         hyps, dropping = tuple(alive), False
         recent, start = latest[:RECENT], latest[0] if latest else 0
@@ -336,7 +336,8 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
                  if (touched := tuple(i for i in alive if st.touches(k, asker.post[i])))]
         with closing(asker.each(batch)) as answers:  # left at the first round: the provers under way ended
             for asked, (q, a) in enumerate(answers, 1):
-                if not a.found:
+                if not a.found:  # a move that breaks nothing now is asked in its place next time, not first
+                    latest = [k for k in latest if k != q.k]
                     say(f"Houdini pass {rounds + 1} (after {rounds} rounds, {len(alive)} items left): {asked}/"
                         f"{len(batch)} moves asked, none breaks an item yet")
                     continue
