@@ -71,3 +71,30 @@ def test_a_stop_ends_the_workers_at_once(monkeypatch: pytest.MonkeyPatch) -> Non
         signal.signal(signal.SIGINT, kept)
     assert time.perf_counter() - started < 10
     assert multiprocessing.active_children() == []  # the two provers under way were ended, and reaped
+
+
+def test_a_move_that_breaks_nothing_when_asked_again_no_longer_starts_a_pass() -> None:
+    """Houdini's passes, with z3's answers scripted: the first starts at the first move; after a round, the next
+    pass starts with the move that broke something, then goes on from its place; a move found to break nothing
+    since its round is asked in its place, not first; done after a pass that breaks nothing."""
+    from types import SimpleNamespace
+
+    from pausecheck.checks.symbolic.asking import Answer
+    from pausecheck.checks.symbolic.inductive import houdini
+
+    breaks = {(0, 1): 0, (1, 2): 1}  # (pass, move) -> the item that step breaks
+    passes: list[list[int]] = []
+
+    class Scripted:
+        items, post = ["a", "b", "c"], ["a'", "b'", "c'"]
+
+        def each(self, batch: list[Query]) -> Any:
+            passes.append([q.k for q in batch])
+            for q in batch:
+                item = breaks.get((len(passes) - 1, q.k))
+                yield q, Answer(item is not None, () if item is None else (item,))
+
+    st = SimpleNamespace(moves=[SimpleNamespace(kind=int)] * 4, touches=lambda k, term: True)
+    kept, rounds = houdini(st, Scripted.items, None, lambda text: None, asker=Scripted())
+    assert (kept, rounds) == (["c"], 2)
+    assert passes == [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1]]  # not [2, 1, 3, 0]: 1 broke nothing in pass 2
