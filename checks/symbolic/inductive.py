@@ -318,8 +318,8 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     asked since without breaking anything, the latest first (a move that broke an item tends to break the next
     one too, so a late round costs a few queries, not a pass over every move), then goes on from the latest
     one's place, in the moves' order (so that the early rounds, found all along the moves, do not ask the first
-    ones again and again). Done after a pass that breaks nothing. A move is asked only of the items it touches (`Step.touches`): one that changes
-    nothing an item reads keeps it, unasked, in every pass. Each pass depends only on the one before, so a
+    ones again and again). Done after a pass that breaks nothing. A move is asked only of the items it touches
+    (`Step.touches`): one that changes nothing an item reads keeps it, unasked, in every pass. Each pass depends only on the one before, so a
     proof is the same from run to run and at any number of workers (of two or more: `Asker.each`).
     `seen(rounds, active, dropped)` is told after each round, so that a stop part way knows how far it got."""
     asker = asker or Asker(st, items, None, deadline)
