@@ -310,18 +310,18 @@ def houdini(st: Step, items: list[Any], deadline: float | None, say: Callable[[s
     counterexample is a round, which drops every item the step breaks, and with `around(cti, kept)` every
     item that steps around it break (`Refuter.refute`). Done when no move breaks anything.
 
-    The moves are asked in passes: every query of a pass assumes the items kept at its start, so that its
-    queries are known before any is answered and the workers of `asker` (made here, in this process, if none
-    is given) each take the next as soon as they are done, whatever the others' queries cost. The answers are
-    taken in the order of the pass, which ends at its first round (the queries after it would assume an item
-    now dropped). A pass starts with the moves that broke something in the last `RECENT` rounds and were not
-    asked since without breaking anything, the latest first (a move that broke an item tends to break the next
-    one too, so a late round costs a few queries, not a pass over every move), then goes on from the latest
-    one's place, in the moves' order (so that the early rounds, found all along the moves, do not ask the first
-    ones again and again). Done after a pass that breaks nothing. A move is asked only of the items it touches
-    (`Step.touches`): one that changes nothing an item reads keeps it, unasked, in every pass. Each pass depends only on the one before, so a
-    proof is the same from run to run and at any number of workers (of two or more: `Asker.each`).
-    `seen(rounds, active, dropped)` is told after each round, so that a stop part way knows how far it got."""
+    The moves are asked in passes: every query of a pass assumes the items kept at its start, so that its queries
+    are known before any is answered and the workers of `asker` (made here, in this process, if none is given) each
+    take the next as soon as they are done, whatever the others' queries cost. The answers are taken in the order of
+    the pass, which ends at its first round (the queries after it would assume an item now dropped). A pass starts
+    with the moves that broke something in the last `RECENT` rounds and were not asked since without breaking
+    anything, the latest first (a move that broke an item tends to break the next one too, so a late round costs a
+    few queries, not a pass over every move), then goes on from the latest one's place, in the moves' order (so that
+    the early rounds, found all along the moves, do not ask the first ones again and again). Done after a pass that
+    breaks nothing. A move is asked only of the items it touches (`Step.touches`): one that changes nothing an item
+    reads keeps it, unasked, in every pass. Each pass depends only on the one before, so a proof is the same from
+    run to run and at any number of workers (of two or more: `Asker.each`). `seen(rounds, active, dropped)` is told
+    after each round, so that a stop part way knows how far it got."""
     asker = asker or Asker(st, items, None, deadline)
     index = {id(c): i for i, c in enumerate(asker.items)}
     alive = [index[id(c)] for c in items]
