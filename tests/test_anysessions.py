@@ -61,6 +61,22 @@ def test_one_held_list_per_workflow_fails_and_two_sessions_show_it() -> None:
         == {1, 2}
 
 
+def test_an_item_z3_leaves_free_is_named_without_its_values() -> None:
+    """Where a lemma fails on another session's item whose fields z3 left free, the finding names the item; a code
+    no word has is not decoded (it raised IndexError, and failed the proof, when z3 chose such a model)."""
+    import z3
+    from pausecheck.checks.symbolic.footprint import Walk
+    from pausecheck.checks.symbolic.relation import Caps, fresh_value
+
+    walk = Walk(Caps.of(SMALL), SMALL, None, [])
+    item = fresh_value(walk.caps, Execution, "other")
+    status = item[Execution._fields.index("status")]
+    assert walk.holds([status == 26], z3.BoolVal(False), item, Execution) == (
+        False, "another session's Execution, one with a field no state holds")
+    _, why = walk.holds([status == 0], z3.BoolVal(False), item, Execution)
+    assert why.startswith("another session's Execution Execution(id=''")
+
+
 def test_a_held_list_per_session_is_a_matter_of_one_session() -> None:
     """Pooling within a session (INT-13's new turn) is for the one-session search to judge: the lemmas hold."""
     assert all(f.holds for f in footprint(EVERY_FAULT, CONFORMANT, _mutant("held_keyed_per_session")))

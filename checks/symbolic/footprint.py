@@ -280,8 +280,12 @@ class Walk:
         model = solver.model()
         if item is None:
             return False, "z3 finds a state where it fails"
-        value = _decode(t, item, reader(model)) if t is not int else reader(model)(item)
-        return False, f"another session's {getattr(t, '__name__', 'ref')} {value}"
+        name = getattr(t, '__name__', 'ref')
+        try:
+            value = _decode(t, item, reader(model)) if t is not int else reader(model)(item)
+        except (IndexError, ValueError, KeyError):  # a field z3 left free holds a code no word has
+            return False, f"another session's {name}, one with a field no state holds"
+        return False, f"another session's {name} {value}"
 
     def find(self, lemma: str, x: Any, holds: bool, why: str = "") -> None:
         what = expr_text(x) if isinstance(x, Expr) else str(x)
