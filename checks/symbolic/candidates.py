@@ -388,22 +388,18 @@ def screen(found: list[Candidate], states: list[State], bounds: Bounds, late: Ca
     That is the candidate's own, whatever else is screened beside it: with `workers` above one, each forked
     worker screens every state for its share of the candidates (every `workers`-th), and the answer is the
     same as one process's, state for state. (Shares of the states would not do: a screen's cost is mostly
-    judging each record seen for the first time, and each share would meet nearly all of them again.) A
-    worker's progress is told as it ends."""
+    judging each record seen for the first time, and each share would meet nearly all of them again.) Progress
+    is then told at the start and at the end."""
     if workers <= 1 or len(found) < SHARED:
         first = _firsts(found, states, bounds, late, screened)
     else:
         shares = [found[k::workers] for k in range(min(workers, len(found)))]
-        ended = [0]
-
-        def told(share: list[Candidate], _: Any) -> None:
-            ended[0] += 1
-            screened(len(states) * ended[0] // len(shares), len(states))
-
+        screened(0, len(states))
         first = {}
-        for share, part in zip(shares, run_all(_share, shares, jobs=workers, args=(states, bounds, late), done=told),
-                               strict=True):
+        for share, part in zip(shares, run_all(_share, shares, jobs=workers, args=(states, bounds, late)), strict=True):
             first.update((id(share[i]), at) for i, at in part.items())
+        if not late():  # a worker stopped by `late` judged only some of the states
+            screened(len(states), len(states))
     return [c for c in found if id(c) not in first], [states[at] for at in sorted(set(first.values()))]
 
 
