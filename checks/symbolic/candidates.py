@@ -393,20 +393,22 @@ def screen(found: list[Candidate], states: list[State], bounds: Bounds, late: Ca
     if workers <= 1 or len(found) < SHARED:
         first = _firsts(found, states, bounds, late, screened)
     else:
-        shares = [found[k::workers] for k in range(min(workers, len(found)))]
+        n = min(workers, len(found))
         screened(0, len(states))
         first = {}
-        for share, part in zip(shares, run_all(_share, shares, jobs=workers, args=(states, bounds, late)), strict=True):
-            first.update((id(share[i]), at) for i, at in part.items())
+        for k, part in enumerate(run_all(_firsts, [found[k::n] for k in range(n)], jobs=n,
+                                         args=(states, bounds, late, _unheard))):
+            first.update((k + i * n, at) for i, at in part.items())  # share k holds found[k], found[k + n], ...
         if not late():  # a worker stopped by `late` judged only some of the states
             screened(len(states), len(states))
-    return [c for c in found if id(c) not in first], [states[at] for at in sorted(set(first.values()))]
+    return [c for i, c in enumerate(found) if i not in first], [states[at] for at in sorted(set(first.values()))]
 
 
 def _firsts(found: list[Candidate], states: list[State], bounds: Bounds, late: Callable[[], bool],
             screened: Callable[[int, int], None]) -> dict[int, int]:
-    """Each candidate of `found` (by id) that a state breaks or leaves unjudged: the index of the first such state
-    (of those judged before `late()`)."""
+    """Each candidate that a state breaks or leaves unjudged, by its place in `found`: the index of the first such
+    state (of those judged before `late()`)."""
+    place = {id(c): i for i, c in enumerate(found)}
     judge = Judge(found, bounds)
     active = list(found)
     check = judge.screen(active)
@@ -418,16 +420,12 @@ def _firsts(found: list[Candidate], states: list[State], bounds: Bounds, late: C
                 return first
         broken, odd = check(state)
         if broken or odd:
-            first.update((id(c), at) for c in broken + odd)
-            gone = {id(c) for c in broken + odd}
-            active = [c for c in active if id(c) not in gone]
+            first.update((place[id(c)], at) for c in broken + odd)
+            active = [c for c in active if place[id(c)] not in first]
             check = judge.screen(active)
     screened(len(states), len(states))
     return first
 
 
-def _share(share: list[Candidate], states: list[State], bounds: Bounds, late: Callable[[], bool]) -> dict[int, int]:
-    """A worker's share: each of its candidates (by place) that a state breaks, at the first such state."""
-    first = _firsts(share, states, bounds, late, lambda done, of: None)
-    place = {id(c): i for i, c in enumerate(share)}
-    return {place[c]: at for c, at in first.items()}
+def _unheard(done: int, of: int) -> None:
+    """A worker's progress: not told (its parent tells the screen's start and end)."""
