@@ -11,7 +11,7 @@ from pausecheck.model import Bounds
 from ..mutants.evidence import command_line
 from .anysessions import any_sessions_command
 from .draft import rules_of
-from .proving import sayer, with_progress
+from .proving import proof_workers, sayer, with_progress
 
 __all__ = ["compositional_command", "THEOREM"]
 
@@ -40,7 +40,7 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
     try:
         proof = with_progress(args, "compositional proof", lambda progress, deadline: prove_compositional(
             bounds.replace(sessions=sessions), reading, rules, progress=progress, deadline=deadline,
-            workers=args.workers))
+            workers=proof_workers(args)))
     except TooSmall as error:
         raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None
     alone = bounds.replace(sessions=1)  # the flags name the one-session bounds: the sessions are the theorem's

@@ -696,10 +696,11 @@ def parser() -> argparse.ArgumentParser:
                     help=f"with --induction: screen the mined candidates on the first N reachable states, breadth "
                     f"first, before z3 sees them (default {PREFIX:,}; fewer start z3 sooner, leaving more for "
                     "Houdini to drop)")
-    pv.add_argument("--workers", type=_whole(1, MAX_JOBS), default=1, metavar="N",
+    pv.add_argument("--workers", type=_whole(1, MAX_JOBS), metavar="N",
                     help="with --induction or --compositional: ask z3's queries (one move each) N at a time, each "
-                    "in a process forked for it from this one (default 1: all in this one); the same invariants "
-                    "and verdicts at any N, and the same rounds and counterexamples at any N of 2 or more")
+                    "in a process forked for it from this one (default: every core, and at least 2, so that the "
+                    "rounds and counterexamples are the same on every machine; 1: all in this process); the same "
+                    "invariants and verdicts at any N, and the same rounds and counterexamples at any N of 2 or more")
     pv.add_argument("--out", type=Path, metavar="DIR",
                     help="write as ITF here: counterexamples and witnesses (--bmc), counterexamples to induction")
     pv.add_argument("--json", action="store_true",

@@ -21,7 +21,7 @@ from ..mutants.evidence import trace_name, trace_of
 from ..search.budget import active, note
 from .compositional import compositional_command
 from .draft import draft_given, rules_of
-from .proving import with_progress
+from .proving import proof_workers, with_progress
 
 __all__ = ["prove_command", "engines_command", "with_progress"]
 
@@ -35,7 +35,7 @@ def prove_command(args: argparse.Namespace, bounds: Bounds, reading: Any, usage:
         return compositional_command(args, bounds, reading, usage, write)
     if args.bmc is not None and args.bmc < 0:
         raise usage("--bmc K needs a depth of 0 or more steps")
-    if args.bmc is not None and args.workers > 1:
+    if args.bmc is not None and args.workers is not None and args.workers > 1:
         raise usage("--workers applies to --induction and --compositional (--bmc asks z3 in this process)")
     if args.k < 1:
         raise usage("--k must be at least 1")
@@ -151,7 +151,7 @@ def _induction(args: argparse.Namespace, bounds: Bounds, reading: Any, usage: ty
     try:
         proof = with_progress(args, "induction", lambda progress, deadline: prove(
             bounds, reading, names, rules=rules, progress=progress, deadline=deadline, screen=args.screen,
-            workers=args.workers))
+            workers=proof_workers(args)))
     except TooSmall as error:
         raise usage(f"prove --induction: these bounds do not fit the symbolic encoding ({error})") from None
     command = f"pausecheck prove --induction {bounds.flags()}".strip() + (

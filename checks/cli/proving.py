@@ -11,8 +11,15 @@ from typing import Any
 
 from ..console import Reporter, console
 from ..search.budget import active
+from ..search.parallel import workers
 
-__all__ = ["with_progress", "sayer"]
+__all__ = ["with_progress", "sayer", "proof_workers"]
+
+
+def proof_workers(args: argparse.Namespace) -> int:
+    """The processes a proof asks z3's queries on: --workers, else every core and at least two (at any number of
+    two or more, the rounds and counterexamples are the same: a proof reads the same on every machine)."""
+    return args.workers if args.workers is not None else max(2, workers())
 
 
 def sayer(args: argparse.Namespace) -> Callable[[str], None]:
