@@ -52,11 +52,11 @@ def in_fresh_process(function: Callable[..., Any], *args: Any) -> Any:
         return pool.submit(function, *args).result()
 
 
-def composed(bounds: Any, reading: str = "conformant", mutant: str | None = None) -> Any:
+def composed(bounds: Any, reading: str = "conformant", mutant: str | None = None, workers: int = 1) -> Any:
     """`prove_compositional` under the reading named, with the rule table of the mutant named (the table if
     none): by names, so that it can be sent to a fresh process."""
     rules = compositional.RULES if mutant is None else next(m.rules for m in MUTANTS if m.name == mutant)
-    return _prove_compositional(bounds, reading_named(reading), rules)
+    return _prove_compositional(bounds, reading_named(reading), rules, workers=workers)
 
 
 _COMPOSITIONS: dict[str, Any] = {}
@@ -65,12 +65,13 @@ _prove_compositional = compositional.prove_compositional
 
 def _shared_composition(bounds: Any, reading: Any = compositional.CONFORMANT, rules: Any = compositional.RULES,
                         progress: Any = None, deadline: Any = None, workers: int = 1) -> Any:
-    if deadline is not None or workers != 1:
+    if deadline is not None:
         return _prove_compositional(bounds, reading, rules, progress, deadline, workers)
     mutant = None if rules is compositional.RULES else next(m.name for m in MUTANTS if m.rules is rules)
-    key = repr((bounds, reading.name, mutant))
+    workers = min(workers, 2)  # the same proof at any number of workers of two or more (`asking.py`)
+    key = repr((bounds, reading.name, mutant, workers))
     if key not in _COMPOSITIONS:
-        _COMPOSITIONS[key] = in_fresh_process(composed, bounds, reading.name, mutant)
+        _COMPOSITIONS[key] = in_fresh_process(composed, bounds, reading.name, mutant, workers)
     return _COMPOSITIONS[key]
 
 

@@ -102,7 +102,7 @@ def test_a_stopped_proof_says_where_it_stopped(capsys: pytest.CaptureFixture[str
 
 @pytest.mark.slow  # about a minute and a half
 def test_held_lists_shared_between_sessions_break_isolation() -> None:
-    proof = in_fresh_process(composed, _tiny(), "conformant", "held_keyed_per_workflow")  # as the CLI would
+    proof = in_fresh_process(composed, _tiny(), "conformant", "held_keyed_per_workflow", 2)  # as the CLI would
     assert not proof.proved and not proof.incomplete
     (isolation, *_) = [p for p in proof.premises if p.name == "isolation" and not p.proved]
     cti = isolation.cti
@@ -110,3 +110,16 @@ def test_held_lists_shared_between_sessions_break_isolation() -> None:
     # on the explicit model: the step is another session's, and it changes this session's part
     assert session_of(cti.action, cti.pre) != isolation.session
     assert project(cti.pre, isolation.session) != project(cti.post, isolation.session)
+
+
+@pytest.mark.slow  # one more proof, in this process (about half a minute): the other is the README example's
+def test_the_premises_asked_on_workers_are_those_asked_in_one_process(shared_composition: Any) -> None:
+    """Each premise and each property's carrying, asked on two forked workers (the command line's default), comes
+    back to its own place: the same verdicts and reasons, in the same order, as when every query is asked here."""
+    here, forked = (shared_composition(_tiny(), workers=n) for n in (1, 2))
+
+    def said(proof: Any) -> list[tuple[Any, ...]]:
+        return [(p.name, p.session, p.proved, p.reason) for p in proof.premises + proof.carried]
+
+    assert said(here) == said(forked) and len(said(here)) > 30
+    assert [c.name for c in here.kept] == [c.name for c in forked.kept] and here.properties == forked.properties

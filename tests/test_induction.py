@@ -156,8 +156,8 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
             found_sat.append(len(asked))  # a round: a counterexample to induction
         return verdict
 
-    monkeypatch.setattr(inductive, "solve", stopping)
-    assert main(["prove", "--induction", *FLAGS, "--json"]) == 3
+    monkeypatch.setattr(inductive, "solve", stopping)  # in this process: every query asked here (--workers 1)
+    assert main(["prove", "--induction", *FLAGS, "--workers", "1", "--json"]) == 3
     out = json.loads(capsys.readouterr().out)
     reached = reach(Machine(SMALL))
     mined = len(mine(reached.sample, SMALL, states=reached.states))
@@ -176,7 +176,7 @@ def test_a_stopped_proof_reports_how_far_it_got(stage: str, monkeypatch: pytest.
     assert len(out["invariants"]) == (0 if stage == "Houdini" else stopped["left"] - 4)
     asked.clear()
     found_sat.clear()
-    assert main(["prove", "--induction", *FLAGS]) == 3
+    assert main(["prove", "--induction", *FLAGS, "--workers", "1"]) == 3
     text = capsys.readouterr().out
     assert f"  reached: stopped in {stage}: sampled {found} reachable states; mined {mined} candidate " in text
     assert re.search(r"dropped \d+ \(\d+ of them by \d+ states around its counterexamples\)", text)

@@ -48,9 +48,10 @@ from pausecheck.model.reading import CONFORMANT, Reading
 from pausecheck.model.rules import RULES
 from pausecheck.model.state import INITIAL
 
+from ..search.parallel import ordered
 from .asking import Asker
 from .candidates import Candidate, mine
-from .inductive import Cti, Late, Step, houdini, sample_states, solve
+from .inductive import Cti, Late, Step, houdini, sample_states
 from .projected import Ghost, ghost_within, owner, seen_as, spent_after, view, view_fits
 from .relation import Caps, fresh, lift, moves
 from .terms import state_term, step_term
@@ -195,7 +196,7 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
     kept, result.rounds = houdini(st, asker.items, deadline, say, asker=asker)
     result.kept = [c for c in kept if isinstance(c, Candidate)]
     result.properties = [c for c in kept if isinstance(c, str)]
-    st.solver.add([st.state(c, st.s0) for c in kept])
+    hyps = [st.state(c, st.s0) for c in kept]
     caps = Caps.of(one, reading)
 
     def add(name: str, proved: bool, k: int | None = None, reason: str = "", cti: Cti | None = None) -> None:
@@ -208,24 +209,42 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
         add("initial", bool(same(CONCRETE, view(CONCRETE, caps, start, k, Ghost(0, 0, 0)), alone)), k)
     add("invariants", True, reason=f"{len(result.kept)} of {len(candidates)} candidates kept, with "
         f"{len(result.properties)} state properties")
-    if solve(st.solver, deadline) != z3.sat:  # the hypotheses hold of some state: nothing below is vacuous
+    if st.whole(hyps, z3.BoolVal(True), deadline) is None:  # they hold of some state: nothing below is vacuous
         raise AssertionError("the kept invariants hold of no many-session state, though they hold initially")
+    # Each step looked for in a fresh solver, `workers` at once: at the defaults, 1.4 s a query against 8 s in
+    # one incremental solver (docs/speed.md).
+    for goal, (broken, found) in ordered(_settle, _goals(st, caps, one, many, reading, rules), jobs=workers,
+                                         args=(st, hyps, machine, deadline)):
+        if goal.premise == "fits" and goal.session is None:
+            add("fits", not broken, reason=f"a step overflows the many-session capacities: {found}" if broken else "")
+        elif goal.premise:
+            add(goal.premise, not broken, goal.session, goal.why if broken else "", found)
+        else:
+            result.carried.append(Premise(goal.why, not broken, "holds of many sessions where it holds of each "
+                                          "session's projection" + (" step" if FORMULAS[goal.why].step else ""),
+                                          None, "a state where both projections keep it and the whole does not"
+                                          if broken else "", found))
+            say(f"carries: {goal.why}: {'yes' if not broken else 'NO'}")
 
-    def refuted(goal: Any, given: list[Any]) -> tuple[bool, Cti | None]:
-        st.solver.push()
-        st.solver.add(given + [goal])
-        verdict = solve(st.solver, deadline)
-        cti = st.cti(st.solver.model(), machine) if verdict == z3.sat else None
-        st.solver.pop()
-        return verdict == z3.sat, cti
 
+@dataclass(frozen=True)
+class _Goal:
+    """A step whose existence refutes a premise (`premise`, of session `session` or of the whole, `why` what the
+    step shows) or keeps a property from carrying (`premise` empty, `why` its name); `given`: what holds of the
+    step besides the kept invariants."""
+
+    premise: str
+    session: int | None
+    goal: Any
+    given: tuple[Any, ...]
+    why: str
+
+
+def _goals(st: Step, caps: Caps, one: Bounds, many: Bounds, reading: Reading, rules: tuple[Rule, ...]
+           ) -> list[_Goal]:
+    """Every step to look for after Houdini, in the report's order."""
+    found = [_Goal("fits", None, z3.Not(st.fits()), (), "")]
     sessions = [_Session(st, caps, one, reading, rules, k) for k in range(1, many.sessions + 1)]
-    st.solver.push()
-    st.solver.add(z3.Not(st.fits()))
-    broken = solve(st.solver, deadline) == z3.sat
-    overflow = st.overflow(st.solver.model()) if broken else ""
-    st.solver.pop()
-    add("fits", not broken, reason=f"a step overflows the many-session capacities: {overflow}" if broken else "")
     for s in sessions:
         checks = {
             "fits": (z3.Not(view_fits(Z3, s.v0)), f"session {s.k}'s projection overflows a one-session capacity"),
@@ -235,15 +254,12 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
             "simulation": (z3.And(z3.Or(s.mine, s.caught), z3.Not(same(Z3, s.v1, s.v0)), z3.Not(s.matched())),
                            f"session {s.k}'s projection moves by no one-session step with the same action"),
         }
-        for name, (goal, why) in checks.items():
-            broken, cti = refuted(goal, s.given)
-            add(name, not broken, s.k, why if broken else "", cti)
-    given = [x for s in sessions for x in s.given]
+        found += [_Goal(name, s.k, goal, tuple(s.given), why) for name, (goal, why) in checks.items()]
+    given = tuple(x for s in sessions for x in s.given)
     for prop in PROPERTIES:
         if prop.kind not in (ALWAYS, "transition") or prop.name not in FORMULAS:
             continue
-        formula = FORMULAS[prop.name]
-        if formula.step:
+        if FORMULAS[prop.name].step:
             # a session whose projection moves does so by a one-session step that keeps it (a stutter is no
             # step of the one-session model: there the whole step must keep it by itself)
             goal = z3.And([z3.Not(st.step(prop.name))] + [z3.Implies(
@@ -252,9 +268,14 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
         else:
             goal = z3.And([z3.Not(state_term(prop.name, st.caps, many, st.s0))]
                           + [state_term(prop.name, caps, one, s.v0) for s in sessions])
-        broken, cti = refuted(goal, given)
-        result.carried.append(Premise(prop.name, not broken, "holds of many sessions where it holds of each session's "
-                                      "projection" + (" step" if formula.step else ""), None,
-                                      "a state where both projections keep it and the whole does not" if broken else "",
-                                      cti))
-        say(f"carries: {prop.name}: {'yes' if not broken else 'NO'}")
+        found.append(_Goal("", None, goal, given, prop.name))
+    return found
+
+
+def _settle(goal: _Goal, st: Step, hyps: list[Any], machine: Machine, deadline: float | None) -> tuple[bool, Any]:
+    """Is there such a step from a state where the kept invariants hold? If so, its counterexample (None where it
+    does not decode), or for the many-session capacities the overflow in words."""
+    model = st.whole(hyps + list(goal.given), goal.goal, deadline)
+    if model is None:
+        return False, None
+    return True, st.overflow(model) if goal.premise == "fits" and goal.session is None else st.cti(model, machine)
