@@ -211,8 +211,7 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
         f"{len(result.properties)} state properties")
     if st.whole(hyps, z3.BoolVal(True), deadline) is None:  # they hold of some state: nothing below is vacuous
         raise AssertionError("the kept invariants hold of no many-session state, though they hold initially")
-    # Each step looked for in a fresh solver, `workers` at once: at the defaults, 1.4 s a query against 8 s in
-    # one incremental solver (docs/speed.md).
+    # Each step looked for in a fresh solver (`Step.whole`), `workers` at once, the answers in the report's order.
     for goal, (broken, found) in ordered(_settle, _goals(st, caps, one, many, reading, rules), jobs=workers,
                                          args=(st, hyps, machine, deadline)):
         if goal.premise == "fits" and goal.session is None:

@@ -195,12 +195,8 @@ class Step:
         incremental solver a move, with the items behind assumed literals, up to seven times longer
         (docs/speed.md)."""
         m = self.moves[k]
-        solver = z3.SolverFor("QF_BV")
-        solver.add(self.formed0, m.guard)
-        if linked:
-            solver.add(self.formed1, self.linked(k))
-        solver.add(facts + [goal])
-        return solver.model() if solve(solver, deadline) == z3.sat else None
+        given = [self.formed0, m.guard] + ([self.formed1, self.linked(k)] if linked else [])
+        return _model(given + facts + [goal], deadline)
 
     def whole(self, facts: list[Any], goal: Any, deadline: float | None) -> z3.ModelRef | None:
         """A model of a step by any move (`which`) from a well-formed state s0 where `facts` hold, to the
@@ -209,9 +205,7 @@ class Step:
         if self._relation is None:
             self._relation = z3.Or([z3.And(self.which == k, m.guard, same(Z3, self.s1, m.post))
                                     for k, m in enumerate(self.moves)])
-        solver = z3.SolverFor("QF_BV")
-        solver.add(self.formed0, self.formed1, self._relation, *facts, goal)
-        return solver.model() if solve(solver, deadline) == z3.sat else None
+        return _model([self.formed0, self.formed1, self._relation, *facts, goal], deadline)
 
     def linked(self, k: int) -> Any:
         """s1 is move k's successor (built once per move)."""
@@ -277,6 +271,13 @@ class Step:
         except (IndexError, ValueError, KeyError, TypeError):
             replays = False
         return Cti(pre, action, post, replays)
+
+
+def _model(facts: list[Any], deadline: float | None) -> z3.ModelRef | None:
+    """A model of the facts in a fresh solver (QF_BV: bit-vectors and Booleans only), or None where there is none."""
+    solver = z3.SolverFor("QF_BV")
+    solver.add(facts)
+    return solver.model() if solve(solver, deadline) == z3.sat else None
 
 
 def prove(bounds: Bounds, reading: Reading = CONFORMANT, names: tuple[str, ...] = KEY,
