@@ -214,7 +214,7 @@ def _prove(result: Composition, one: Bounds, many: Bounds, reading: Reading, rul
     # Each step looked for in a fresh solver (`Step.whole`), `workers` at once, the answers in the report's order.
     for goal, (broken, found) in ordered(_settle, _goals(st, caps, one, many, reading, rules), jobs=workers,
                                          args=(st, hyps, machine, deadline)):
-        if goal.premise == "fits" and goal.session is None:
+        if goal.overflow:
             add("fits", not broken, reason=f"a step overflows the many-session capacities: {found}" if broken else "")
         elif goal.premise:
             add(goal.premise, not broken, goal.session, goal.why if broken else "", found)
@@ -237,6 +237,11 @@ class _Goal:
     goal: Any
     given: tuple[Any, ...]
     why: str
+
+    @property
+    def overflow(self) -> bool:
+        """The many-session capacities' premise (no step leaves them): its finding is the overflow in words."""
+        return self.premise == "fits" and self.session is None
 
 
 def _goals(st: Step, caps: Caps, one: Bounds, many: Bounds, reading: Reading, rules: tuple[Rule, ...]
@@ -277,4 +282,4 @@ def _settle(goal: _Goal, st: Step, hyps: list[Any], machine: Machine, deadline: 
     model = st.whole(hyps + list(goal.given), goal.goal, deadline)
     if model is None:
         return False, None
-    return True, st.overflow(model) if goal.premise == "fits" and goal.session is None else st.cti(model, machine)
+    return True, st.overflow(model) if goal.overflow else st.cti(model, machine)
