@@ -7,6 +7,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import z3
@@ -14,6 +15,7 @@ from pausecheck.checks.cli import main
 from pausecheck.checks.mutants import mutant_named
 from pausecheck.checks.mutants.flips import singles
 from pausecheck.checks.search.explore import explore
+from pausecheck.checks.symbolic import inductive
 from pausecheck.checks.symbolic.candidates import Candidate, mine, screen
 from pausecheck.checks.symbolic.inductive import FITS, KEY, MINING, Step, prove
 from pausecheck.checks.symbolic.judge import Judge
@@ -220,11 +222,26 @@ def test_a_reading_that_breaks_a_property_gives_a_counterexample_to_induction_th
 
 
 @pytest.mark.slow
-def test_prove_induction_cli_says_what_it_proved(capsys) -> None:
-    assert main(["prove", "--induction", *FLAGS, "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert {p["name"] for p in out["properties"] if p["proved"]} == set(KEY) | {FITS}
-    assert out["invariants"] and "Houdini" in out["strengthening"]
+def test_prove_induction_cli_says_what_it_proved_and_screens_as_asked(capsys, monkeypatch) -> None:
+    """What was proved, as JSON and as text. `--screen N` takes the first N reachable states breadth first (with the
+    walks' besides) to screen the candidates on: fewer than without it, and the proof is still settled by z3 (the
+    screen costs strength of the guesses, never soundness)."""
+    proofs: dict[int, Any] = {}  # by the screen: each proof (some 20 s) asked once, said as JSON and as text
+
+    def once(*args: Any, screen: int, **kwargs: Any) -> Any:
+        if screen not in proofs:
+            proofs[screen] = prove(*args, screen=screen, **kwargs)
+        return proofs[screen]
+
+    monkeypatch.setattr(inductive, "prove", once)
+    screened = {}
+    for flag in ([], ["--screen", "40"]):
+        assert main(["prove", "--induction", *FLAGS, *flag, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert {p["name"] for p in out["properties"] if p["proved"]} == set(KEY) | {FITS}
+        assert out["invariants"] and "Houdini" in out["strengthening"]
+        screened[bool(flag)] = int(re.search(r"mined from ([\d,]+) reachable states", out["strengthening"])[1])
+    assert 40 <= screened[True] < screened[False], screened
     assert main(["prove", "--induction", *FLAGS]) == 0
     text = capsys.readouterr().out
     assert "[ok]" in text and "strengthening" in text
@@ -260,24 +277,10 @@ def test_every_single_switch_reading_is_proved_or_refuted_with_a_replaying_count
         assert o.proved or o.name == FITS or (o.cti is not None and o.cti.replays), (variant.reading, o.name)
 
 
-def test_screen_caps_the_states_the_candidates_are_screened_on(capsys: pytest.CaptureFixture[str]) -> None:
-    """`--screen N` takes the first N reachable states breadth first (with the walks' besides) to screen the
-    candidates on: fewer than without it, and the proof is still settled by z3 (the screen costs strength of
-    the guesses, never soundness)."""
-    screened = {}
-    for flag in ([], ["--screen", "40"]):
-        assert main(["prove", "--induction", *FLAGS, *flag, "--json"]) == 0
-        out = json.loads(capsys.readouterr().out)
-        screened[bool(flag)] = int(re.search(r"mined from ([\d,]+) reachable states", out["strengthening"])[1])
-    assert 40 <= screened[True] < screened[False], screened
-
-
 def test_an_interrupt_inside_a_ctypes_call_of_z3_stops_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
     """A SIGTERM or Ctrl-C that comes while z3's terms are built arrives inside one of z3's ctypes calls,
     which wraps it in a ctypes.ArgumentError: the proof is stopped as interrupted, not an internal error."""
     import ctypes
-
-    from pausecheck.checks.symbolic import inductive
 
     def building(*args, **kwargs):
         raise ctypes.ArgumentError("argument 1: KeyboardInterrupt: ")
