@@ -300,6 +300,9 @@ def _replay(args: argparse.Namespace) -> int:
     return 1
 
 
+_DEVICES = (Path("/dev"), Path("/dev/fd"), Path("/proc/self/fd"))
+
+
 def _shrink(args: argparse.Namespace) -> int:
     file = str(args.file)
     try:
@@ -310,8 +313,9 @@ def _shrink(args: argparse.Namespace) -> int:
     except TraceError as error:
         raise UsageError(str(error)) from None
     stem = args.file.name.removesuffix(".itf.json").removesuffix(".json")
-    # beside the input if it is a file; in the current folder if it is a pipe (/dev/stdin) or a device
-    beside = args.file.is_file() and not str(args.file).startswith("/dev/")
+    # beside the input if it is a file; in the current folder if it is a pipe or a device (/dev/stdin, /dev/fd/3),
+    # though a file under a folder of /dev (a trace in /dev/shm) is a file like any other
+    beside = args.file.is_file() and args.file.parent not in _DEVICES
     out = args.out or (args.file.with_name(stem) if beside else Path(stem)).with_name(stem + ".shrunk.itf.json")
     if args.against_runtime:
         return shrink_runtime_command(args, machine, actions, out, UsageError, _write)
