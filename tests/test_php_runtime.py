@@ -90,7 +90,8 @@ def test_every_bug_but_drop_oldest_is_caught_at_one_call(bug: str, tmp_path: Pat
 
 
 @pytest.mark.slow
-# Every edge of the default bounds through a subprocess: some 70 s (issue 56 asks for it in CI).
+# Every edge of the default bounds through a subprocess (issue 56 asks for it in CI): some 50 s with the
+# temporary files in memory (conftest), some 200 s in /tmp on ext4, where every step renames the store.
 def test_conforms_at_the_default_bounds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _conform(capsys, tmp_path, (), ["php", str(RUNTIME)])
     assert code == 3 and "[diverged]" not in out and "[incomplete]" in out, out[-2000:]

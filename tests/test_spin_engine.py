@@ -273,10 +273,10 @@ def test_a_search_stopped_by_its_time_limit_says_so_and_is_exit_3() -> None:
     tiny bounds a fast machine finished them in 24 s), so pan is stopped (SIGINT: it prints the statistics it
     reached) once those seconds are spent (deadlock only: a short compile)."""
     report = spin_check(SMALL.replace(sessions=2, new_turns=1), reading_named("conformant"), (),
-                        optimise=FAST, max_seconds=30)  # gcc takes 3 to 12 s of them
-    assert report.run.interrupted and not report.run.complete and report.run.states > 0
+                        optimise=FAST, max_seconds=15)  # gcc takes 3 to 12 s of them; pan stores some
+    assert report.run.interrupted and not report.run.complete and report.run.states > 0  # 800,000 in 12 s
     assert report.exit_code == 3 and {v.status for v in report.verdicts} == {UNKNOWN}
-    assert report.wall_seconds < 40
+    assert report.wall_seconds < 25
 
 
 @needs_spin

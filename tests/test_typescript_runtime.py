@@ -99,7 +99,8 @@ AT_THE_DEFAULTS = [["--interim-writes 1", ["two_write_backs", "interim_write_del
 
 
 @pytest.mark.slow
-# Every edge of the default bounds through a subprocess: some 70 s (issue 56 asks for it in CI).
+# Every edge of the default bounds through a subprocess (issue 56 asks for it in CI): some 50 s with the
+# temporary files in memory (conftest), some 200 s in /tmp on ext4, where every step renames the store.
 def test_conforms_at_the_default_bounds_as_the_reference_does(runtime: list[str], tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     code, out = conform(["--json"], runtime, tmp_path, capsys)
