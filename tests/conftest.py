@@ -34,6 +34,8 @@ def _temporary_files_in_memory() -> None:
         os.makedirs(folder, exist_ok=True)
     except OSError:  # no /dev/shm (not Linux), or not ours to write: the system's temporary folder
         return
+    if not os.access(folder, os.W_OK | os.X_OK):  # another user's, on a shared machine
+        return
     os.environ["TMPDIR"] = folder
     tempfile.tempdir = None  # asked again of TMPDIR
 
