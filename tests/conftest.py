@@ -89,8 +89,7 @@ def _shared_composition(bounds: Any, reading: Any = compositional.CONFORMANT, ru
         return _prove_compositional(bounds, reading, rules, progress, deadline, workers)
     mutant = None if rules is compositional.RULES else next(m.name for m in MUTANTS if m.rules is rules)
     workers = min(workers, 2)  # the same proof at any number of workers of two or more (`asking.py`)
-    many = bounds.replace(sessions=max(2, bounds.sessions))  # the same proof: one session against two (or more)
-    key = repr((many, reading.name, mutant, workers))
+    key = repr((compositional.many_sessions(bounds), reading.name, mutant, workers))  # one session asked: two
     if key not in _COMPOSITIONS:
         _COMPOSITIONS[key] = in_fresh_process(composed, bounds, reading.name, mutant, workers)
     return _COMPOSITIONS[key]

@@ -30,16 +30,17 @@ def compositional_command(args: argparse.Namespace, bounds: Bounds, reading: Any
                           write: Any = None) -> int:
     if getattr(args, "any_sessions", False):
         return any_sessions_command(args, bounds, reading, usage, write)
-    from ..symbolic.compositional import prove_compositional
+    from ..symbolic.compositional import many_sessions, prove_compositional
     from ..symbolic.values import TooSmall
-    sessions = max(2, bounds.sessions)
+    together = many_sessions(bounds)
+    sessions = together.sessions
     if sessions * bounds.turns + bounds.new_turns > 9:
         raise usage("prove --compositional encodes at most 9 executions (--sessions (2 or more) x --turns + "
                     "--new-turns)")
-    rules = rules_of(args, bounds.replace(sessions=sessions), reading)
+    rules = rules_of(args, together, reading)
     try:
         proof = with_progress(args, "compositional proof", lambda progress, deadline: prove_compositional(
-            bounds.replace(sessions=sessions), reading, rules, progress=progress, deadline=deadline,
+            together, reading, rules, progress=progress, deadline=deadline,
             workers=proof_workers(args)))
     except TooSmall as error:
         raise usage(f"prove --compositional: these bounds do not fit the symbolic encoding ({error})") from None

@@ -57,7 +57,7 @@ from .relation import Caps, fresh, lift, moves
 from .terms import state_term, step_term
 from .values import BITS, CONCRETE, Z3, same
 
-__all__ = ["PREMISES", "Premise", "Composition", "prove_compositional"]
+__all__ = ["PREMISES", "Premise", "Composition", "prove_compositional", "many_sessions"]
 
 # The premises, in the order they are proved, each with what it says.
 PREMISES: dict[str, str] = {
@@ -157,6 +157,11 @@ def _like(x: Any, name: str) -> Any:
     return z3.Bool(name) if z3.is_bool(x) else z3.BitVec(name, BITS)
 
 
+def many_sessions(bounds: Bounds) -> Bounds:
+    """The bounds of the many-session side of the theorem: `bounds`, with two sessions where they say one."""
+    return bounds.replace(sessions=max(2, bounds.sessions))
+
+
 def prove_compositional(bounds: Bounds, reading: Reading = CONFORMANT, rules: tuple[Rule, ...] = RULES,
                         progress: Callable[[str], None] | None = None, deadline: float | None = None,
                         workers: int = 1) -> Composition:
@@ -164,7 +169,7 @@ def prove_compositional(bounds: Bounds, reading: Reading = CONFORMANT, rules: tu
     under `reading` and the rule table `rules` (a mutant's), Houdini's queries asked on `workers` processes;
     `deadline` (on `time.perf_counter`) cuts it short, as incomplete."""
     started = time.perf_counter()
-    one, many = bounds.replace(sessions=1), bounds.replace(sessions=max(2, bounds.sessions))
+    one, many = bounds.replace(sessions=1), many_sessions(bounds)
     result = Composition(one, many.sessions, reading)
 
     def told(text: str) -> None:
